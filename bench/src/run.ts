@@ -1,0 +1,2 @@
+// Benchmark entry point: see bench/README.md.
+export {};

@@ -1,0 +1,310 @@
+/**
+ * Row types of the store, one interface per table. Columns are snake_case; domain types live
+ * elsewhere and small mappers convert. Portable across SQLite and PostgreSQL:
+ * - timestamps are ISO 8601 UTC strings (`Date#toISOString()`), so text order is time order and
+ *   `substr(col, 1, 10)` is the UTC day on both dialects;
+ * - booleans are integers 0/1;
+ * - JSON documents are text (`*_json`).
+ */
+import type { Generated } from 'kysely';
+
+export interface WorkspacesTable {
+  /** The workspace's domain, e.g. `acme.com`: the spec's `workspaceId`. */
+  id: string;
+  name: string;
+  plan: string;
+  billing_status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Domains the workspace's own staff write from (the workspace id is always one of them). */
+export interface WorkspaceDomainsTable {
+  workspace_id: string;
+  domain: string;
+}
+
+export interface UsersTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  name: string;
+  title: string;
+  role: string;
+  has_completed_onboarding: number;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  name: string;
+  /** SHA-256 hex of the full key; the key itself is never stored. */
+  key_hash: string;
+  /** Masked preview shown in listings, e.g. `sk-Ab12…9xYz`. */
+  key_preview: string;
+  is_active: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Workspace settings: one JSON document per workspace (profile lives on the user). */
+export interface SettingsTable {
+  workspace_id: string;
+  data_json: string;
+  updated_at: string;
+}
+
+/** Per-workspace blocklist: a domain (covers its subdomains) or a full address. */
+export interface BlocklistTable {
+  workspace_id: string;
+  entry: string;
+  created_at: string;
+}
+
+export interface ClientsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** Where the name came from: `domain` (derived), `hubspot`, `intercom`, `manual`. */
+  name_source: string;
+  primary_domain: string;
+  mrr: number | null;
+  renewal_date: string | null;
+  csm_owner: string | null;
+  is_excluded: number;
+  /** Current health score (0–100) and when it was computed; null until first computed. */
+  health_score: number | null;
+  health_updated_at: string | null;
+  last_interaction_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClientDomainsTable {
+  workspace_id: string;
+  domain: string;
+  client_id: string;
+}
+
+export interface ContactsTable {
+  id: string;
+  workspace_id: string;
+  client_id: string | null;
+  name: string;
+  title: string;
+  last_seen_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactEmailsTable {
+  workspace_id: string;
+  email: string;
+  contact_id: string;
+}
+
+export interface InteractionsTable {
+  id: string;
+  workspace_id: string;
+  client_id: string;
+  /** `email`, `meeting`, `call`, `note`, `support_ticket`, … */
+  type: string;
+  /** Where it came from: `mbox`, `eml`, `maildir`, `google`, `hubspot`, `intercom`. */
+  source: string;
+  /**
+   * De-duplication key, unique per (workspace, client): the normalised Message-ID for mail
+   * (a content hash when missing), the provider's object id otherwise.
+   */
+  dedupe_key: string;
+  provider_id: string | null;
+  thread_id: string | null;
+  subject: string;
+  summary: string;
+  /** `positive`, `neutral` or `negative`. */
+  sentiment_label: string;
+  /** In [-1, 1]. */
+  sentiment_score: number;
+  occurred_at: string;
+  from_email: string;
+  /** Comma-separated recipient addresses (To, then Cc). */
+  to_emails: string;
+  /** `inbound` (client → us), `outbound` (us → client). */
+  direction: string;
+  /** 1 opened, 0 not opened, null when the source has no open tracking. */
+  opened: number | null;
+  /** Hash of the stored fields, to tell an unchanged re-ingest from a changed one. */
+  content_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row per client and UTC day: the score as it was at the end of that day. */
+export interface HealthSnapshotsTable {
+  workspace_id: string;
+  client_id: string;
+  date: string;
+  score: number;
+  confidence: number;
+  components_json: string;
+  reason: string | null;
+  reason_text: string | null;
+  evidence_json: string | null;
+  created_at: string;
+}
+
+export interface IntegrationsTable {
+  id: string;
+  workspace_id: string;
+  provider: string;
+  /** `connected`, `needs_reauth`, `disconnected`. */
+  status: string;
+  account_email: string | null;
+  /** AES-256-GCM ciphertext of the provider credentials (JSON). */
+  credentials_enc: string;
+  scope: string | null;
+  expires_at: string | null;
+  has_refresh: number;
+  config_json: string | null;
+  last_sync_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobsTable {
+  id: string;
+  workspace_id: string;
+  /** `sync`, `backfill`, `ingest`. */
+  kind: string;
+  /** `google`, `hubspot`, `intercom`, `mbox`, … One active job per (workspace, source). */
+  source: string;
+  /** `queued`, `running`, `parked`, `completed`, `failed`, `cancelled`. */
+  state: string;
+  params_json: string;
+  progress_json: string;
+  items_processed: number;
+  total_items: number | null;
+  items_added: number;
+  items_updated: number;
+  items_skipped: number;
+  items_filtered: number;
+  errors_count: number;
+  errors_json: string;
+  cursor_json: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  parked_until: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+/** Append-only event log of a job: transitions, progress, errors. */
+export interface JobEventsTable {
+  id: Generated<number>;
+  job_id: string;
+  at: string;
+  type: string;
+  data_json: string;
+}
+
+/** One row per ingestion run (local mailbox or provider), with its counts. */
+export interface IngestionRunsTable {
+  id: string;
+  workspace_id: string;
+  job_id: string | null;
+  source: string;
+  /** `running`, `completed`, `failed`. */
+  status: string;
+  started_at: string;
+  completed_at: string | null;
+  items_processed: number;
+  items_added: number;
+  items_updated: number;
+  items_skipped: number;
+  items_filtered: number;
+  errors_count: number;
+  parse_errors: number;
+  charset_errors: number;
+  attachment_errors: number;
+  sentiment_errors: number;
+  /** `{reason: count}` of what the filter dropped. */
+  filtered_json: string;
+  clients_created: number;
+  contacts_created: number;
+}
+
+/** Messages that could not be ingested, each with its reason. */
+export interface IngestionErrorsTable {
+  id: Generated<number>;
+  run_id: string;
+  at: string;
+  kind: string;
+  reason: string;
+  /** Where the message was: file path, mbox offset, provider id. */
+  location: string;
+}
+
+/** Resumable position of a source, saved in the same transaction as the batch it follows. */
+export interface SourceCursorsTable {
+  workspace_id: string;
+  source_key: string;
+  cursor_json: string;
+  updated_at: string;
+}
+
+/** Large mailbox ingestion sessions (`/ingest/v2/*`). */
+export interface IngestionSessionsTable {
+  id: string;
+  workspace_id: string;
+  job_id: string | null;
+  status: string;
+  config_json: string;
+  stats_json: string;
+  errors_json: string;
+  started_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** Sent notifications; the unique key makes every alert at most once. */
+export interface NotificationLogTable {
+  id: string;
+  workspace_id: string;
+  kind: string;
+  dedupe_key: string;
+  recipients: string;
+  subject: string;
+  transport: string;
+  status: string;
+  sent_at: string;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  workspace_domains: WorkspaceDomainsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  settings: SettingsTable;
+  blocklist: BlocklistTable;
+  clients: ClientsTable;
+  client_domains: ClientDomainsTable;
+  contacts: ContactsTable;
+  contact_emails: ContactEmailsTable;
+  interactions: InteractionsTable;
+  health_snapshots: HealthSnapshotsTable;
+  integrations: IntegrationsTable;
+  jobs: JobsTable;
+  job_events: JobEventsTable;
+  ingestion_runs: IngestionRunsTable;
+  ingestion_errors: IngestionErrorsTable;
+  source_cursors: SourceCursorsTable;
+  ingestion_sessions: IngestionSessionsTable;
+  notification_log: NotificationLogTable;
+}

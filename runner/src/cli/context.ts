@@ -1,0 +1,31 @@
+import { createEngine, fixedClock, systemClock, type Engine } from '@chs/core';
+import { loadConfig, type RunnerConfig } from '../config.js';
+
+/** What every command gets: how to read the config and open the engine, and where to write. */
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream;
+  /** Config from the environment and the global `--db` flag. */
+  config(flags: { db?: string }): RunnerConfig;
+  /** Opens (and migrates) the store named by the config. The caller closes it. */
+  openEngine(config: RunnerConfig): Promise<Engine>;
+}
+
+export function defaultContext(): CliContext {
+  return {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    config: (flags) => loadConfig(process.env, flags),
+    openEngine: (config) =>
+      createEngine({ database: config.databaseUrl, clock: config.now ? fixedClock(config.now) : systemClock }),
+  };
+}
+
+/** Writes one line of JSON. */
+export function printJson(ctx: CliContext, value: unknown): void {
+  ctx.stdout.write(`${JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,79 @@
+/**
+ * The runner's one typed configuration, parsed once from the environment (and CLI flags) at
+ * start-up. The core reads no environment: everything it needs is passed from here.
+ */
+import { dirname, resolve } from 'node:path';
+import { isPostgresUrl } from '@chs/core';
+
+export interface RateLimitConfig {
+  /** Per key, per minute. Default 100. */
+  perKeyMinute: number;
+  /** Per key, per hour. Default 1000. */
+  perKeyHour: number;
+  /** Per workspace, per day. Default 10000. */
+  perWorkspaceDay: number;
+}
+
+export interface ProviderUrls {
+  googleApi?: string;
+  googleToken?: string;
+  hubspotApi?: string;
+  intercomApi?: string;
+}
+
+export interface RunnerConfig {
+  /** SQLite path or postgres:// URL. Default `./data/chs.db`. */
+  databaseUrl: string;
+  /** Folder for the outbox, the generated secret key, etc. Default: the SQLite file's folder, else `./data`. */
+  dataDir: string;
+  /** "Now" for the data (CHS_NOW), or undefined for the wall clock. */
+  now: string | undefined;
+  secretKey: string | undefined;
+  smtpUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  rateLimits: RateLimitConfig;
+  providers: ProviderUrls;
+}
+
+export const DEFAULT_DATABASE = './data/chs.db';
+
+function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: string } = {}): RunnerConfig {
+  const databaseUrl = flags.db ?? optional(env, 'CHS_DATABASE_URL') ?? DEFAULT_DATABASE;
+  const now = optional(env, 'CHS_NOW');
+  if (now !== undefined && Number.isNaN(Date.parse(now))) throw new Error(`CHS_NOW must be an ISO 8601 timestamp, got "${now}"`);
+  const dataDir = optional(env, 'CHS_DATA_DIR') ?? (isPostgresUrl(databaseUrl) || databaseUrl === ':memory:' ? resolve('data') : dirname(resolve(databaseUrl)));
+  const providers: ProviderUrls = {};
+  const g = optional(env, 'CHS_GOOGLE_API_URL'); if (g) providers.googleApi = g;
+  const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
+  const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
+  const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
+  return Object.freeze({
+    databaseUrl,
+    dataDir,
+    now,
+    secretKey: optional(env, 'CHS_SECRET_KEY'),
+    smtpUrl: optional(env, 'CHS_SMTP_URL'),
+    redisUrl: optional(env, 'CHS_REDIS_URL'),
+    logLevel: optional(env, 'CHS_LOG_LEVEL') ?? 'info',
+    rateLimits: Object.freeze({
+      perKeyMinute: intEnv(env, 'CHS_RATE_LIMIT_PER_MINUTE', 100),
+      perKeyHour: intEnv(env, 'CHS_RATE_LIMIT_PER_HOUR', 1000),
+      perWorkspaceDay: intEnv(env, 'CHS_RATE_LIMIT_PER_DAY', 10000),
+    }),
+    providers: Object.freeze(providers),
+  });
+}

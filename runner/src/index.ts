@@ -1,0 +1,2 @@
+export { loadConfig, type RunnerConfig } from './config.js';
+export { main as runCli, buildProgram } from './cli/main.js';
