@@ -7,3 +7,4 @@ export { dialectOf, type DialectName } from './store/dialect.js';
 export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } from './util/time.js';
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
+export * from './settings/settings.js';
