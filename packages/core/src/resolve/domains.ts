@@ -1,0 +1,31 @@
+import { createRequire } from 'node:module';
+import { getDomain } from 'tldts';
+
+const require = createRequire(import.meta.url);
+// A maintained list (free and disposable mail providers). Its postinstall refresh is disabled in
+// the root allowScripts: the list it ships is used as is.
+const FREE_MAIL: ReadonlySet<string> = new Set(require('free-email-domains') as string[]);
+
+/** The registrable domain (eTLD+1) of a host or address, lower-cased; null for IPs, bare hosts, junk. */
+export function registrableDomain(hostOrAddress: string): string | null {
+  const at = hostOrAddress.lastIndexOf('@');
+  const host = (at >= 0 ? hostOrAddress.slice(at + 1) : hostOrAddress).trim().toLowerCase().replace(/\.$/, '');
+  if (!host || host.includes(' ')) return null;
+  return getDomain(host) ?? null;
+}
+
+/** The host part of an address, lower-cased. */
+export function hostOf(address: string): string {
+  const at = address.lastIndexOf('@');
+  return (at >= 0 ? address.slice(at + 1) : address).trim().toLowerCase().replace(/\.$/, '');
+}
+
+/** Whether a registrable domain is a free or disposable mail provider (never a client). */
+export function isFreeMailDomain(domain: string): boolean {
+  return FREE_MAIL.has(domain);
+}
+
+/** True when `host` is `domain` or one of its subdomains. */
+export function hostWithin(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
