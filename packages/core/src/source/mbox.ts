@@ -177,7 +177,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
     }
     const stream = createReadStream(file, { start, highWaterMark: chunkSize });
     const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     let base = start;
     let eof = false;
     let cr: boolean | undefined;
@@ -316,7 +316,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
 /** Counts separator lines in one pass (Content-Length is not honoured: an estimate). */
 async function countSeparators(file: string, chunkSize: number): Promise<number> {
   let count = 0;
-  let carry = Buffer.alloc(0);
+  let carry: Buffer = Buffer.alloc(0);
   let first = true;
   let cr: boolean | undefined;
   let sawContent = false;

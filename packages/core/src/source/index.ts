@@ -1,0 +1,4 @@
+export { mboxSource, parseEnvelopeDate, type MboxOptions } from './mbox.js';
+export { emlDirSource } from './eml-dir.js';
+export { maildirSource } from './maildir.js';
+export { normalizeLineEndings } from './line-endings.js';
