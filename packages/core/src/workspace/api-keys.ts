@@ -1,0 +1,145 @@
+/**
+ * API keys. A full key is `sk-` + 32 random bytes in base64url (43 characters). Only its SHA-256
+ * hash and a masked preview are stored; the full key exists once, in the creation result.
+ *
+ * Verification is one lookup on the unique `key_hash` index with `is_active = 1`: there is no
+ * cache of positive answers, so a key deleted or deactivated by any process sharing the database
+ * is refused on its very next request.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { ChsError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import type { ApiKeysTable } from '../store/schema.js';
+import { newId, sha256Hex } from '../util/ids.js';
+import type { ApiKey, CreatedApiKey } from './types.js';
+import { getOwner } from './users.js';
+
+export const API_KEY_PREFIX = 'sk-';
+/** Random bytes in a new key. */
+const KEY_BYTES = 32;
+/** `sk-` then base64url; anything else cannot be a key of ours and is refused without a query. */
+const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{43,128}$/;
+/** Longest key name accepted. */
+export const API_KEY_NAME_MAX = 100;
+
+/** A new full key: `sk-` + 32 random bytes, base64url. */
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(KEY_BYTES).toString('base64url');
+}
+
+/** SHA-256 hex of the full key: what the store keeps. */
+export function hashApiKey(fullKey: string): string {
+  return sha256Hex(fullKey);
+}
+
+/** `sk-` + the first 4 and the last 4 random characters: enough to tell keys apart, useless to an attacker. */
+export function maskApiKey(fullKey: string): string {
+  const body = fullKey.startsWith(API_KEY_PREFIX) ? fullKey.slice(API_KEY_PREFIX.length) : fullKey;
+  return `${API_KEY_PREFIX}${body.slice(0, 4)}…${body.slice(-4)}`;
+}
+
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_SHAPE.test(value);
+}
+
+function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    userId: row.user_id,
+    name: row.name,
+    preview: row.key_preview,
+    isActive: row.is_active === 1,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export interface CreateApiKeyInput {
+  workspaceId: string;
+  /** The user whose permissions the key carries. Default: the workspace's owner. */
+  userId?: string;
+  name: string;
+  /** Default: the wall clock. */
+  now?: Date;
+}
+
+/** Creates an active key; the result carries the full key, once. */
+export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const name = input.name.trim();
+  if (name === '' || name.length > API_KEY_NAME_MAX) {
+    throw new ChsError('INVALID_INPUT', `a key name must be 1 to ${API_KEY_NAME_MAX} characters`);
+  }
+  const ws = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
+  if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `workspace ${input.workspaceId} does not exist`);
+  let userId = input.userId;
+  if (userId === undefined) {
+    const owner = await getOwner(db, input.workspaceId);
+    if (!owner) throw new ChsError('NOT_FOUND', `workspace ${input.workspaceId} has no user to own a key`);
+    userId = owner.id;
+  } else {
+    const user = await db.selectFrom('users').select('id').where('id', '=', userId).where('workspace_id', '=', input.workspaceId).executeTakeFirst();
+    if (!user) throw new ChsError('NOT_FOUND', `user ${userId} is not in workspace ${input.workspaceId}`);
+  }
+  const key = generateApiKey();
+  const row = {
+    id: newId('key'),
+    workspace_id: input.workspaceId,
+    user_id: userId,
+    name,
+    key_hash: hashApiKey(key),
+    key_preview: maskApiKey(key),
+    is_active: 1,
+    created_at: (input.now ?? new Date()).toISOString(),
+    last_used_at: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { ...toApiKey(row), key };
+}
+
+/** The workspace's keys, oldest first, masked. */
+export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKey[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toApiKey);
+}
+
+export async function getApiKey(db: Db, workspaceId: string, keyId: string): Promise<ApiKey | null> {
+  const row = await db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', keyId).executeTakeFirst();
+  return row ? toApiKey(row) : null;
+}
+
+/** Deletes a key for good. KEY_NOT_FOUND when the workspace has no such key. */
+export async function deleteApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
+  const result = await db.deleteFrom('api_keys').where('workspace_id', '=', workspaceId).where('id', '=', keyId).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw new ChsError('KEY_NOT_FOUND', `API key ${keyId} does not exist in workspace ${workspaceId}`);
+}
+
+/** Activates or deactivates a key; an inactive key is refused like a deleted one but can come back. */
+export async function setApiKeyActive(db: Db, workspaceId: string, keyId: string, active: boolean): Promise<ApiKey> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ is_active: active ? 1 : 0 })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new ChsError('KEY_NOT_FOUND', `API key ${keyId} does not exist in workspace ${workspaceId}`);
+  const key = await getApiKey(db, workspaceId, keyId);
+  if (!key) throw new ChsError('KEY_NOT_FOUND', `API key ${keyId} does not exist in workspace ${workspaceId}`);
+  return key;
+}
+
+/**
+ * The active key matching a full key, or null (unknown, malformed, deleted or inactive).
+ * Always asks the database (one indexed lookup): see the module comment for why.
+ */
+export async function verifyApiKey(db: Db, fullKey: string): Promise<ApiKey | null> {
+  if (!looksLikeApiKey(fullKey)) return null;
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('key_hash', '=', hashApiKey(fullKey))
+    .where('is_active', '=', 1)
+    .executeTakeFirst();
+  return row ? toApiKey(row) : null;
+}
