@@ -8,3 +8,4 @@ export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } fro
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
 export * from './settings/settings.js';
+export * from './workspace/index.js';
