@@ -1,0 +1,294 @@
+/**
+ * Jobs in the store. Every state change is a compare-and-set on (id, state[, lease owner]) after
+ * `assertTransition`, and appends an event; claiming is atomic on both dialects (PostgreSQL:
+ * `FOR UPDATE SKIP LOCKED`; SQLite: one UPDATE with a sub-select under its single writer lock).
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { Database, JobsTable } from '../store/schema.js';
+import { dialectOf } from '../store/dialect.js';
+import { ChsError } from '../errors.js';
+import { newId } from '../util/ids.js';
+import { ACTIVE_STATES, assertTransition, type JobKind, type JobState } from './states.js';
+
+export interface JobError {
+  message: string;
+  count: number;
+  /** `warning` (kept going), `error` (the item was lost), `fatal` (the job stopped). */
+  severity: 'warning' | 'error' | 'fatal';
+  recoverable: boolean;
+  at: string;
+}
+
+/** Per-source progress of a job (the spec's `sources` map members). */
+export interface SourceProgress {
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  itemsProcessed: number;
+  totalItems?: number;
+  progress?: number;
+  lastSyncAt?: string;
+  added?: number;
+  updated?: number;
+  skipped?: number;
+  filtered?: number;
+}
+
+export interface Job {
+  id: string;
+  workspaceId: string;
+  kind: JobKind;
+  source: string;
+  state: JobState;
+  params: Record<string, unknown>;
+  sources: Record<string, SourceProgress>;
+  itemsProcessed: number;
+  totalItems: number | null;
+  itemsAdded: number;
+  itemsUpdated: number;
+  itemsSkipped: number;
+  itemsFiltered: number;
+  errorsCount: number;
+  errors: JobError[];
+  cursor: Record<string, unknown> | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  parkedUntil: string | null;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  updatedAt: string;
+}
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export function toJob(r: JobsTable): Job {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    kind: r.kind as JobKind,
+    source: r.source,
+    state: r.state as JobState,
+    params: JSON.parse(r.params_json) as Record<string, unknown>,
+    sources: JSON.parse(r.progress_json) as Record<string, SourceProgress>,
+    itemsProcessed: r.items_processed,
+    totalItems: r.total_items,
+    itemsAdded: r.items_added,
+    itemsUpdated: r.items_updated,
+    itemsSkipped: r.items_skipped,
+    itemsFiltered: r.items_filtered,
+    errorsCount: r.errors_count,
+    errors: JSON.parse(r.errors_json) as JobError[],
+    cursor: r.cursor_json ? (JSON.parse(r.cursor_json) as Record<string, unknown>) : null,
+    leaseOwner: r.lease_owner,
+    leaseExpiresAt: r.lease_expires_at,
+    parkedUntil: r.parked_until,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    completedAt: r.completed_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function appendJobEvent(db: Executor, jobId: string, type: string, data: Record<string, unknown>, at: Date = new Date()): Promise<void> {
+  await db.insertInto('job_events').values({ job_id: jobId, at: at.toISOString(), type, data_json: JSON.stringify(data) }).execute();
+}
+
+export interface EnqueueInput {
+  workspaceId: string;
+  kind: JobKind;
+  source: string;
+  params?: Record<string, unknown>;
+  totalItems?: number | null;
+  sources?: Record<string, SourceProgress>;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/i.test(e?.message ?? '');
+}
+
+/** Queues a job. One active job per (workspace, source): a second one is refused with JOB_CONFLICT naming the active job. */
+export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Date()): Promise<Job> {
+  const at = now.toISOString();
+  const row: JobsTable = {
+    id: newId('job'),
+    workspace_id: input.workspaceId,
+    kind: input.kind,
+    source: input.source,
+    state: 'queued',
+    params_json: JSON.stringify(input.params ?? {}),
+    progress_json: JSON.stringify(input.sources ?? {}),
+    items_processed: 0,
+    total_items: input.totalItems ?? null,
+    items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
+    errors_json: '[]',
+    cursor_json: null, lease_owner: null, lease_expires_at: null, parked_until: null, attempts: 0, last_error: null,
+    created_at: at, started_at: null, completed_at: null, updated_at: at,
+  };
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('jobs').values(row).execute();
+      await appendJobEvent(trx, row.id, 'job:queued', { kind: row.kind, source: row.source }, now);
+    });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const active = await findActiveJob(db, input.workspaceId, input.source);
+    throw new ChsError('JOB_CONFLICT', `a ${input.source} job is already ${active?.state ?? 'active'} for ${input.workspaceId}`, { cause: err, details: { jobId: active?.id ?? null } });
+  }
+  return toJob(row);
+}
+
+export async function findActiveJob(db: Executor, workspaceId: string, source: string): Promise<Job | null> {
+  const r = await db.selectFrom('jobs').selectAll().where('workspace_id', '=', workspaceId).where('source', '=', source)
+    .where('state', 'in', [...ACTIVE_STATES]).executeTakeFirst();
+  return r ? toJob(r) : null;
+}
+
+export async function getJob(db: Executor, id: string): Promise<Job | null> {
+  const r = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toJob(r) : null;
+}
+
+export interface ListJobsQuery {
+  workspaceId: string;
+  source?: string;
+  states?: JobState[];
+  kinds?: JobKind[];
+  limit: number;
+  offset: number;
+}
+
+/** Newest first, with the total for paging. */
+export async function listJobs(db: Db, q: ListJobsQuery): Promise<{ jobs: Job[]; total: number }> {
+  let base = db.selectFrom('jobs').where('workspace_id', '=', q.workspaceId);
+  if (q.source) base = base.where('source', '=', q.source);
+  if (q.states?.length) base = base.where('state', 'in', q.states);
+  if (q.kinds?.length) base = base.where('kind', 'in', q.kinds);
+  const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute();
+  return { jobs: rows.map(toJob), total: Number(totalRow?.n ?? 0) };
+}
+
+export interface TransitionPatch {
+  leaseOwner?: string | null;
+  leaseExpiresAt?: string | null;
+  parkedUntil?: string | null;
+  lastError?: string | null;
+  error?: Omit<JobError, 'at'>;
+}
+
+/**
+ * Moves a job from `from` to `to` if it is still in `from` (and, when given, still leased by
+ * `owner`). Returns the updated job, or null when someone else changed it first.
+ */
+export async function transitionJob(
+  db: Executor, id: string, from: JobState, to: JobState,
+  opts: { owner?: string; patch?: TransitionPatch; now?: Date; event?: Record<string, unknown> } = {},
+): Promise<Job | null> {
+  assertTransition(from, to);
+  const now = opts.now ?? new Date();
+  const at = now.toISOString();
+  const p = opts.patch ?? {};
+  const run = async (trx: Executor): Promise<Job | null> => {
+    const current = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!current || current.state !== from) return null;
+    if (opts.owner !== undefined && current.lease_owner !== opts.owner) return null;
+    const errors = JSON.parse(current.errors_json) as JobError[];
+    if (p.error) errors.push({ ...p.error, at });
+    let q = trx.updateTable('jobs').set({
+      state: to,
+      updated_at: at,
+      errors_json: JSON.stringify(errors),
+      errors_count: current.errors_count + (p.error ? 1 : 0),
+      ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
+      ...(to === 'running' ? { attempts: current.attempts + 1 } : {}),
+      ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
+      ...(to === 'queued' || to === 'parked' ? { lease_owner: null, lease_expires_at: null } : {}),
+      ...(p.leaseOwner !== undefined ? { lease_owner: p.leaseOwner } : {}),
+      ...(p.leaseExpiresAt !== undefined ? { lease_expires_at: p.leaseExpiresAt } : {}),
+      ...(p.parkedUntil !== undefined ? { parked_until: p.parkedUntil } : {}),
+      ...(p.lastError !== undefined ? { last_error: p.lastError } : {}),
+    }).where('id', '=', id).where('state', '=', from);
+    if (opts.owner !== undefined) q = q.where('lease_owner', '=', opts.owner);
+    const res = await q.executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return null;
+    await appendJobEvent(trx, id, `job:${to}`, { from, ...(opts.event ?? {}), ...(p.lastError ? { error: p.lastError } : {}) }, now);
+    const updated = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    return toJob(updated);
+  };
+  return db.isTransaction ? run(db) : (db as Db).transaction().execute(run);
+}
+
+/**
+ * Claims the oldest runnable job (queued, or parked whose time has come) for `owner` with a
+ * lease of `leaseMs`. Returns null when there is none.
+ */
+export async function claimNextJob(db: Db, owner: string, leaseMs: number, now: Date = new Date(), kinds?: JobKind[]): Promise<Job | null> {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + leaseMs).toISOString();
+  const pg = dialectOf(db) === 'postgres';
+  return db.transaction().execute(async (trx) => {
+    let pick = trx.selectFrom('jobs').select(['id', 'state'])
+      .where((eb) => eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'parked'), eb('parked_until', '<=', at)])]));
+    if (kinds?.length) pick = pick.where('kind', 'in', kinds);
+    pick = pick.orderBy('created_at').orderBy('id').limit(1);
+    const candidate = await (pg ? pick.forUpdate().skipLocked() : pick).executeTakeFirst();
+    if (!candidate) return null;
+    return transitionJob(trx, candidate.id, candidate.state as JobState, 'running', {
+      now, patch: { leaseOwner: owner, leaseExpiresAt: lease, parkedUntil: null }, event: { owner },
+    });
+  });
+}
+
+/** Extends the lease; false when the job is no longer this owner's (swept or cancelled). */
+export async function heartbeatJob(db: Executor, id: string, owner: string, leaseMs: number, now: Date = new Date()): Promise<boolean> {
+  const res = await db.updateTable('jobs').set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(), updated_at: now.toISOString() })
+    .where('id', '=', id).where('state', '=', 'running').where('lease_owner', '=', owner).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Puts every running job whose lease expired back in the queue. Returns how many. */
+export async function sweepExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
+  const expired = await db.selectFrom('jobs').select(['id', 'lease_owner']).where('state', '=', 'running')
+    .where('lease_expires_at', '<', now.toISOString()).execute();
+  let n = 0;
+  for (const j of expired) {
+    const moved = await transitionJob(db, j.id, 'running', 'queued', { ...(j.lease_owner ? { owner: j.lease_owner } : {}), now, event: { reason: 'lease expired', owner: j.lease_owner } });
+    if (moved) n += 1;
+  }
+  return n;
+}
+
+export interface ProgressPatch {
+  itemsProcessed: number;
+  totalItems?: number | null;
+  itemsAdded: number;
+  itemsUpdated: number;
+  itemsSkipped: number;
+  itemsFiltered: number;
+  sources?: Record<string, SourceProgress>;
+  cursor?: Record<string, unknown> | null;
+}
+
+/** Records progress (call it inside the batch's transaction, so progress and data move together). */
+export async function recordJobProgress(db: Executor, id: string, owner: string, p: ProgressPatch, now: Date = new Date()): Promise<boolean> {
+  const res = await db.updateTable('jobs').set({
+    items_processed: p.itemsProcessed,
+    ...(p.totalItems !== undefined ? { total_items: p.totalItems } : {}),
+    items_added: p.itemsAdded, items_updated: p.itemsUpdated, items_skipped: p.itemsSkipped, items_filtered: p.itemsFiltered,
+    ...(p.sources ? { progress_json: JSON.stringify(p.sources) } : {}),
+    ...(p.cursor !== undefined ? { cursor_json: p.cursor === null ? null : JSON.stringify(p.cursor) } : {}),
+    updated_at: now.toISOString(),
+  }).where('id', '=', id).where('lease_owner', '=', owner).where('state', '=', 'running').executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function jobEvents(db: Db, jobId: string): Promise<Array<{ at: string; type: string; data: Record<string, unknown> }>> {
+  const rows = await db.selectFrom('job_events').select(['at', 'type', 'data_json']).where('job_id', '=', jobId).orderBy('id').execute();
+  return rows.map((r) => ({ at: r.at, type: r.type, data: JSON.parse(r.data_json) as Record<string, unknown> }));
+}
+
