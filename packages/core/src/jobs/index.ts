@@ -1,2 +1,3 @@
 export * from './states.js';
 export * from './repository.js';
+export * from './worker.js';
