@@ -286,6 +286,17 @@ export interface NotificationLogTable {
   sent_at: string;
 }
 
+/** Provider object id → our client / contact id. */
+export interface ExternalRefsTable {
+  workspace_id: string;
+  provider: string;
+  /** `company` → clients.id, `contact` → contacts.id. */
+  kind: string;
+  external_id: string;
+  internal_id: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_domains: WorkspaceDomainsTable;
@@ -307,4 +318,5 @@ export interface Database {
   source_cursors: SourceCursorsTable;
   ingestion_sessions: IngestionSessionsTable;
   notification_log: NotificationLogTable;
+  external_refs: ExternalRefsTable;
 }
