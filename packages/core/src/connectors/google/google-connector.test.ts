@@ -1,0 +1,286 @@
+import { readFileSync } from 'node:fs';
+import nock from 'nock';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { isChsError } from '../../errors.js';
+import { fixedClock } from '../../util/time.js';
+import type { RawMessage } from '../../interfaces.js';
+import type { GoogleCredentials, SyncBatch } from '../types.js';
+import { createGoogleConnector, type GoogleConnectorOptions } from './google-connector.js';
+
+const fx = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const raws = fx('messages-raw.json') as Record<string, Record<string, unknown>>;
+const msg = (id: string) => raws[id] as Record<string, unknown>;
+
+const API = 'https://gmail.googleapis.com';
+const TOKEN = 'https://oauth2.googleapis.com';
+const NOW = '2024-05-20T00:00:00.000Z';
+const until = Date.parse(NOW) / 1000;
+const DAY = 86_400;
+
+let sleeps: number[] = [];
+const creds: GoogleCredentials = { accessToken: 'ya29.valid', refreshToken: '1//refresh', clientId: 'cid', clientSecret: 'csecret', expiresAt: '2099-01-01T00:00:00.000Z', email: 'rep@acme.test' };
+
+function connector(over: Partial<GoogleConnectorOptions> = {}) {
+  return createGoogleConnector({
+    credentials: creds,
+    clock: fixedClock(NOW),
+    retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+    ...over,
+  });
+}
+
+async function collect<T>(it: AsyncIterable<SyncBatch<T>>): Promise<SyncBatch<T>[]> {
+  const out: SyncBatch<T>[] = [];
+  for await (const b of it) out.push(b);
+  return out;
+}
+
+const text = (m: RawMessage) => m.raw.toString('utf8');
+
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
+afterEach(() => {
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  sleeps = [];
+  expect(pending).toEqual([]);
+});
+
+describe('google connector: full read', () => {
+  it('reads the newest window first over several pages, then older windows, and ends on the profile history id', async () => {
+    const since = new Date((until - 20 * DAY) * 1000);
+    const api = nock(API, { reqheaders: { authorization: 'Bearer ya29.valid' } })
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}` })
+      .reply(200, fx('messages-list-recent-page1.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}`, pageToken: '09472618364652837163' })
+      .reply(200, fx('messages-list-recent-page2.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query({ maxResults: '500', q: `after:${until - 20 * DAY} before:${until - 7 * DAY}` })
+      .reply(200, fx('messages-list-older.json'));
+    for (const id of ['18f7a2c4b1e0d9a1', '18f7a1f03c2b7e55', '18f79ee2aa01c3d0', '18f5000000000001']) {
+      api.get(`/gmail/v1/users/me/messages/${id}`).query({ format: 'raw' }).reply(200, msg(id));
+    }
+    const batches = await collect(connector().sync({ mode: 'quick', since }));
+    expect(batches.map((b) => b.items.map((m) => m.providerId))).toEqual([
+      ['18f7a2c4b1e0d9a1', '18f7a1f03c2b7e55'],
+      ['18f79ee2aa01c3d0'],
+      ['18f5000000000001'],
+    ]);
+    const first = batches[0]!.items[0]!;
+    expect(text(first)).toContain('Subject: Q3 renewal');
+    expect(text(first)).toContain('Message-ID: <CAF1234@mail.acme.test>');
+    expect(first.envelopeDate).toBe('2024-05-14T09:30:00.000Z');
+    expect(first.location).toBe('gmail:18f7a2c4b1e0d9a1');
+    expect(batches[0]!.expectedIds).toEqual(['18f7a2c4b1e0d9a1', '18f7a1f03c2b7e55']);
+    expect(batches.every((b) => b.unreconciled.length === 0)).toBe(true);
+    // Mid-window the cursor carries the page token; the last batch moves to history mode.
+    expect(batches[0]!.cursor).toMatchObject({ phase: 'full', pageToken: '09472618364652837163', windowStart: until - 7 * DAY });
+    expect(batches[1]!.cursor).toMatchObject({ phase: 'full', windowStart: until - 20 * DAY, windowEnd: until - 7 * DAY });
+    expect(batches[1]!.cursor).not.toHaveProperty('pageToken');
+    expect(batches[2]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182930' });
+  });
+
+  it('resumes a full read from a saved mid-window cursor without re-reading the first page', async () => {
+    const cursor = { v: 1, phase: 'full', historyId: '4182930', horizon: until - 7 * DAY, windowStart: until - 7 * DAY, windowEnd: until, pageToken: '09472618364652837163' };
+    nock(API)
+      .get('/gmail/v1/users/me/messages')
+      .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}`, pageToken: '09472618364652837163' })
+      .reply(200, fx('messages-list-recent-page2.json'))
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f79ee2aa01c3d0'));
+    const batches = await collect(connector().sync({ mode: 'quick', cursor }));
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.items.map((m) => m.providerId)).toEqual(['18f79ee2aa01c3d0']);
+    expect(batches[0]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182930' });
+  });
+});
+
+describe('google connector: incremental', () => {
+  it('reads history pages, skips drafts, and saves the returned history id', async () => {
+    const cursor = { v: 1, phase: 'incremental', historyId: '4182000' };
+    nock(API)
+      .get('/gmail/v1/users/me/history')
+      .query({ startHistoryId: '4182000', historyTypes: 'messageAdded', maxResults: '500' })
+      .reply(200, fx('history-page1.json'))
+      .get('/gmail/v1/users/me/history')
+      .query({ startHistoryId: '4182000', historyTypes: 'messageAdded', maxResults: '500', pageToken: 'hist-page-2' })
+      .reply(200, fx('history-page2.json'))
+      .get('/gmail/v1/users/me/messages/18f8000000000001')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f8000000000001'))
+      .get('/gmail/v1/users/me/messages/18f8000000000003')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f8000000000003'));
+    const batches = await collect(connector().sync({ mode: 'quick', cursor }));
+    expect(batches.map((b) => b.items.map((m) => m.providerId))).toEqual([['18f8000000000001'], ['18f8000000000003']]);
+    expect(batches[0]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182000', pageToken: 'hist-page-2' });
+    expect(batches[1]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182990' });
+  });
+
+  it('with no changes yields one empty batch carrying the new history id', async () => {
+    nock(API).get('/gmail/v1/users/me/history').query(true).reply(200, fx('history-empty.json'));
+    const batches = await collect(connector().sync({ mode: 'quick', cursor: { v: 1, phase: 'incremental', historyId: '4182900' } }));
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.items).toEqual([]);
+    expect(batches[0]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182930' });
+  });
+
+  it('history 404 → a windowed full resync, signalled on the first batch', async () => {
+    nock(API)
+      .get('/gmail/v1/users/me/history')
+      .query(true)
+      .reply(404, fx('error-404.json'))
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}` })
+      .reply(200, fx('messages-list-recent-page2.json'))
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f79ee2aa01c3d0'));
+    const batches = await collect(
+      connector({ horizonDays: 7 }).sync({ mode: 'quick', cursor: { v: 1, phase: 'incremental', historyId: '1' } }),
+    );
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.resync?.reason).toMatch(/history id 1 .*404/);
+    expect(batches[0]!.items.map((m) => m.providerId)).toEqual(['18f79ee2aa01c3d0']);
+    expect(batches[0]!.cursor).toEqual({ v: 1, phase: 'incremental', historyId: '4182930' });
+  });
+});
+
+describe('google connector: politeness and failures', () => {
+  const oneMessageWindow = () =>
+    nock(API)
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query(true)
+      .reply(200, fx('messages-list-recent-page2.json'));
+
+  it('429 with Retry-After waits what the server asked, then succeeds (retried once, by us only)', async () => {
+    oneMessageWindow()
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(429, fx('error-429.json'), { 'Retry-After': '7' })
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f79ee2aa01c3d0'));
+    const batches = await collect(connector({ horizonDays: 7 }).sync({ mode: 'full' }));
+    expect(batches[0]!.items).toHaveLength(1);
+    expect(sleeps).toEqual([7000]);
+  });
+
+  it('a 5xx and a 403 userRateLimitExceeded are retried with backoff', async () => {
+    oneMessageWindow()
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(503, fx('error-503.json'))
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(403, fx('error-403-user-rate.json'))
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f79ee2aa01c3d0'));
+    const batches = await collect(connector({ horizonDays: 7, retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 } }).sync({ mode: 'full' }));
+    expect(batches[0]!.items.map((m) => m.providerId)).toEqual(['18f79ee2aa01c3d0']);
+    // Full jitter with random 0.5: half of 500·2^0, then half of 500·2^1.
+    expect(sleeps).toEqual([250, 500]);
+  });
+
+  it('a message that fails to fetch twice is listed as unreconciled with its reason; the rest is kept', async () => {
+    nock(API)
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query(true)
+      .reply(200, { ...fx('messages-list-recent-page1.json'), messages: [{ id: '18f7a2c4b1e0d9a1', threadId: 'a' }, { id: '18f7a1f03c2b7e55', threadId: 'b' }, { id: '18f79ee2aa01c3d0', threadId: 'c' }, { id: '18f7000000000bad', threadId: 'd' }], nextPageToken: undefined })
+      .get('/gmail/v1/users/me/messages/18f7a2c4b1e0d9a1')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f7a2c4b1e0d9a1'))
+      .get('/gmail/v1/users/me/messages/18f7a1f03c2b7e55')
+      .query({ format: 'raw' })
+      .twice()
+      .reply(500, fx('error-503.json'))
+      .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
+      .query({ format: 'raw' })
+      .reply(200, msg('18f79ee2aa01c3d0'))
+      // A malformed message in the middle: no raw content.
+      .get('/gmail/v1/users/me/messages/18f7000000000bad')
+      .query({ format: 'raw' })
+      .reply(200, { id: '18f7000000000bad', threadId: 'd', labelIds: ['INBOX'], internalDate: '1715600000000', sizeEstimate: 10 });
+    const batches = await collect(connector({ horizonDays: 7, retry: { maxRetries: 0, sleep: async () => undefined } }).sync({ mode: 'full' }));
+    expect(batches).toHaveLength(1);
+    const b = batches[0]!;
+    expect(b.items.map((m) => m.providerId)).toEqual(['18f7a2c4b1e0d9a1', '18f79ee2aa01c3d0']);
+    expect(b.expectedIds).toHaveLength(4);
+    expect(b.unreconciled).toEqual([
+      { providerId: '18f7a1f03c2b7e55', reason: expect.stringMatching(/Backend Error/) },
+      { providerId: '18f7000000000bad', reason: 'message has no raw content' },
+    ]);
+  });
+
+  it('refreshes an expired access token through the token endpoint and hands the new tokens to onTokens', async () => {
+    const saved: GoogleCredentials[] = [];
+    const token = nock(TOKEN)
+      .post('/token', (body: Record<string, string>) => body['grant_type'] === 'refresh_token' && body['refresh_token'] === '1//refresh' && body['client_id'] === 'cid')
+      .reply(200, fx('token-refresh.json'));
+    nock(API, { reqheaders: { authorization: 'Bearer ya29.a0AfB_refreshed' } })
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query(true)
+      .reply(200, fx('messages-list-empty.json'));
+    const c = connector({ horizonDays: 7, credentials: { ...creds, expiresAt: '2000-01-01T00:00:00.000Z' }, onTokens: (t) => void saved.push(t) });
+    const batches = await collect(c.sync({ mode: 'full' }));
+    expect(token.isDone()).toBe(true);
+    expect(batches[0]!.items).toEqual([]);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]).toMatchObject({ accessToken: 'ya29.a0AfB_refreshed', refreshToken: '1//refresh', scope: 'https://www.googleapis.com/auth/gmail.readonly' });
+    expect(Date.parse(saved[0]!.expiresAt!)).toBeGreaterThan(Date.now());
+  });
+
+  it('invalid_grant from the token endpoint → INTEGRATION_NEEDS_REAUTH, asked once, never retried', async () => {
+    nock(TOKEN).post('/token').once().reply(400, fx('token-invalid-grant.json'));
+    const c = connector({ credentials: { ...creds, expiresAt: '2000-01-01T00:00:00.000Z' } });
+    const err = await collect(c.sync({ mode: 'full' })).catch((e: unknown) => e);
+    expect(isChsError(err, 'INTEGRATION_NEEDS_REAUTH')).toBe(true);
+    expect((err as Error).message).toMatch(/invalid_grant/);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a 401 with no refresh token → INTEGRATION_NEEDS_REAUTH', async () => {
+    nock(API).get('/gmail/v1/users/me/profile').reply(401, fx('error-401.json'));
+    const c = connector({ credentials: { accessToken: 'ya29.revoked' } });
+    const err = await collect(c.sync({ mode: 'full' })).catch((e: unknown) => e);
+    expect(isChsError(err, 'INTEGRATION_NEEDS_REAUTH')).toBe(true);
+  });
+
+  it('a 401 with a refresh token refreshes once and carries on', async () => {
+    nock(API).get('/gmail/v1/users/me/profile').reply(401, fx('error-401.json'));
+    nock(TOKEN).post('/token').reply(200, fx('token-refresh.json'));
+    nock(API, { reqheaders: { authorization: 'Bearer ya29.a0AfB_refreshed' } })
+      .get('/gmail/v1/users/me/profile')
+      .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query(true)
+      .reply(200, fx('messages-list-empty.json'));
+    const batches = await collect(connector({ horizonDays: 7 }).sync({ mode: 'full' }));
+    expect(batches).toHaveLength(1);
+  });
+
+  it('a daily quota parks the sync with a resume time', async () => {
+    nock(API)
+      .get('/gmail/v1/users/me/profile')
+      .reply(403, { error: { code: 403, message: 'Daily Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'dailyLimitExceeded', message: 'Daily Limit Exceeded' }] } });
+    const err = await collect(connector().sync({ mode: 'full' })).catch((e: unknown) => e);
+    expect(isChsError(err, 'PROVIDER_RATE_LIMITED')).toBe(true);
+    // 2024-05-20T00:00Z is 17:00 PDT on the 19th: Pacific midnight is 7 hours later.
+    expect((err as { details: { resumeAt: string } }).details.resumeAt).toBe('2024-05-20T07:00:00.000Z');
+  });
+});

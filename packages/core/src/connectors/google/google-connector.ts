@@ -1,0 +1,184 @@
+/**
+ * Google Mail connector. A full read takes the profile's history id, then lists mail newest-first
+ * in time windows (a short "recent" window first for a fast first value, then wider windows back
+ * to the horizon) and fetches each listed message as `raw`. Afterwards `quick` syncs read
+ * `history.list` from the saved history id; a 404 there (cursor too old) starts a windowed full
+ * read by itself and says so in the batch (`resync`).
+ */
+import pLimit from 'p-limit';
+import type { RawMessage } from '../../interfaces.js';
+import { isChsError } from '../../errors.js';
+import { silentLogger } from '../../util/logger.js';
+import { systemClock } from '../../util/time.js';
+import { fetchWindow } from '../reconcile.js';
+import { retryPolicy } from '../retry.js';
+import type { Connector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
+import { GoogleClient } from './google-client.js';
+import {
+  addedMessageIds,
+  nextWindow,
+  parseGoogleCursor,
+  toCursor,
+  toRawMessage,
+  windowLabel,
+  windowQuery,
+  type GoogleCursor,
+} from './google-mapping.js';
+
+export interface GoogleConnectorOptions extends ConnectorBaseOptions {
+  credentials: GoogleCredentials;
+  /** Gmail API root (CHS_GOOGLE_API_URL). Default `https://gmail.googleapis.com/`. */
+  apiUrl?: string | undefined;
+  /** OAuth token endpoint (CHS_GOOGLE_TOKEN_URL). Default `https://oauth2.googleapis.com/token`. */
+  tokenUrl?: string | undefined;
+  /** Persist refreshed credentials (called after every token refresh). */
+  onTokens?: ((credentials: GoogleCredentials) => void | Promise<void>) | undefined;
+  /** Width of the first, newest window. Default 7 days. */
+  recentDays?: number;
+  /** Width of each older window. Default 30 days. */
+  windowDays?: number;
+  /** messages.list / history.list page size (max 500). Default 500. */
+  pageSize?: number;
+  /** Extra Gmail search terms for full reads, e.g. `-in:chats`. Default ''. */
+  query?: string;
+}
+
+export const GOOGLE_CAPABILITIES = Object.freeze({
+  rawMail: true,
+  crmRecords: false,
+  activities: false,
+  incremental: true,
+  openTracking: false,
+});
+
+const DAY = 86_400;
+
+export function createGoogleConnector(options: GoogleConnectorOptions): Connector<RawMessage> {
+  const opts = Object.freeze({ ...options });
+  const logger = opts.logger ?? silentLogger;
+  const clock = opts.clock ?? systemClock;
+  const policy = retryPolicy(opts.retry);
+  const recentSeconds = (opts.recentDays ?? 7) * DAY;
+  const windowSeconds = (opts.windowDays ?? 30) * DAY;
+  const pageSize = Math.min(500, Math.max(1, opts.pageSize ?? 500));
+  const extraQuery = opts.query ?? '';
+  const horizonDays = opts.horizonDays ?? 365;
+  const client = new GoogleClient({
+    credentials: opts.credentials,
+    apiUrl: opts.apiUrl,
+    tokenUrl: opts.tokenUrl,
+    onTokens: opts.onTokens,
+    policy,
+    logger,
+    now: clock,
+  });
+  const limit = pLimit(opts.concurrency ?? 5);
+
+  const isVanished = (err: unknown) => isChsError(err, 'NOT_FOUND');
+
+  async function* fetchPage(
+    ids: string[],
+    before: GoogleCursor,
+    after: GoogleCursor,
+    window: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<SyncBatch<RawMessage>> {
+    const itemCursor = toCursor(before);
+    const r = await fetchWindow(ids, async (id) => toRawMessage(await client.getRaw(id, signal), itemCursor), limit, isVanished, signal);
+    for (const u of r.unreconciled) logger.warn({ provider: 'google', providerId: u.providerId, reason: u.reason }, 'gmail message not reconciled');
+    yield { items: r.items, cursor: toCursor(after), window, expectedIds: ids, unreconciled: r.unreconciled, vanished: r.vanished };
+  }
+
+  async function* fullRead(start: GoogleCursor, o: SyncOptions, resyncReason?: string): AsyncGenerator<SyncBatch<RawMessage>> {
+    let c = start;
+    let yielded = 0;
+    let pendingResync = resyncReason;
+    for (;;) {
+      const ws = c.windowStart as number;
+      const we = c.windowEnd as number;
+      const label = windowLabel(ws, we);
+      const page = await client.listMessages({ q: windowQuery(ws, we, extraQuery), maxResults: pageSize, ...(c.pageToken ? { pageToken: c.pageToken } : {}) }, o.signal);
+      const ids = (page.messages ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');
+      let next: GoogleCursor;
+      if (page.nextPageToken) {
+        next = { ...c, pageToken: page.nextPageToken };
+      } else {
+        const w = nextWindow({ horizon: c.horizon as number, windowStart: ws }, windowSeconds);
+        const { pageToken: _done, ...rest } = c;
+        next = w ? { ...rest, ...w } : { v: 1, phase: 'incremental', ...(c.historyId ? { historyId: c.historyId } : {}) };
+      }
+      for await (const b of fetchPage(ids, c, next, label, o.signal)) {
+        yielded += b.items.length;
+        if (pendingResync !== undefined) {
+          b.resync = { reason: pendingResync };
+          pendingResync = undefined;
+        }
+        yield b;
+      }
+      o.onProgress?.({ phase: 'full', itemsYielded: yielded, window: label });
+      c = next;
+      if (c.phase === 'incremental') return;
+    }
+  }
+
+  async function startFull(o: SyncOptions): Promise<GoogleCursor> {
+    const profile = await client.getProfile(o.signal);
+    const until = Math.floor((o.until ?? clock()).getTime() / 1000);
+    const horizon = Math.floor((o.since ?? new Date(until * 1000 - horizonDays * DAY * 1000)).getTime() / 1000);
+    return {
+      v: 1,
+      phase: 'full',
+      ...(profile.historyId ? { historyId: profile.historyId } : {}),
+      horizon,
+      windowEnd: until,
+      windowStart: Math.max(horizon, until - recentSeconds),
+    };
+  }
+
+  async function* incremental(c: GoogleCursor, o: SyncOptions): AsyncGenerator<SyncBatch<RawMessage>> {
+    const startId = c.historyId as string;
+    let pageToken = c.pageToken;
+    let yielded = 0;
+    for (;;) {
+      let page;
+      try {
+        page = await client.listHistory({ startHistoryId: startId, maxResults: pageSize, ...(pageToken ? { pageToken } : {}) }, o.signal);
+      } catch (err) {
+        if (isChsError(err, 'NOT_FOUND')) {
+          logger.warn({ provider: 'google', historyId: startId }, 'gmail history id expired; starting a full resync');
+          const full = await startFull(o);
+          yield* fullRead(full, o, `history id ${startId} is no longer valid (HTTP 404); full resync`);
+          return;
+        }
+        throw err;
+      }
+      const ids = addedMessageIds(page);
+      const before: GoogleCursor = { v: 1, phase: 'incremental', historyId: startId, ...(pageToken ? { pageToken } : {}) };
+      const after: GoogleCursor = page.nextPageToken
+        ? { v: 1, phase: 'incremental', historyId: startId, pageToken: page.nextPageToken }
+        : { v: 1, phase: 'incremental', historyId: page.historyId ?? startId };
+      for await (const b of fetchPage(ids, before, after, `history since ${startId}`, o.signal)) {
+        yielded += b.items.length;
+        yield b;
+      }
+      o.onProgress?.({ phase: 'incremental', itemsYielded: yielded });
+      if (!page.nextPageToken) return;
+      pageToken = page.nextPageToken;
+    }
+  }
+
+  return Object.freeze({
+    provider: 'google' as const,
+    capabilities: GOOGLE_CAPABILITIES,
+    async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<RawMessage>> {
+      const saved = o.mode === 'quick' ? parseGoogleCursor(o.cursor) : undefined;
+      if (saved?.phase === 'incremental') {
+        yield* incremental(saved, o);
+      } else if (saved?.phase === 'full') {
+        yield* fullRead(saved, o);
+      } else {
+        yield* fullRead(await startFull(o), o);
+      }
+    },
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * Politeness shared by every connector: bounded retries with exponential backoff and full
+ * jitter, `Retry-After` / rate-limit-reset honoured, and a park signal when the wait would be too
+ * long (a daily quota). The official clients' own retries are switched off (gaxios `retry:false`,
+ * HubSpot `numberOfApiCallRetries` unset) so that every retry happens here and is counted once.
+ */
+import { ChsError, isChsError } from '../errors.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. Default 5. */
+  maxRetries: number;
+  /** First backoff step. Default 500 ms. */
+  baseDelayMs: number;
+  /** Cap of one backoff wait (not of a server-requested wait). Default 30 s. */
+  maxDelayMs: number;
+  /** A server-requested wait longer than this parks the sync instead. Default 15 min. */
+  maxWaitMs: number;
+  /** Sleeps; tests inject one that records and returns at once. Default: a real, abortable timer. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). Default Math.random. */
+  random: () => number;
+}
+
+export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxRetries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxWaitMs: 15 * 60_000,
+  sleep: realSleep,
+  random: Math.random,
+});
+
+export function retryPolicy(overrides?: Partial<RetryPolicy>): Readonly<RetryPolicy> {
+  return Object.freeze({ ...DEFAULT_RETRY_POLICY, ...overrides });
+}
+
+/** What to do with a failed attempt. */
+export type Verdict =
+  /** Transient: retry, after `afterMs` when the server said how long (Retry-After, reset). */
+  | { kind: 'retry'; afterMs?: number; reason: string }
+  /** Permanent for this call: rethrow `error` as is. */
+  | { kind: 'fatal'; error: Error }
+  /** Quota spent until `resumeAt`: stop the sync. */
+  | { kind: 'park'; resumeAt: Date; reason: string };
+
+export interface RetryContext {
+  policy: Readonly<RetryPolicy>;
+  signal?: AbortSignal | undefined;
+  /** "Now" for turning a wait into a resume time. */
+  now: () => Date;
+  /** Called before each wait, e.g. to log; never with secrets. */
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+}
+
+/** Full-jitter exponential backoff: uniform in [0, min(max, base·2^attempt)]. */
+export function backoffDelay(policy: Readonly<RetryPolicy>, attempt: number): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.round(cap * policy.random());
+}
+
+export function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
+  return new ChsError('PROVIDER_RATE_LIMITED', `${provider} quota exhausted (${reason}); resume after ${resumeAt.toISOString()}`, {
+    details: { provider, resumeAt: resumeAt.toISOString(), reason },
+  });
+}
+
+/**
+ * Runs `op` until it succeeds, a verdict is fatal, or the retries are spent (then the last error
+ * is thrown, wrapped as PROVIDER_ERROR unless it is already a ChsError).
+ */
+export async function withRetry<T>(
+  provider: string,
+  op: (attempt: number) => Promise<T>,
+  classify: (err: unknown) => Verdict,
+  ctx: RetryContext,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    ctx.signal?.throwIfAborted();
+    try {
+      return await op(attempt);
+    } catch (err) {
+      if (ctx.signal?.aborted) throw err;
+      const verdict = classify(err);
+      if (verdict.kind === 'fatal') throw verdict.error;
+      if (verdict.kind === 'park') throw parkError(provider, verdict.resumeAt, verdict.reason);
+      if (verdict.afterMs !== undefined && verdict.afterMs > ctx.policy.maxWaitMs) {
+        throw parkError(provider, new Date(ctx.now().getTime() + verdict.afterMs), verdict.reason);
+      }
+      if (attempt >= ctx.policy.maxRetries) {
+        if (isChsError(err)) throw err;
+        throw new ChsError('PROVIDER_ERROR', `${provider}: ${verdict.reason} (gave up after ${attempt + 1} attempts)`, {
+          cause: err,
+          details: { provider, attempts: attempt + 1, reason: verdict.reason },
+        });
+      }
+      // A server-requested wait gets a little jitter on top so parallel workers do not stampede.
+      const delayMs =
+        verdict.afterMs !== undefined
+          ? verdict.afterMs + Math.round(Math.min(1000, ctx.policy.baseDelayMs) * ctx.policy.random())
+          : backoffDelay(ctx.policy, attempt);
+      ctx.onRetry?.({ attempt: attempt + 1, delayMs, reason: verdict.reason });
+      await ctx.policy.sleep(delayMs, ctx.signal);
+    }
+  }
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | undefined {
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return undefined;
+  return Math.max(0, t - now.getTime());
+}
+
+/** Reads a header from a plain object, a Headers, or anything with `get`, case-insensitively. */
+export function headerValue(headers: unknown, name: string): string | undefined {
+  if (headers === null || headers === undefined) return undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    const v = (headers as { get(n: string): string | null }).get(name);
+    return v ?? undefined;
+  }
+  if (typeof headers === 'object') {
+    const lower = name.toLowerCase();
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+      if (k.toLowerCase() === lower) return Array.isArray(v) ? String(v[0]) : v === undefined || v === null ? undefined : String(v);
+    }
+  }
+  return undefined;
+}
+
+/** Message of an unknown error, short and free of secrets (bodies are provider error text). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message.split('\n')[0] ?? err.message;
+  return String(err);
+}

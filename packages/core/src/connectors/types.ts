@@ -1,0 +1,201 @@
+/**
+ * The provider connector contract: Google Mail, HubSpot and Intercom behind one small interface.
+ *
+ * Glossary
+ * - provider:      `google`, `hubspot` or `intercom`.
+ * - connector:     one provider account's reader, built by a factory (see registry.ts). It knows
+ *                  its provider's wire and nothing of the store: it yields data and cursors.
+ * - sync:          one run of a connector. `full` re-reads everything back to the horizon;
+ *                  `quick` continues from the saved cursor (and does a full read when there is
+ *                  none, or when the provider says the cursor is too old).
+ * - batch:         what a sync yields: items plus the cursor to save *after* the items are
+ *                  stored. Saving the cursor and the items in one transaction makes a restart
+ *                  lose nothing and duplicate nothing (items are idempotent by providerId anyway).
+ * - window:        the slice of provider data a batch covers (a time range, a list page, a
+ *                  history page); `expectedIds` are the provider ids the provider listed in it.
+ * - reconciliation: after a window the connector compares `expectedIds` with the ids it yielded;
+ *                  an item that failed to fetch is tried again once, and if it still fails it is
+ *                  listed in `unreconciled` with its reason. A source with unreconciled items
+ *                  must not report itself healthy (the caller records them).
+ * - resync:        the provider refused the incremental cursor (Gmail history 404); the
+ *                  connector starts a windowed full read by itself and says so in the batch.
+ * - park:          a daily quota is spent: the sync throws `ChsError('PROVIDER_RATE_LIMITED')`
+ *                  with `details.resumeAt` (ISO); the caller parks the job until then and resumes
+ *                  from the last saved cursor.
+ * - needs reauth:  the credentials are dead (`invalid_grant`, revoked token, 401 that a refresh
+ *                  cannot cure): the sync throws `ChsError('INTEGRATION_NEEDS_REAUTH')`, never
+ *                  retried; after a reconnect the sync resumes from the last saved cursor.
+ *
+ * Items are `RawMessage` (Google: the decoded RFC 5322 bytes, fed to the same parser as local
+ * mail) or typed CRM/support records (HubSpot, Intercom).
+ */
+import type { RawMessage } from '../interfaces.js';
+import type { Logger } from '../util/logger.js';
+import type { Clock } from '../util/time.js';
+import type { RetryPolicy } from './retry.js';
+
+export const PROVIDERS = ['google', 'hubspot', 'intercom'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export function isProvider(value: string): value is Provider {
+  return (PROVIDERS as readonly string[]).includes(value);
+}
+
+/** A connector's resumable position: plain JSON, opaque to everyone but its connector. */
+export type Cursor = Record<string, unknown>;
+
+/** A client company as a CRM / support tool knows it. Domains are additive across records. */
+export interface CompanyRecord {
+  kind: 'company';
+  providerId: string;
+  name: string;
+  /** Lower-cased registrable-looking domains (no scheme, no `www.`); may be empty. */
+  domains: string[];
+  /** Monthly recurring revenue, in the account's currency. */
+  mrr?: number;
+  /** `YYYY-MM-DD`. */
+  renewalDate?: string;
+  /** The CSM owner: an e-mail address when the provider can tell it, else the provider's owner id. */
+  csmOwner?: string;
+}
+
+export interface ContactRecord {
+  kind: 'contact';
+  providerId: string;
+  /** Lower-cased; '' when the provider has none (such contacts cannot be resolved by mail). */
+  email: string;
+  name: string;
+  title: string;
+  companyProviderId?: string;
+  /** The company's domain when known, so a contact resolves even before its company is stored. */
+  companyDomain?: string;
+}
+
+export const ACTIVITY_TYPES = ['email', 'meeting', 'call', 'note', 'support_ticket'] as const;
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+
+/** An interaction recorded by a CRM or support tool (not a raw e-mail). */
+export interface ActivityRecord {
+  kind: 'activity';
+  providerId: string;
+  type: ActivityType;
+  /** ISO 8601 UTC. */
+  occurredAt: string;
+  subject: string;
+  /**
+   * Text to score for sentiment: the customer's own words where the provider separates them
+   * (Intercom: only the customer's parts), else the body as recorded. Plain text, HTML removed.
+   */
+  text: string;
+  /** Lower-cased, '' when unknown. */
+  fromEmail: string;
+  toEmails: string[];
+  /** `inbound` client → us, `outbound` us → client, `internal` our own notes. */
+  direction: 'inbound' | 'outbound' | 'internal';
+  /** Open tracking: true / false when the provider tracks opens, null when it does not. */
+  opened: boolean | null;
+  companyProviderId?: string;
+  /** Lower-cased addresses of the client-side people involved. */
+  contactEmails: string[];
+  contactProviderIds: string[];
+  threadId?: string;
+}
+
+export type ProviderRecord = CompanyRecord | ContactRecord | ActivityRecord;
+
+/** A provider id that was listed for a window but could not be read, with the reason. */
+export interface UnreconciledItem {
+  providerId: string;
+  reason: string;
+}
+
+export interface SyncBatch<T = RawMessage | ProviderRecord> {
+  items: T[];
+  /** Save this after storing `items`: resuming from it continues after this batch. */
+  cursor: Cursor;
+  /** What the batch covers, for progress and history: e.g. `messages after:… before:…`. */
+  window: string;
+  /** Provider ids the provider listed for this window (for reconciliation by the caller too). */
+  expectedIds: string[];
+  /** Listed ids that still failed after the retry pass. */
+  unreconciled: UnreconciledItem[];
+  /** Listed ids that disappeared before they could be read (deleted); not an error. */
+  vanished: string[];
+  /** Set on the batch where the connector started a full resync by itself. */
+  resync?: { reason: string };
+}
+
+export interface SyncProgress {
+  phase: string;
+  itemsYielded: number;
+  /** Provider's estimate of the total, when it gives one. */
+  totalEstimate?: number;
+  window?: string;
+}
+
+export interface SyncOptions {
+  /** The saved cursor, if any. */
+  cursor?: Cursor;
+  mode: 'quick' | 'full';
+  /** Horizon: the oldest data a full read goes back to. Default: the factory's `horizonDays`. */
+  since?: Date;
+  /** Upper bound of a full read. Default: the factory's clock "now". */
+  until?: Date;
+  signal?: AbortSignal;
+  onProgress?: (p: SyncProgress) => void;
+}
+
+export interface ConnectorCapabilities {
+  /** Yields `RawMessage`s for the mail parser. */
+  readonly rawMail: boolean;
+  /** Yields company / contact records. */
+  readonly crmRecords: boolean;
+  /** Yields activity records (meetings, calls, notes, tickets…). */
+  readonly activities: boolean;
+  /** `quick` syncs read only changes since the cursor. */
+  readonly incremental: boolean;
+  /** Tracks e-mail opens. */
+  readonly openTracking: boolean;
+}
+
+export interface Connector<T = RawMessage | ProviderRecord> {
+  readonly provider: Provider;
+  readonly capabilities: ConnectorCapabilities;
+  sync(options: SyncOptions): AsyncIterable<SyncBatch<T>>;
+}
+
+/** Stored credentials per provider (encrypted at rest by integrations/). */
+export interface GoogleCredentials {
+  accessToken: string;
+  refreshToken?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** ISO 8601. */
+  expiresAt?: string;
+  scope?: string;
+  email?: string;
+}
+
+export interface TokenCredentials {
+  accessToken: string;
+}
+
+export interface CredentialsByProvider {
+  google: GoogleCredentials;
+  hubspot: TokenCredentials;
+  intercom: TokenCredentials;
+}
+
+/** What every connector factory takes besides its provider-specific options. */
+export interface ConnectorBaseOptions {
+  /** Default: drops everything. Tokens are never logged. */
+  logger?: Logger;
+  /** "Now" for default windows. Default: the system clock. */
+  clock?: Clock;
+  /** Retries, backoff and the park threshold. Default: see DEFAULT_RETRY_POLICY. */
+  retry?: Partial<RetryPolicy>;
+  /** Parallel requests per account. Default 5 (Google), 4 (HubSpot), 5 (Intercom). */
+  concurrency?: number;
+  /** How far back a full read goes when `since` is not given. Default 365 days. */
+  horizonDays?: number;
+}
