@@ -9,3 +9,5 @@ export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
 export * from './settings/settings.js';
 export * from './workspace/index.js';
+export * from './parse/index.js';
+export * from './source/index.js';
