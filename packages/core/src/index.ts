@@ -8,6 +8,13 @@ export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } fro
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
 export * from './settings/settings.js';
+export * from './ingest/index.js';
+export * from './resolve/index.js';
 export * from './workspace/index.js';
+export * from './jobs/index.js';
 export * from './parse/index.js';
 export * from './source/index.js';
+export * from './health/index.js';
+export * from './metrics/index.js';
+export * from './clients/index.js';
+export * from './score/index.js';

@@ -1,8 +1,9 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter } from 'kysely';
 
 /** Which SQL dialect a Kysely instance talks to. */
 export type DialectName = 'sqlite' | 'postgres';
 
-export function dialectOf(db: Kysely<unknown>): DialectName {
+/** Takes any Kysely instance or transaction, whatever its table types. */
+export function dialectOf(db: { getExecutor(): { readonly adapter: object } }): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

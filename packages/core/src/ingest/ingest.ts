@@ -1,0 +1,205 @@
+/**
+ * Ingestion of one source into one workspace: read → (worker pool: parse, strip, filter, score)
+ * → resolve → store, streaming with bounded memory, idempotent, resumable.
+ */
+import type { Db } from '../store/database.js';
+import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
+import { ChsError } from '../errors.js';
+import { Resolver } from '../resolve/resolve.js';
+import { newId } from '../util/ids.js';
+import type { Logger } from '../util/logger.js';
+import { createProcessPool, type ProcessPool } from './pool.js';
+import type { ProcessInput, ProcessResult } from './process.js';
+import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
+
+export interface IngestProgress {
+  processed: number;
+  /** Total messages when the source knows it. */
+  total: number | undefined;
+  added: number;
+  updated: number;
+  skipped: number;
+  filtered: number;
+  errors: number;
+  /** Messages per second since the start. */
+  rate: number;
+  /** Seconds left at the current rate, when the total is known. */
+  etaSeconds: number | undefined;
+}
+
+export interface IngestOptions {
+  workspaceId: string;
+  source: Source<RawMessage>;
+  /** Worker threads for parse/score; 0 processes in the calling thread. Default 2. */
+  workers?: number;
+  /** Messages per write transaction. Default 1000. */
+  batchSize?: number;
+  /** Resume an unfinished earlier run of the same source from its saved cursor. Default true. */
+  resume?: boolean;
+  /** Job this run belongs to, if any. */
+  jobId?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: IngestProgress) => void;
+  /** Reuse a pool across runs (the caller closes it). */
+  pool?: ProcessPool;
+  /** Run inside every batch's transaction (job progress moves with the data). */
+  checkpoint?: BatchCheckpoint;
+  /**
+   * Keep the cursor when the run completes (provider syncs continue from it next time).
+   * Default false: a local mailbox read to its end is read whole again next time.
+   */
+  keepCursor?: boolean;
+  /** Stop after this many messages. Default: no limit. */
+  maxItems?: number;
+}
+
+export interface IngestSummary {
+  runId: string;
+  status: 'completed' | 'cancelled';
+  itemsProcessed: number;
+  itemsAdded: number;
+  itemsUpdated: number;
+  itemsSkipped: number;
+  itemsFiltered: number;
+  errorsCount: number;
+  skipped: RunCounts['skippedBy'];
+  filtered: Record<string, number>;
+  processingErrors: { parseErrors: number; charsetErrors: number; attachmentErrors: number; sentimentErrors: number };
+  clientsCreated: number;
+  contactsCreated: number;
+  interactionsCreated: number;
+  resumedFrom: SourceCursor | null;
+  durationMs: number;
+  /** Clients whose interactions changed → earliest day touched (YYYY-MM-DD). */
+  touched: Map<string, string>;
+}
+
+/** Messages per worker task: large enough to amortise messaging, small enough to keep both workers busy. */
+const TASK_SIZE = 50;
+
+export interface IngestDeps {
+  db: Db;
+  logger: Logger;
+}
+
+export async function ingestSource(deps: IngestDeps, options: IngestOptions): Promise<IngestSummary> {
+  const { db, logger } = deps;
+  const { workspaceId, source } = options;
+  const started = Date.now();
+  const ws = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
+  if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `unknown workspace: ${workspaceId}`);
+  const ownDomains = (await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute()).map((r) => r.domain);
+  const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
+  const rules = { blocklist };
+
+  let resumedFrom: SourceCursor | null = null;
+  if (options.resume ?? true) {
+    const saved = await db.selectFrom('source_cursors').select('cursor_json')
+      .where('workspace_id', '=', workspaceId).where('source_key', '=', source.key).executeTakeFirst();
+    if (saved) resumedFrom = JSON.parse(saved.cursor_json) as SourceCursor;
+  }
+
+  const runId = newId('run');
+  await db.insertInto('ingestion_runs').values({
+    id: runId, workspace_id: workspaceId, job_id: options.jobId ?? null, source: source.kind, status: 'running',
+    started_at: new Date().toISOString(), completed_at: null, filtered_json: '{}',
+    items_processed: 0, items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
+    parse_errors: 0, charset_errors: 0, attachment_errors: 0, sentiment_errors: 0, clients_created: 0, contacts_created: 0,
+  }).execute();
+
+  const writer = await IngestWriter.open({
+    db, workspaceId, runId, sourceKind: source.kind, sourceKey: source.key,
+    resolver: new Resolver({ ownDomains: ownDomains.length ? ownDomains : [workspaceId], blocklist }),
+    now: () => new Date(),
+    ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+  });
+  const pool = options.pool ?? createProcessPool(options.workers ?? 2);
+  const batchSize = options.batchSize ?? 1000;
+  const maxInFlight = Math.max(2, pool.threads * 2);
+  let total: number | undefined;
+  let status: IngestSummary['status'] = 'completed';
+
+  const progress = (): void => {
+    if (!options.onProgress) return;
+    const c = writer.counts;
+    const secs = Math.max((Date.now() - started) / 1000, 0.001);
+    const rate = c.processed / secs;
+    options.onProgress({
+      processed: c.processed, total, added: c.added, updated: c.updated, skipped: c.skipped, filtered: c.filtered, errors: c.errors,
+      rate, etaSeconds: total !== undefined && rate > 0 ? Math.max(0, (total - c.processed) / rate) : undefined,
+    });
+  };
+
+  try {
+    total = await source.total?.();
+    if (total !== undefined && resumedFrom) total = undefined; // the remaining count is unknown after a resume
+    const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[] }> = [];
+    let buffer: Array<{ result: ProcessResult; cursor: SourceCursor }> = [];
+    let task: ProcessInput[] = [];
+    let cursors: SourceCursor[] = [];
+    let read = 0;
+
+    const drainOne = async (): Promise<void> => {
+      const head = inFlight.shift();
+      if (!head) return;
+      const results = await head.results;
+      results.forEach((result, i) => buffer.push({ result, cursor: head.cursors[i]! }));
+      if (buffer.length >= batchSize) {
+        await writer.write(buffer);
+        buffer = [];
+        progress();
+      }
+    };
+    const submit = async (): Promise<void> => {
+      if (task.length === 0) return;
+      const results = pool.run({ messages: task, rules });
+      results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
+      inFlight.push({ results, cursors });
+      task = [];
+      cursors = [];
+      while (inFlight.length >= maxInFlight) await drainOne();
+    };
+
+    try {
+      for await (const m of source.items(resumedFrom ?? undefined)) {
+        task.push({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
+        cursors.push(m.cursor);
+        if (task.length >= TASK_SIZE) await submit();
+        if (options.signal?.aborted) { status = 'cancelled'; break; }
+        read += 1;
+        if (options.maxItems !== undefined && read >= options.maxItems) break;
+      }
+    } catch (err) {
+      if (err instanceof ChsError) throw err;
+      throw new ChsError('SOURCE_UNREADABLE', `cannot read ${source.key}: ${(err as Error).message}`, { cause: err });
+    }
+    await submit();
+    while (inFlight.length) await drainOne();
+    await writer.write(buffer);
+    progress();
+
+    const c = writer.counts;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('ingestion_runs').set({ status: status === 'completed' ? 'completed' : 'cancelled', completed_at: new Date().toISOString() }).where('id', '=', runId).execute();
+      // A finished run leaves no cursor: the next run of the same mailbox reads it again (and adds nothing new).
+      if (status === 'completed' && !options.keepCursor) {
+        await trx.deleteFrom('source_cursors').where('workspace_id', '=', workspaceId).where('source_key', '=', source.key).execute();
+      }
+    });
+    logger.info({ runId, source: source.key, processed: c.processed, added: c.added }, 'ingestion finished');
+    return {
+      runId, status,
+      itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped,
+      itemsFiltered: c.filtered, errorsCount: c.errors,
+      skipped: { ...c.skippedBy }, filtered: { ...c.filteredBy },
+      processingErrors: { parseErrors: c.problems.parse, charsetErrors: c.problems.charset, attachmentErrors: c.problems.attachment, sentimentErrors: c.problems.sentiment },
+      clientsCreated: c.clientsCreated, contactsCreated: c.contactsCreated, interactionsCreated: c.interactionsCreated,
+      resumedFrom, durationMs: Date.now() - started, touched: writer.touched,
+    };
+  } catch (err) {
+    await db.updateTable('ingestion_runs').set({ status: 'failed', completed_at: new Date().toISOString() }).where('id', '=', runId).execute().catch(() => undefined);
+    throw err;
+  } finally {
+    if (!options.pool) await pool.close();
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * The single writer: resolves processed messages to clients and contacts and stores them in
+ * one transaction per batch, together with the source's cursor and the run's counters, so a
+ * crash loses nothing and a restart doubles nothing.
+ */
+import type { Transaction } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { Database, InteractionsTable } from '../store/schema.js';
+import type { ProblemKind, SourceCursor } from '../interfaces.js';
+import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
+import { newId } from '../util/ids.js';
+import type { ProcessResult, ProcessedMessage } from './process.js';
+
+export interface WriteItem {
+  result: ProcessResult;
+  cursor: SourceCursor;
+}
+
+export type SkipReason = 'duplicate' | 'internal' | 'no_client';
+
+/** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */
+export interface RunCounts {
+  processed: number;
+  added: number;
+  updated: number;
+  skipped: number;
+  filtered: number;
+  errors: number;
+  skippedBy: Record<SkipReason, number>;
+  filteredBy: Record<string, number>;
+  problems: Record<ProblemKind, number>;
+  clientsCreated: number;
+  contactsCreated: number;
+  interactionsCreated: number;
+}
+
+export function emptyCounts(): RunCounts {
+  return {
+    processed: 0, added: 0, updated: 0, skipped: 0, filtered: 0, errors: 0,
+    skippedBy: { duplicate: 0, internal: 0, no_client: 0 },
+    filteredBy: {},
+    problems: { parse: 0, charset: 0, attachment: 0, sentiment: 0 },
+    clientsCreated: 0, contactsCreated: 0, interactionsCreated: 0,
+  };
+}
+
+interface ContactState {
+  id: string;
+  name: string;
+  lastSeen: string | null;
+}
+
+/** Max rows per multi-row INSERT (keeps bound parameters under both dialects' limits). */
+const INSERT_CHUNK = 500;
+
+/** "globex.co.uk" → "Globex": a readable name until a better source names the client. */
+export function nameFromDomain(domain: string): string {
+  const label = domain.split('.')[0] ?? domain;
+  return label
+    .split(/[-_]/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+export interface WriterOptions {
+  db: Db;
+  workspaceId: string;
+  runId: string;
+  /** `mbox`, `eml`, `maildir`, `google`, … */
+  sourceKind: string;
+  /** Cursor key of the source (source_cursors.source_key). */
+  sourceKey: string;
+  resolver: Resolver;
+  /** Wall clock for row timestamps. */
+  now: () => Date;
+  /** Called inside each batch's transaction after it is stored (e.g. to record job progress with the data). */
+  checkpoint?: BatchCheckpoint;
+}
+
+/** A hook run in the batch's transaction, with the run's counts and the cursor just saved. */
+export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor) => Promise<void>;
+
+export class IngestWriter {
+  readonly counts: RunCounts = emptyCounts();
+  /** Clients whose interactions changed, with the earliest interaction day touched. */
+  readonly touched = new Map<string, string>();
+  readonly #o: WriterOptions;
+  #domains = new Map<string, string>();
+  #contacts = new Map<string, ContactState>();
+
+  private constructor(options: WriterOptions) {
+    this.#o = options;
+  }
+
+  static async open(options: WriterOptions): Promise<IngestWriter> {
+    const w = new IngestWriter(options);
+    const { db, workspaceId } = options;
+    for (const r of await db.selectFrom('client_domains').select(['domain', 'client_id']).where('workspace_id', '=', workspaceId).execute()) {
+      w.#domains.set(r.domain, r.client_id);
+    }
+    const rows = await db
+      .selectFrom('contact_emails as e')
+      .innerJoin('contacts as c', 'c.id', 'e.contact_id')
+      .select(['e.email', 'c.id', 'c.name', 'c.last_seen_at'])
+      .where('e.workspace_id', '=', workspaceId)
+      .execute();
+    for (const r of rows) w.#contacts.set(r.email, { id: r.id, name: r.name, lastSeen: r.last_seen_at });
+    return w;
+  }
+
+  /** Stores one batch in one transaction with the cursor of its last item. */
+  async write(items: WriteItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const { db } = this.#o;
+    const batch = new BatchState();
+    const last = items[items.length - 1]!;
+    await db.transaction().execute(async (trx) => {
+      const plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }> = [];
+      for (const { result } of items) {
+        this.counts.processed += 1;
+        if (!result.ok) {
+          this.counts.errors += 1;
+          this.counts.problems[result.kind] += 1;
+          batch.errors.push({ kind: result.kind, reason: result.reason, location: result.location });
+          continue;
+        }
+        for (const w of result.warnings) this.counts.problems[w.kind] += 1;
+        if (result.filtered) {
+          this.counts.filtered += 1;
+          this.counts.filteredBy[result.filtered] = (this.counts.filteredBy[result.filtered] ?? 0) + 1;
+          continue;
+        }
+        const resolution = this.#o.resolver.resolve(result);
+        if (resolution.kind === 'skip') {
+          this.counts.skipped += 1;
+          this.counts.skippedBy[resolution.reason] += 1;
+          continue;
+        }
+        const rows = resolution.clientDomains.map((domain) => this.#row(result, this.#clientFor(domain, batch), resolution.direction));
+        for (const p of resolution.participants) this.#seeContact(p, result.date, batch);
+        plans.push({ msg: result, rows });
+      }
+      await this.#flushClientsAndContacts(trx, batch);
+      await this.#storeInteractions(trx, plans);
+      await this.#saveProgress(trx, batch, last.cursor);
+      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor);
+    });
+  }
+
+  #clientFor(domain: string, batch: BatchState): string {
+    let id = this.#domains.get(domain);
+    if (!id) {
+      id = newId('cl');
+      this.#domains.set(domain, id);
+      batch.newClients.push({ id, domain });
+    }
+    return id;
+  }
+
+  #seeContact(p: ResolvedParticipant, date: string, batch: BatchState): void {
+    const existing = this.#contacts.get(p.email);
+    if (!existing) {
+      const c: ContactState = { id: newId('ct'), name: p.name, lastSeen: date };
+      this.#contacts.set(p.email, c);
+      batch.newContacts.push({ email: p.email, domain: p.domain, state: c });
+      return;
+    }
+    let changed = false;
+    if (!existing.name && p.name) { existing.name = p.name; changed = true; }
+    if (!existing.lastSeen || date > existing.lastSeen) { existing.lastSeen = date; changed = true; }
+    if (changed) batch.changedContacts.add(existing);
+  }
+
+  #row(m: ProcessedMessage, clientId: string, direction: 'inbound' | 'outbound'): InteractionsTable {
+    const now = this.#o.now().toISOString();
+    return {
+      id: newId('in'),
+      workspace_id: this.#o.workspaceId,
+      client_id: clientId,
+      type: 'email',
+      source: this.#o.sourceKind,
+      dedupe_key: m.messageId,
+      provider_id: null,
+      thread_id: m.threadId,
+      subject: m.subject,
+      summary: m.summary,
+      sentiment_label: m.sentiment.label,
+      sentiment_score: m.sentiment.score,
+      occurred_at: m.date,
+      from_email: m.from?.email ?? '',
+      to_emails: [...m.to, ...m.cc].map((a) => a.email).join(','),
+      direction,
+      opened: null,
+      content_hash: m.contentHash,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  async #flushClientsAndContacts(trx: Transaction<Database>, batch: BatchState): Promise<void> {
+    const now = this.#o.now().toISOString();
+    const ws = this.#o.workspaceId;
+    if (batch.newClients.length) {
+      for (const part of chunks(batch.newClients, INSERT_CHUNK)) {
+        await trx.insertInto('clients').values(part.map((c) => ({
+          id: c.id, workspace_id: ws, name: nameFromDomain(c.domain), name_source: 'domain', primary_domain: c.domain,
+          mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null,
+          last_interaction_at: null, created_at: now, updated_at: now,
+        }))).execute();
+        await trx.insertInto('client_domains').values(part.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id }))).execute();
+      }
+      this.counts.clientsCreated += batch.newClients.length;
+    }
+    if (batch.newContacts.length) {
+      for (const part of chunks(batch.newContacts, INSERT_CHUNK)) {
+        await trx.insertInto('contacts').values(part.map((c) => ({
+          id: c.state.id, workspace_id: ws, client_id: this.#domains.get(c.domain) ?? null, name: c.state.name, title: '',
+          last_seen_at: c.state.lastSeen, created_at: now, updated_at: now,
+        }))).execute();
+        await trx.insertInto('contact_emails').values(part.map((c) => ({ workspace_id: ws, email: c.email, contact_id: c.state.id }))).execute();
+      }
+      this.counts.contactsCreated += batch.newContacts.length;
+      for (const c of batch.newContacts) batch.changedContacts.delete(c.state);
+    }
+    for (const c of batch.changedContacts) {
+      await trx.updateTable('contacts').set({ name: c.name, last_seen_at: c.lastSeen, updated_at: now }).where('id', '=', c.id).execute();
+    }
+  }
+
+  async #storeInteractions(trx: Transaction<Database>, plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }>): Promise<void> {
+    const ws = this.#o.workspaceId;
+    const keys = [...new Set(plans.map((p) => p.msg.messageId))];
+    const existing = new Map<string, { id: string; hash: string }>();
+    for (const part of chunks(keys, INSERT_CHUNK)) {
+      const rows = await trx.selectFrom('interactions').select(['id', 'client_id', 'dedupe_key', 'content_hash'])
+        .where('workspace_id', '=', ws).where('dedupe_key', 'in', part).execute();
+      for (const r of rows) existing.set(`${r.client_id}\u0000${r.dedupe_key}`, { id: r.id, hash: r.content_hash });
+    }
+    const inserts: InteractionsTable[] = [];
+    const updates: InteractionsTable[] = [];
+    /** Rows already planned in this batch, and whether they are to be inserted or updated. */
+    const pending = new Map<string, { row: InteractionsTable; op: 'insert' | 'update' | 'none'; storedId?: string }>();
+    for (const { rows } of plans) {
+      let outcome: 'added' | 'updated' | 'skipped' = 'skipped';
+      for (const row of rows) {
+        const k = `${row.client_id}\u0000${row.dedupe_key}`;
+        const prior = pending.get(k);
+        const stored = existing.get(k);
+        if (prior) {
+          // The same Message-ID twice in one batch: a copy with other content updates the first.
+          if (prior.row.content_hash === row.content_hash) continue;
+          Object.assign(prior.row, { ...row, id: prior.row.id, created_at: prior.row.created_at });
+          if (prior.op === 'none') { prior.op = 'update'; updates.push(prior.row); }
+          if (outcome !== 'added') outcome = 'updated';
+          this.#touch(row);
+        } else if (!stored) {
+          inserts.push(row);
+          pending.set(k, { row, op: 'insert' });
+          outcome = 'added';
+          this.#touch(row);
+        } else if (stored.hash !== row.content_hash) {
+          const upd = { ...row, id: stored.id };
+          updates.push(upd);
+          pending.set(k, { row: upd, op: 'update' });
+          if (outcome !== 'added') outcome = 'updated';
+          this.#touch(row);
+        } else {
+          pending.set(k, { row: { ...row, id: stored.id }, op: 'none' });
+        }
+      }
+      if (outcome === 'skipped') { this.counts.skipped += 1; this.counts.skippedBy.duplicate += 1; } else this.counts[outcome] += 1;
+    }
+    for (const part of chunks(inserts, INSERT_CHUNK)) await trx.insertInto('interactions').values(part).execute();
+    this.counts.interactionsCreated += inserts.length;
+    for (const u of updates) {
+      await trx.updateTable('interactions').set({
+        subject: u.subject, summary: u.summary, sentiment_label: u.sentiment_label, sentiment_score: u.sentiment_score,
+        occurred_at: u.occurred_at, from_email: u.from_email, to_emails: u.to_emails, direction: u.direction,
+        thread_id: u.thread_id, content_hash: u.content_hash, updated_at: u.updated_at,
+      }).where('id', '=', u.id).execute();
+    }
+  }
+
+  #touch(row: InteractionsTable): void {
+    const day = row.occurred_at.slice(0, 10);
+    const prev = this.touched.get(row.client_id);
+    if (!prev || day < prev) this.touched.set(row.client_id, day);
+  }
+
+  async #saveProgress(trx: Transaction<Database>, batch: BatchState, cursor: SourceCursor): Promise<void> {
+    const now = this.#o.now().toISOString();
+    const c = this.counts;
+    if (batch.errors.length) {
+      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.slice(0, 1000), location: e.location }))).execute();
+    }
+    await trx.updateTable('ingestion_runs').set({
+      items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped,
+      items_filtered: c.filtered, errors_count: c.errors, parse_errors: c.problems.parse, charset_errors: c.problems.charset,
+      attachment_errors: c.problems.attachment, sentiment_errors: c.problems.sentiment, filtered_json: JSON.stringify(c.filteredBy),
+      clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
+    }).where('id', '=', this.#o.runId).execute();
+    const cursor_json = JSON.stringify(cursor);
+    await trx.insertInto('source_cursors')
+      .values({ workspace_id: this.#o.workspaceId, source_key: this.#o.sourceKey, cursor_json, updated_at: now })
+      .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at: now }))
+      .execute();
+  }
+}
+
+class BatchState {
+  newClients: Array<{ id: string; domain: string }> = [];
+  newContacts: Array<{ email: string; domain: string; state: ContactState }> = [];
+  changedContacts = new Set<ContactState>();
+  errors: Array<{ kind: string; reason: string; location: string }> = [];
+}
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
