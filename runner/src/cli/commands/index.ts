@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { register as ingest } from './ingest.js';
 
 /** A CLI command module: adds its command(s) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [ingest];
