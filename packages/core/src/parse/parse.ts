@@ -45,6 +45,8 @@ export function isMessageParseError(err: unknown): err is MessageParseError {
 export const NO_DATE = new Date(0).toISOString();
 const MIN_YEAR = 1970;
 const MAX_YEAR = 2100;
+const PLAUSIBLE_DATE =
+  /\b\d{1,2}[ -][A-Za-z]{3,}\.?[ -]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b[A-Za-z]{3,}\.? \d{1,2},? \d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/;
 
 /** RFC 5322 date (with the usual real-world damage) to ISO UTC, or undefined. */
 export function parseMailDate(value: string | undefined): string | undefined {
@@ -60,6 +62,8 @@ export function parseMailDate(value: string | undefined): string | undefined {
     .replace(/\([^)]*\)/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+  // V8's lenient parser reads almost any text as some date: insist on a day, month and year.
+  if (!PLAUSIBLE_DATE.test(cleaned)) return undefined;
   // Without an explicit zone V8 would read local time; RFC 5322 says such a date is UTC-ish.
   const hasZone = /(?:[+-]\d{4}|\b(?:UT|GMT|Z|[ECMP][SD]T)\b)\s*$/i.test(cleaned);
   return (
@@ -74,8 +78,7 @@ const ID_IN_BRACKETS = /<([^<>\s]+)>/g;
 
 function firstId(value: string | undefined): string | null {
   if (!value) return null;
-  ID_IN_BRACKETS.lastIndex = 0;
-  const m = ID_IN_BRACKETS.exec(value);
+  const m = /<([^<>\s]+)>/.exec(value);
   if (m) return m[1] ?? null;
   const bare = value.trim();
   return bare !== '' && !/\s/.test(bare) ? bare.replace(/^<|>$/g, '') : null;

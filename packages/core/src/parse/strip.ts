@@ -105,6 +105,10 @@ export function extractNewText(text: string): string {
   if (top.trim() === '' && body.includes('\n>')) top = unquotedLines(body);
 
   let lines = top.split('\n');
+  // A quote block at the very end is history even without an attribution line above it.
+  let end = lines.length;
+  while (end > 0 && (/^\s*>/.test(lines[end - 1] as string) || (lines[end - 1] as string).trim() === '')) end--;
+  if (end > 0) lines = lines.slice(0, end);
   lines = cutAtFirst(lines, BLOCK_START, true);
   lines = cutAtFirst(lines, SIGNATURE_START, false);
   lines = trimBlankEnds(lines);
