@@ -1,0 +1,150 @@
+/**
+ * The HubSpot wire through `@hubspot/api-client`. The SDK's own retry decorator is left off
+ * (`numberOfApiCallRetries` unset): it ignores Retry-After, sleeps 10 s × n with real timers and
+ * lives in a process-wide singleton, so `withRetry` owns every retry here.
+ */
+import { Client } from '@hubspot/api-client';
+import type { Logger } from '../../util/logger.js';
+import { ChsError, isChsError } from '../../errors.js';
+import { errorText, headerValue, parseRetryAfter, withRetry, type RetryPolicy, type Verdict } from '../retry.js';
+
+export const DEFAULT_HUBSPOT_API_URL = 'https://api.hubapi.com';
+
+export interface HubSpotObject {
+  id: string;
+  properties: Record<string, string | null>;
+}
+
+export interface SearchPage {
+  total: number;
+  results: HubSpotObject[];
+  after?: string;
+}
+
+export interface SearchRequest {
+  filterGroups: Array<{ filters: Array<{ propertyName: string; operator: string; value: string }> }>;
+  sorts: Array<{ propertyName: string; direction: 'ASCENDING' | 'DESCENDING' }>;
+  properties: string[];
+  limit: number;
+  after?: string;
+}
+
+export interface HubSpotClientOptions {
+  accessToken: string;
+  /** Default `https://api.hubapi.com`. */
+  apiUrl?: string | undefined;
+  policy: Readonly<RetryPolicy>;
+  logger: Logger;
+  now: () => Date;
+}
+
+function msUntilUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return next - now.getTime();
+}
+
+/** Sorts a failed HubSpot call (an SDK `ApiException`: code, body, headers) into retry / park / fatal. */
+export function classifyHubSpotError(err: unknown, now: Date): Verdict {
+  if (isChsError(err)) return { kind: 'fatal', error: err };
+  const e = err as { code?: unknown; body?: unknown; headers?: unknown };
+  const status = typeof e.code === 'number' ? e.code : undefined;
+  const body = (e.body && typeof e.body === 'object' ? e.body : {}) as { message?: unknown; policyName?: unknown; category?: unknown };
+  const message = typeof body.message === 'string' ? body.message : errorText(err);
+  if (status === undefined) return { kind: 'retry', reason: `network: ${errorText(err)}` };
+  if (status === 401) {
+    return { kind: 'fatal', error: new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot rejected the access token (${message}); reconnect with a valid private-app token`, { cause: err, details: { provider: 'hubspot', category: body.category } }) };
+  }
+  if (status === 429) {
+    // Daily limits reset at midnight in the account's time zone, which the API does not tell us;
+    // UTC midnight is the guess, and a too-early resume simply parks again.
+    if (body.policyName === 'DAILY') return { kind: 'park', resumeAt: new Date(now.getTime() + msUntilUtcMidnight(now)), reason: 'HubSpot daily limit' };
+    const retryAfter = parseRetryAfter(headerValue(e.headers, 'retry-after'), now);
+    const interval = Number(headerValue(e.headers, 'x-hubspot-ratelimit-interval-milliseconds'));
+    const afterMs =
+      retryAfter ?? (message === 'You have reached your secondly limit.' ? 1000 : body.policyName === 'TEN_SECONDLY_ROLLING' && Number.isFinite(interval) && interval > 0 ? interval : undefined);
+    return { kind: 'retry', reason: `HTTP 429 ${String(body.policyName ?? message)}`, ...(afterMs !== undefined ? { afterMs } : {}) };
+  }
+  if (status >= 500 || status === 408) return { kind: 'retry', reason: `HTTP ${status} ${message}` };
+  return {
+    kind: 'fatal',
+    error: new ChsError(status === 404 ? 'NOT_FOUND' : 'PROVIDER_ERROR', `HubSpot: HTTP ${status} ${message}`, { cause: err, details: { provider: 'hubspot', status, category: body.category } }),
+  };
+}
+
+export class HubSpotClient {
+  readonly #client: Client;
+  readonly #opts: HubSpotClientOptions;
+
+  constructor(opts: HubSpotClientOptions) {
+    this.#opts = opts;
+    this.#client = new Client({ accessToken: opts.accessToken, basePath: (opts.apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, '') });
+  }
+
+  #call<T>(what: string, op: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return withRetry('hubspot', op, (err) => classifyHubSpotError(err, this.#opts.now()), {
+      policy: this.#opts.policy,
+      signal,
+      now: this.#opts.now,
+      onRetry: (i) => this.#opts.logger.warn({ provider: 'hubspot', call: what, ...i }, 'hubspot call retried'),
+    });
+  }
+
+  async search(objectType: string, request: SearchRequest, signal?: AbortSignal): Promise<SearchPage> {
+    const res = await this.#call(
+      `${objectType}.search`,
+      // The SDK types `sorts` as string[]; the API takes {propertyName, direction} objects, which
+      // the serializer passes through unchanged.
+      () => this.#client.crm.objects.searchApi.doSearch(objectType, request as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1]),
+      signal,
+    );
+    const after = res.paging?.next?.after;
+    return {
+      total: res.total,
+      results: res.results.map((r) => ({ id: String(r.id), properties: r.properties })),
+      ...(after ? { after } : {}),
+    };
+  }
+
+  /** Associated object ids per from-id (v4 batch read), e.g. emails → companies. */
+  async associations(fromType: string, toType: string, ids: string[], signal?: AbortSignal): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (ids.length === 0) return out;
+    const res = await this.#call(
+      `associations.${fromType}.${toType}`,
+      () => this.#client.crm.associations.v4.batchApi.getPage(fromType, toType, { inputs: ids.map((id) => ({ id })) }),
+      signal,
+    );
+    for (const r of res.results) {
+      out.set(String(r._from.id), [...new Set(r.to.map((t) => String(t.toObjectId)))]);
+    }
+    return out;
+  }
+
+  /** Contact id → lower-cased e-mail, for ids that have one. */
+  async contactEmails(ids: string[], signal?: AbortSignal): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    const res = await this.#call(
+      'contacts.batch.read',
+      () => this.#client.crm.contacts.batchApi.read({ inputs: ids.map((id) => ({ id })), properties: ['email'], propertiesWithHistory: [] }),
+      signal,
+    );
+    for (const r of res.results) {
+      const email = (r.properties['email'] ?? '').trim().toLowerCase();
+      if (email) out.set(String(r.id), email);
+    }
+    return out;
+  }
+
+  /** Owner id → e-mail, all pages. */
+  async owners(signal?: AbortSignal): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    let after: string | undefined;
+    do {
+      const page = await this.#call('owners', () => this.#client.crm.owners.ownersApi.getPage(undefined, after, 500, false), signal);
+      for (const o of page.results) if (o.email) out.set(String(o.id), o.email.toLowerCase());
+      after = page.paging?.next?.after;
+    } while (after);
+    return out;
+  }
+}

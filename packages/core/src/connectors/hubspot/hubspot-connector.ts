@@ -1,0 +1,207 @@
+/**
+ * HubSpot connector: companies, contacts, then engagements (emails, meetings, calls, notes), each
+ * read through the search API by last-modified date, oldest change first.
+ *
+ * The search API stops at 10,000 results per query (paging further is a 400), so each stream is
+ * read in windows [start, end): when a window's first page reports `total` above the cap the
+ * window is halved until it fits, read to its end, and the next window starts where it ended.
+ * No change is dropped, whatever the volume.
+ */
+import pLimit from 'p-limit';
+import { silentLogger } from '../../util/logger.js';
+import { systemClock } from '../../util/time.js';
+import { isSyncFatal } from '../reconcile.js';
+import { errorText, retryPolicy } from '../retry.js';
+import type { Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, TokenCredentials, UnreconciledItem } from '../types.js';
+import { HubSpotClient, type HubSpotObject } from './hubspot-client.js';
+import {
+  DEFAULT_PROPERTY_MAP,
+  ENGAGEMENT_STREAMS,
+  STREAMS,
+  lastModifiedProperty,
+  mapCompany,
+  mapContact,
+  mapEngagement,
+  parseHubSpotCursor,
+  streamProperties,
+  type HubSpotCursor,
+  type HubSpotPropertyMap,
+  type Stream,
+} from './hubspot-mapping.js';
+
+/** HubSpot search returns at most this many results per query. */
+export const SEARCH_RESULT_CAP = 10_000;
+
+export interface HubSpotConnectorOptions extends ConnectorBaseOptions {
+  credentials: TokenCredentials;
+  /** API root (CHS_HUBSPOT_API_URL). Default `https://api.hubapi.com`. */
+  apiUrl?: string | undefined;
+  /** Company properties holding MRR / renewal / owner. Default DEFAULT_PROPERTY_MAP. */
+  propertyMap?: Partial<HubSpotPropertyMap> | undefined;
+  /** Search page size (max 200). Default 200. */
+  pageSize?: number;
+  /** Quick syncs re-read this much before the saved position (search is eventually consistent). Default 5 min. */
+  overlapMs?: number;
+  /** Streams to read, in order. Default all: companies, contacts, emails, meetings, calls, notes. */
+  streams?: readonly Stream[];
+}
+
+export const HUBSPOT_CAPABILITIES = Object.freeze({
+  rawMail: false,
+  crmRecords: true,
+  activities: true,
+  incremental: true,
+  openTracking: true,
+});
+
+export function createHubSpotConnector(options: HubSpotConnectorOptions): Connector<ProviderRecord> {
+  const opts = Object.freeze({ ...options });
+  const logger = opts.logger ?? silentLogger;
+  const clock = opts.clock ?? systemClock;
+  const policy = retryPolicy(opts.retry);
+  const map: HubSpotPropertyMap = { ...DEFAULT_PROPERTY_MAP, ...opts.propertyMap };
+  const pageSize = Math.min(200, Math.max(1, opts.pageSize ?? 200));
+  const overlapMs = opts.overlapMs ?? 5 * 60_000;
+  const horizonDays = opts.horizonDays ?? 365;
+  const streams = opts.streams ?? STREAMS;
+  const client = new HubSpotClient({ accessToken: opts.credentials.accessToken, apiUrl: opts.apiUrl, policy, logger, now: clock });
+  const limit = pLimit(opts.concurrency ?? 4);
+
+  return Object.freeze({
+    provider: 'hubspot' as const,
+    capabilities: HUBSPOT_CAPABILITIES,
+    async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<ProviderRecord>> {
+      const saved = parseHubSpotCursor(o.cursor);
+      const until = (o.until ?? clock()).getTime();
+      const engagementHorizon = (o.since ?? new Date(until - horizonDays * 86_400_000)).getTime();
+      const cursor: HubSpotCursor = { v: 1, done: o.mode === 'full' ? {} : { ...saved?.done } };
+      let owners: Map<string, string> | undefined;
+      const contactEmailCache = new Map<string, string>();
+      let yielded = 0;
+
+      const ownerEmail = (id: string) => owners?.get(id);
+
+      const search = (stream: Stream, start: number, end: number, after?: string) =>
+        client.search(
+          stream,
+          {
+            filterGroups: [
+              {
+                filters: [
+                  { propertyName: lastModifiedProperty(stream), operator: 'GTE', value: String(start) },
+                  { propertyName: lastModifiedProperty(stream), operator: 'LT', value: String(end) },
+                ],
+              },
+            ],
+            sorts: [{ propertyName: lastModifiedProperty(stream), direction: 'ASCENDING' }],
+            properties: streamProperties(stream, map),
+            limit: pageSize,
+            ...(after ? { after } : {}),
+          },
+          o.signal,
+        );
+
+      async function toRecords(stream: Stream, objects: HubSpotObject[]): Promise<{ items: ProviderRecord[]; unreconciled: UnreconciledItem[] }> {
+        const items: ProviderRecord[] = [];
+        const unreconciled: UnreconciledItem[] = [];
+        if (stream === 'companies') {
+          if (map.csmOwner === 'hubspot_owner_id' && owners === undefined && objects.some((c) => c.properties['hubspot_owner_id'])) {
+            // Best effort: without the owners scope the owner id is kept instead of the e-mail.
+            owners = await client.owners(o.signal).catch((err: unknown) => {
+              if (isSyncFatal(err)) throw err;
+              logger.warn({ provider: 'hubspot', err: errorText(err) }, 'hubspot owners unavailable; keeping owner ids');
+              return new Map<string, string>();
+            });
+          }
+          for (const c of objects) items.push(mapCompany(c.id, c.properties, map, ownerEmail));
+          return { items, unreconciled };
+        }
+        if (stream === 'contacts') {
+          for (const c of objects) {
+            const r = mapContact(c.id, c.properties);
+            if (r.email) contactEmailCache.set(c.id, r.email);
+            items.push(r);
+          }
+          return { items, unreconciled };
+        }
+        const ids = objects.map((x) => x.id);
+        const [companies, contacts] = await Promise.all([
+          limit(() => client.associations(stream, 'companies', ids, o.signal)),
+          limit(() => client.associations(stream, 'contacts', ids, o.signal)),
+        ]);
+        const missing = [...new Set([...contacts.values()].flat())].filter((id) => !contactEmailCache.has(id));
+        if (missing.length > 0) {
+          const found = await limit(() => client.contactEmails(missing, o.signal));
+          for (const [id, email] of found) contactEmailCache.set(id, email);
+        }
+        for (const x of objects) {
+          const contactIds = contacts.get(x.id) ?? [];
+          const r = mapEngagement(stream as 'emails', x.id, x.properties, {
+            companyIds: companies.get(x.id) ?? [],
+            contactIds,
+            contactEmails: contactIds.map((id) => contactEmailCache.get(id)).filter((e): e is string => e !== undefined),
+          });
+          if (typeof r === 'string') unreconciled.push({ providerId: `${stream}:${x.id}`, reason: r });
+          else items.push(r);
+        }
+        return { items, unreconciled };
+      }
+
+      for (const stream of streams) {
+        const full = stream === 'companies' || stream === 'contacts' ? 0 : engagementHorizon;
+        let start: number;
+        let after: string | undefined;
+        if (saved?.current?.stream === stream && o.mode === 'quick') {
+          start = saved.current.start;
+          after = saved.current.after;
+        } else if (saved?.current && o.mode === 'quick' && STREAMS.indexOf(saved.current.stream) > STREAMS.indexOf(stream) && cursor.done[stream] !== undefined) {
+          // Resuming a run that had already finished this stream.
+          continue;
+        } else {
+          const done = cursor.done[stream];
+          start = done !== undefined ? Math.max(full, done - overlapMs) : full;
+        }
+        while (start < until) {
+          let end = until;
+          let page = await search(stream, start, end, after);
+          // Halve the window until the search can page through all of it.
+          while (after === undefined && page.total > SEARCH_RESULT_CAP && end - start > 1) {
+            end = start + Math.floor((end - start) / 2);
+            logger.info({ provider: 'hubspot', stream, start, end, total: page.total }, 'hubspot window above the search cap; splitting');
+            page = await search(stream, start, end);
+          }
+          let read = after === undefined ? 0 : Number(after) || 0;
+          for (;;) {
+            read += page.results.length;
+            const { items, unreconciled } = await toRecords(stream, page.results);
+            const capped = page.after !== undefined && read >= SEARCH_RESULT_CAP;
+            if (capped) {
+              // Only reachable when more than 10,000 changes share one millisecond.
+              unreconciled.push({ providerId: `${stream}@${start}`, reason: `more than ${SEARCH_RESULT_CAP} ${stream} changed within one millisecond` });
+            }
+            const next = capped ? undefined : page.after;
+            cursor.current = next ? { stream, start, end, after: next } : { stream, start: end, end: until };
+            yielded += items.length;
+            yield {
+              items,
+              cursor: { ...cursor, done: { ...cursor.done }, current: { ...cursor.current } },
+              window: `${stream} modified ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}`,
+              expectedIds: page.results.map((r) => (ENGAGEMENT_STREAMS.includes(stream) ? `${stream}:${r.id}` : r.id)),
+              unreconciled,
+              vanished: [],
+            };
+            o.onProgress?.({ phase: stream, itemsYielded: yielded, totalEstimate: page.total });
+            if (!next) break;
+            page = await search(stream, start, end, next);
+          }
+          after = undefined;
+          start = end;
+        }
+        cursor.done[stream] = until;
+        delete cursor.current;
+      }
+      // Closing batch: every stream is done through `until`; nothing is mid-way.
+      yield { items: [], cursor: { v: 1, done: { ...cursor.done } }, window: 'hubspot sync complete', expectedIds: [], unreconciled: [], vanished: [] };
+    },
+  });
+}
