@@ -1,0 +1,9 @@
+export { createSentimentScorer, SENTIMENT_THRESHOLDS, type SentimentScorerOptions } from './sentiment.js';
+export {
+  evaluateSentiment,
+  parseLabelledJsonl,
+  createAfinnBaselineScorer,
+  type LabelledText,
+  type LabelStats,
+  type SentimentEvaluation,
+} from './evaluate.js';
