@@ -1,23 +1,41 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { Engine } from '@chs/core';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { Engine, KeyUsageTracker } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
+import type { Mailer } from '../notify/mailer.js';
+import type { RateLimitStore } from './rate-limit.js';
 
 /** Everything the HTTP app needs, injected by whoever builds it (serve command, tests). */
 export interface AppDeps {
   engine: Engine;
   config: RunnerConfig;
+  /** Logger (redaction is the caller's job then). Default: pino at `config.logLevel`, keys and tokens redacted. */
+  logger?: FastifyBaseLogger;
+  /** Mail transport. Default: SMTP when `config.smtpUrl` is set, else `.eml` files in `<dataDir>/outbox`. */
+  mailer?: Mailer;
+  /** Rate-limit counters. Default: in memory (one process; pass a shared store for several runners). */
+  rateLimitStore?: RateLimitStore;
+  /** Records keys' `lastUsedAt`. Default: a tracker on the engine's store, flushed every 30 s and on close. */
+  keyUsage?: KeyUsageTracker;
+  /** More route modules, registered under `/api` after the standard ones (tests, extensions). Default none. */
+  extraRoutes?: RouteModule[];
 }
 
 /** Who is calling: set by the auth hook on every /api request that passed it. */
 export interface AuthContext {
+  /** The key's workspace (canonical, lower-cased); equal to the request's `workspaceId`. */
   workspaceId: string;
   keyId: string;
+  /** The user whose permissions the key carries. */
   userId: string;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /** A route that needs no API key and no workspaceId (only `/api/openapi.json`). Default false. */
+    public?: boolean;
   }
 }
 

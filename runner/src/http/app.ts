@@ -1,0 +1,112 @@
+/**
+ * The HTTP app: Fastify under `/api`, TypeBox schemas for validation and for the OpenAPI 3.1
+ * document, API-key auth, rate limits and one error body. Built from injected dependencies;
+ * listening is the caller's business (`chs serve`, tests).
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import { KeyUsageTracker } from '@chs/core';
+import { createMailer } from '../notify/mailer.js';
+import { registerAuth } from './auth.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { createLogger } from './logging.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
+import { routeModules } from './routes/index.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { notificationRoutes } from './routes/notifications.js';
+import { settingsRoutes } from './routes/settings.js';
+import { ErrorBodySchema } from './schemas.js';
+import type { AppDeps, RouteModule } from './types.js';
+import { formatValidationErrors, validatorCompiler } from './validation.js';
+
+export const API_PREFIX = '/api';
+/** Largest JSON body accepted (bytes). */
+const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The routes this module owns (settings, keys, notifications), before the shared `routeModules`. */
+const foundationRoutes: RouteModule[] = [settingsRoutes, apiKeyRoutes];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { engine, config } = deps;
+  const ownsUsage = deps.keyUsage === undefined;
+  const keyUsage = deps.keyUsage ?? new KeyUsageTracker(engine.store.db, { logger: engine.logger });
+  const ownsMailer = deps.mailer === undefined;
+  const mailer = deps.mailer ?? createMailer({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), outboxDir: join(config.dataDir, 'outbox') });
+  const rateLimitStore: RateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
+  const full = { ...deps, keyUsage, mailer, rateLimitStore };
+
+  const app = Fastify({
+    loggerInstance: deps.logger ?? createLogger({ level: config.logLevel }),
+    // A caller's X-Request-Id is kept (tracing across services) when it is sane; otherwise a UUID.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    schemaErrorFormatter: formatValidationErrors,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  // `POST /settings/complete-onboarding` and `/notifications/test` take no body, and clients often
+  // still send `Content-Type: application/json` with nothing after it: that is no body, not bad JSON.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    defaultJson(req, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Customer Health Service API',
+        version: '0.1.0',
+        description: 'Every path is under /api. Every error body is {error, code, status}; the codes are listed in docs/errors.md.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk-…' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    },
+    // Every route documents the shared error body, without each route repeating it.
+    transform: ({ schema, url }) => {
+      const s = (schema ?? {}) as Record<string, unknown>;
+      const response = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
+      response['4xx'] ??= { ...ErrorBodySchema, description: 'Error (see docs/errors.md)' };
+      response['5xx'] ??= { ...ErrorBodySchema, description: 'Server error' };
+      return { schema: { ...s, response } as typeof schema, url };
+    },
+  });
+
+  registerAuth(app, { db: engine.store.db, usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
+
+  app.get(`${API_PREFIX}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  for (const mod of foundationRoutes) await app.register(mod(full), { prefix: API_PREFIX });
+  await app.register(notificationRoutes(full), { prefix: API_PREFIX });
+  for (const mod of routeModules) await app.register(mod(full), { prefix: API_PREFIX });
+  for (const mod of deps.extraRoutes ?? []) await app.register(mod(full), { prefix: API_PREFIX });
+
+  if (ownsUsage) keyUsage.start();
+  app.addHook('onClose', async () => {
+    // Last uses still in memory are written before the database goes away.
+    if (ownsUsage) await keyUsage.stop();
+    if (ownsMailer) mailer.close();
+    await rateLimitStore.close?.();
+  });
+  return app;
+}

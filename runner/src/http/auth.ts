@@ -1,0 +1,88 @@
+/**
+ * API-key authentication, the `workspaceId` check and rate limiting, as hooks on every request.
+ *
+ * onRequest (every request, unknown paths included):
+ *   1. Read the key from `Authorization: Bearer <key>` or `X-API-Key: <key>`.
+ *   2. Verify it: one lookup on the unique hash index, every request. Positive answers are not
+ *      cached, so a key deleted or deactivated by any runner sharing the database is refused on
+ *      the next request (a cache would need cross-process invalidation for a saving of one
+ *      indexed point query, which the route itself dwarfs).
+ *   3. Count the request: a valid key in its key and workspace windows, anything else per IP;
+ *      set the `X-RateLimit-*` headers (so they are on every response, errors too); 429 if full.
+ *   4. A route that needs a key (all under /api but `config.public`) without a valid one: 401.
+ *      Unknown paths answer 404 whether or not a key is sent: routing comes before auth.
+ * preValidation (after the body is parsed, before schema validation):
+ *   5. `workspaceId` from the query and/or the JSON body: none → 400; any that is not the key's
+ *      workspace → 403. Checked before validation so a foreign caller learns nothing of the
+ *      parameters.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { verifyApiKey, type Db, type KeyUsageTracker } from '@chs/core';
+import type { RateLimitConfig } from '../config.js';
+import { HttpError } from './errors.js';
+import { rateLimitHeaders, windowsFor, type RateLimitStore } from './rate-limit.js';
+
+export interface AuthHookOptions {
+  db: Db;
+  usage: KeyUsageTracker;
+  limits: RateLimitConfig;
+  store: RateLimitStore;
+}
+
+/** The key a request presents, or undefined. `Authorization: Bearer` wins over `X-API-Key`. */
+export function presentedKey(headers: FastifyRequest['headers']): string | undefined {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m?.[1]) return m[1];
+  }
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  return undefined;
+}
+
+function needsAuth(request: FastifyRequest): boolean {
+  return !request.is404 && request.routeOptions.config.public !== true;
+}
+
+export function registerAuth(app: FastifyInstance, options: AuthHookOptions): void {
+  const { db, usage, limits, store } = options;
+  app.decorateRequest('auth', null as unknown as FastifyRequest['auth']);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedKey(request.headers);
+    const key = presented ? await verifyApiKey(db, presented) : null;
+    const now = Date.now();
+    const result = await store.consume(windowsFor(key ? { keyId: key.id, workspaceId: key.workspaceId } : { ip: request.ip }, limits), now);
+    const headers = rateLimitHeaders(result, now);
+    void reply.headers(headers);
+    if (!result.allowed) {
+      throw new HttpError('RATE_LIMITED', `Rate limit exceeded: ${headers['x-ratelimit-limit']} requests per window; retry after ${headers['retry-after']} s`);
+    }
+    if (key) {
+      usage.touch(key);
+      request.auth = { workspaceId: key.workspaceId, keyId: key.id, userId: key.userId };
+    } else if (needsAuth(request)) {
+      throw new HttpError(
+        'AUTH_INVALID_KEY',
+        presented ? 'Invalid API key: unknown, deleted or inactive' : 'Missing API key: send "Authorization: Bearer <key>" or "X-API-Key: <key>"',
+      );
+    }
+  });
+
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (!needsAuth(request)) return;
+    const seen: unknown[] = [];
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && query.workspaceId !== undefined) seen.push(query.workspaceId);
+    const body = request.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && !Array.isArray(body) && body.workspaceId !== undefined) seen.push(body.workspaceId);
+    if (seen.length === 0) throw new HttpError('VALIDATION_ERROR', 'querystring.workspaceId: required (the workspace domain, e.g. acme.com)');
+    for (const id of seen) {
+      if (typeof id !== 'string' || id.trim() === '') throw new HttpError('VALIDATION_ERROR', 'workspaceId: must be one non-empty string');
+      if (id.trim().toLowerCase() !== request.auth.workspaceId) {
+        throw new HttpError('FORBIDDEN_WORKSPACE', `The API key does not belong to workspace ${id}`);
+      }
+    }
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * GET/PUT /settings, GET /settings/user, POST /settings/complete-onboarding.
+ * `profile.*` is the calling key's user; `workspace.*` is the workspace's settings document.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  ChsError,
+  completeOnboarding,
+  getSettings,
+  getUser,
+  requireWorkspace,
+  updateSettings,
+  updateUserProfile,
+  type Db,
+  type User,
+  type WorkspaceSettings,
+} from '@chs/core';
+import { HttpError } from '../errors.js';
+import { SuccessMessage, WorkspaceQuery } from '../schemas.js';
+import type { AppDeps } from '../types.js';
+
+const strict = { additionalProperties: false } as const;
+
+const Profile = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    title: Type.String({ maxLength: 200 }),
+  },
+  strict,
+);
+
+const Notifications = Type.Object(
+  {
+    channels: Type.Object({ email: Type.Boolean() }, strict),
+    dailyDigest: Type.Boolean(),
+    weeklyDigest: Type.Boolean(),
+    alertOnScoreDrop: Type.Boolean(),
+    scoreDropPct: Type.Number({ minimum: 0, maximum: 100, description: 'Percent, 0-100' }),
+    alertOnRenewals: Type.Boolean(),
+    renewalsAheadDays: Type.Integer({ minimum: 1, maximum: 365, description: 'Days, 1-365' }),
+    emailFrom: Type.String({ format: 'email', maxLength: 254 }),
+  },
+  strict,
+);
+
+const HealthWeights = Type.Object(
+  {
+    sentiment: Type.Number({ minimum: 0, maximum: 100 }),
+    engagement: Type.Number({ minimum: 0, maximum: 100 }),
+    responsiveness: Type.Number({ minimum: 0, maximum: 100 }),
+    recency: Type.Number({ minimum: 0, maximum: 100 }),
+  },
+  { ...strict, description: 'Engine extension: relative weights of the health components (normalised; not all zero)' },
+);
+
+const WorkspaceSettingsSchema = Type.Object(
+  {
+    workspaceName: Type.String({ minLength: 1, maxLength: 200 }),
+    domain: Type.String({ description: 'The workspace id; read-only (a PUT may repeat it, not change it)' }),
+    timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }),
+    currency: Type.String({ minLength: 3, maxLength: 3, description: 'ISO 4217 code, e.g. EUR' }),
+    defaultWindowDays: Type.Integer({ minimum: 1, maximum: 365 }),
+    riskThreshold: Type.Number({ minimum: 0, maximum: 100 }),
+    dataRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
+    notifications: Notifications,
+    healthWeights: HealthWeights,
+    syncIntervalMinutes: Type.Integer({ minimum: 5, maximum: 1440, description: 'Engine extension: minutes between scheduled quick syncs' }),
+  },
+  strict,
+);
+
+const SettingsResponse = Type.Object({ profile: Profile, workspace: WorkspaceSettingsSchema });
+
+/** Every field optional at every depth; unknown fields still rejected. */
+const SettingsPatch = Type.Object(
+  {
+    profile: Type.Optional(Type.Partial(Profile, strict)),
+    workspace: Type.Optional(
+      Type.Partial(
+        Type.Object(
+          {
+            ...WorkspaceSettingsSchema.properties,
+            notifications: Type.Partial(Type.Object({ ...Notifications.properties, channels: Type.Partial(Notifications.properties.channels, strict) }, strict), strict),
+            healthWeights: Type.Partial(HealthWeights, strict),
+          },
+          strict,
+        ),
+        strict,
+      ),
+    ),
+  },
+  strict,
+);
+type SettingsPatch = Static<typeof SettingsPatch>;
+
+const UserInfo = Type.Object({
+  user: Type.Object({
+    email: Type.String(),
+    name: Type.String(),
+    title: Type.String(),
+    hasCompletedOnboarding: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastLoginAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Last use of any of the user’s keys; null when never' }),
+  }),
+  workspace: Type.Object({ domain: Type.String(), name: Type.String(), plan: Type.String(), billingStatus: Type.String() }),
+});
+
+const TIME_ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/** The canonical name of an IANA zone (`europe/paris` → `Europe/Paris`), or null. */
+export function canonicalTimeZone(tz: string): string | null {
+  if (!TIME_ZONE_SHAPE.test(tz)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+let currencies: Set<string> | undefined;
+/** The upper-cased ISO 4217 code, or null when the runtime does not know it. */
+export function canonicalCurrency(code: string): string | null {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  const upper = code.toUpperCase();
+  return currencies.has(upper) ? upper : null;
+}
+
+const invalid = (message: string) => new HttpError('VALIDATION_ERROR', message);
+
+/** Checks the rules a schema cannot express; returns the patch with canonical values. */
+function checkPatch(patch: SettingsPatch, workspaceId: string): SettingsPatch {
+  const ws = patch.workspace;
+  if (!ws) return patch;
+  const out = { ...ws };
+  if (ws.timezone !== undefined) {
+    const tz = canonicalTimeZone(ws.timezone);
+    if (!tz) throw invalid(`body.workspace.timezone: "${ws.timezone}" is not an IANA time zone (e.g. Europe/Paris)`);
+    out.timezone = tz;
+  }
+  if (ws.currency !== undefined) {
+    const c = canonicalCurrency(ws.currency);
+    if (!c) throw invalid(`body.workspace.currency: "${ws.currency}" is not an ISO 4217 currency code (e.g. EUR)`);
+    out.currency = c;
+  }
+  if (ws.domain !== undefined && ws.domain.trim().toLowerCase() !== workspaceId) {
+    throw invalid('body.workspace.domain: the domain is the workspace id and cannot be changed');
+  }
+  delete out.domain;
+  if (ws.workspaceName !== undefined) {
+    if (ws.workspaceName.trim() === '') throw invalid('body.workspace.workspaceName: must not be blank');
+    out.workspaceName = ws.workspaceName.trim();
+  }
+  return { ...patch, workspace: out };
+}
+
+function settingsView(user: User, s: WorkspaceSettings): Static<typeof SettingsResponse> {
+  return {
+    profile: { name: user.name, email: user.email, title: user.title },
+    workspace: {
+      workspaceName: s.workspaceName,
+      domain: s.domain,
+      timezone: s.timezone,
+      currency: s.currency,
+      defaultWindowDays: s.defaultWindowDays,
+      riskThreshold: s.riskThreshold,
+      dataRetentionDays: s.dataRetentionDays,
+      notifications: s.notifications,
+      healthWeights: s.healthWeights,
+      syncIntervalMinutes: s.syncIntervalMinutes,
+    },
+  };
+}
+
+async function requireUser(db: Db, userId: string): Promise<User> {
+  const user = await getUser(db, userId);
+  if (!user) throw new ChsError('NOT_FOUND', 'the user of this API key no longer exists');
+  return user;
+}
+
+export const settingsRoutes =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const db = deps.engine.store.db;
+    const tags = ['settings'];
+
+    app.get(
+      '/settings',
+      { schema: { tags, summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
+      async (request) => {
+        const [user, settings] = await Promise.all([requireUser(db, request.auth.userId), getSettings(db, request.auth.workspaceId)]);
+        return settingsView(user, settings);
+      },
+    );
+
+    app.put(
+      '/settings',
+      {
+        schema: {
+          tags,
+          summary: 'Update settings (partial, deep merge; unknown fields rejected)',
+          querystring: WorkspaceQuery,
+          body: SettingsPatch,
+          response: { 200: SuccessMessage },
+        },
+      },
+      async (request) => {
+        const patch = checkPatch(request.body, request.auth.workspaceId);
+        await db.transaction().execute(async (trx) => {
+          if (patch.profile && Object.keys(patch.profile).length > 0) await updateUserProfile(trx, request.auth.userId, patch.profile);
+          if (patch.workspace && Object.keys(patch.workspace).length > 0) {
+            const next = await updateSettings(trx, request.auth.workspaceId, patch.workspace);
+            const w = next.healthWeights;
+            if (w.sentiment + w.engagement + w.responsiveness + w.recency <= 0) {
+              throw invalid('body.workspace.healthWeights: at least one weight must be above 0');
+            }
+          }
+        });
+        return { success: true, message: 'Settings updated' };
+      },
+    );
+
+    app.get(
+      '/settings/user',
+      { schema: { tags, summary: 'The calling user and the workspace', querystring: WorkspaceQuery, response: { 200: UserInfo } } },
+      async (request) => {
+        const [user, ws] = await Promise.all([requireUser(db, request.auth.userId), requireWorkspace(db, request.auth.workspaceId)]);
+        const pending = deps.keyUsage?.pendingUserLastUsed(user.id);
+        const lastLoginAt = pending !== undefined && (user.lastLoginAt === null || pending > user.lastLoginAt) ? pending : user.lastLoginAt;
+        return {
+          user: { email: user.email, name: user.name, title: user.title, hasCompletedOnboarding: user.hasCompletedOnboarding, createdAt: user.createdAt, lastLoginAt },
+          workspace: { domain: ws.id, name: ws.name, plan: ws.plan, billingStatus: ws.billingStatus },
+        };
+      },
+    );
+
+    app.post(
+      '/settings/complete-onboarding',
+      {
+        schema: {
+          tags,
+          summary: 'Mark the calling user onboarded',
+          querystring: WorkspaceQuery,
+          response: { 200: Type.Object({ success: Type.Boolean(), hasCompletedOnboarding: Type.Boolean() }) },
+        },
+      },
+      async (request) => {
+        const user = await completeOnboarding(db, request.auth.userId);
+        return { success: true, hasCompletedOnboarding: user.hasCompletedOnboarding };
+      },
+    );
+  };
