@@ -1,0 +1,18 @@
+export { recomputeHealth, type RecomputeHealthInput, type RecomputeHealthResult } from './recompute.js';
+export {
+  HEALTH_COMPONENTS,
+  REASON_CODES,
+  WEAKNESS_CODES,
+  DEFAULT_SCORE,
+  scoreDay,
+  explainChange,
+  explainWeakness,
+  normaliseWeights,
+  type HealthComponent,
+  type ReasonCode,
+  type WeaknessCode,
+  type DayBucket,
+  type HealthResult,
+  type ComponentScore,
+  type Explanation,
+} from './model.js';

@@ -1,0 +1,134 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { dropTestSchemas, testDialects } from '../store/testing.js';
+import { updateSettings } from '../settings/settings.js';
+import { recomputeHealth } from './recompute.js';
+import { insertClient, insertInteractions, insertWorkspace } from './test-fixtures.js';
+
+const NOW = new Date('2024-06-30T12:00:00.000Z');
+const WS = 'us.test';
+
+afterAll(() => dropTestSchemas());
+
+for (const dialect of await testDialects()) {
+  describe(`recomputeHealth on ${dialect.name}`, () => {
+    async function fixture() {
+      const store = await dialect.open();
+      const db = store.db;
+      await insertWorkspace(db, WS);
+      await insertClient(db, WS, { id: 'alpha', domain: 'alpha.com' });
+      await insertClient(db, WS, { id: 'beta', domain: 'beta.io' });
+      await insertClient(db, WS, { id: 'gamma', domain: 'gamma.org' });
+      await insertInteractions(db, WS, [
+        // alpha: they write (+0.5), we answer 4 hours later, same thread.
+        { id: 'a1', clientId: 'alpha', at: '2024-06-28T09:00:00.000Z', direction: 'inbound', sentiment: 0.5, thread: 't1' },
+        { id: 'a2', clientId: 'alpha', at: '2024-06-28T13:00:00.000Z', direction: 'outbound', sentiment: 0.2, thread: 't1' },
+        // beta: two past messages months apart (a past-dated ingest).
+        { id: 'b1', clientId: 'beta', at: '2023-09-01T10:00:00.000Z', direction: 'inbound', sentiment: 0.8 },
+        { id: 'b2', clientId: 'beta', at: '2024-01-15T10:00:00.000Z', direction: 'inbound', sentiment: -0.6 },
+      ]);
+      return store;
+    }
+
+    const snap = async (db: Awaited<ReturnType<typeof fixture>>['db'], client: string, date: string) =>
+      db.selectFrom('health_snapshots').selectAll().where('client_id', '=', client).where('date', '=', date).executeTakeFirst();
+
+    it('scores every day from the first interaction with hand-computed components', async () => {
+      const store = await fixture();
+      const db = store.db;
+      const r = await recomputeHealth(db, { workspaceId: WS, now: NOW });
+      // alpha: 06-28..06-30 = 3; beta: 2023-09-01..2024-06-30 = 30+31+30+31+31+29+31+30+31+30 = 304; gamma: today only = 1.
+      expect(r).toEqual({ clientsScored: 3, snapshotsWritten: 308 });
+
+      // alpha on 06-30 (both messages 2 days old):
+      // sentiment: only their message counts, +0.5 → 50·1.5 = 75
+      // engagement: 2 in 30 days, no baseline (floor 1) → min(1, 2/1) → 100
+      // responsiveness: our reply 4 h → 100·24/28 = 85.714; their reply rate 0/1 → 0; mean 42.857
+      // recency: last contact 2 days → 100
+      // score = .4·75 + .2·100 + .2·42.857 + .2·100 = 78.571 → 78.6; confidence: 2/10 data × fresh 1 = 0.2
+      const a = await snap(db, 'alpha', '2024-06-30');
+      expect(a?.score).toBe(78.6);
+      expect(a?.confidence).toBe(0.2);
+      const comps = JSON.parse(a!.components_json);
+      expect(comps.sentiment).toEqual({ value: 75, weight: 0.4, contribution: 30 });
+      expect(comps.engagement.value).toBe(100);
+      expect(comps.responsiveness.value).toBe(42.9);
+      expect(comps.recency.value).toBe(100);
+      expect(comps.inputs.ourReplyHours).toBe(4);
+      expect(a?.reason).toBe('stable');
+      expect(JSON.parse(a!.evidence_json!).interactionIds).toEqual(['a1', 'a2']);
+
+      const alpha = await db.selectFrom('clients').selectAll().where('id', '=', 'alpha').executeTakeFirstOrThrow();
+      expect(alpha.health_score).toBe(78.6);
+      expect(alpha.health_updated_at).toBe(NOW.toISOString());
+      expect(alpha.last_interaction_at).toBe('2024-06-28T13:00:00.000Z');
+
+      // beta 2023-09-01: sentiment .8 → 90; engagement 100; responsiveness none → 50; recency 100
+      // = 36 + 20 + 10 + 20 = 86
+      expect((await snap(db, 'beta', '2023-09-01'))?.score).toBe(86);
+      // beta 2023-10-01 (30 days later): sentiment still 90; engagement 0 (baseline 1/3 → floor 1);
+      // recency 100 − (30−7)·100/60 = 61.667 → 36 + 0 + 10 + 12.333 = 58.3; confidence 1/10
+      const oct = await snap(db, 'beta', '2023-10-01');
+      expect(oct?.score).toBe(58.3);
+      expect(oct?.confidence).toBe(0.1);
+      // beta 2024-01-14: nothing within 90 days → sentiment 50, engagement 0, resp 50, recency 0 → 30
+      expect((await snap(db, 'beta', '2024-01-14'))?.score).toBe(30);
+      // beta 2024-01-15: −0.6 → 20; engagement 100; resp 50; recency 100 → 8 + 20 + 10 + 20 = 58
+      // change +28 = sentiment −12, engagement +20, responsiveness 0, recency +20 → engagement first
+      const jan = await snap(db, 'beta', '2024-01-15');
+      expect(jan?.score).toBe(58);
+      expect(jan?.reason).toBe('engagement_rose');
+      const ev = JSON.parse(jan!.evidence_json!);
+      expect(ev.changes).toEqual({ sentiment: -12, engagement: 20, responsiveness: 0, recency: 20 });
+      expect(ev.interactionIds).toEqual(['b2']);
+      // beta today: nothing in 120 days → 20 + 0 + 10 + 0 = 30, confidence 0
+      const today = await snap(db, 'beta', '2024-06-30');
+      expect(today?.score).toBe(30);
+      expect(today?.confidence).toBe(0);
+
+      // The past-dated history is a real series, not a flat line.
+      const distinct = await db.selectFrom('health_snapshots').select('score').distinct().where('client_id', '=', 'beta').execute();
+      expect(distinct.length).toBeGreaterThan(10);
+
+      // gamma: no interactions → documented default 50, confidence 0, reason no_data.
+      const g = await snap(db, 'gamma', '2024-06-30');
+      expect(g).toMatchObject({ score: 50, confidence: 0, reason: 'no_data' });
+      await store.close();
+    });
+
+    it('explains a decline by its driver and names the evidence', async () => {
+      const store = await fixture();
+      const db = store.db;
+      await recomputeHealth(db, { workspaceId: WS, now: NOW });
+      await insertInteractions(db, WS, [{ id: 'a3', clientId: 'alpha', at: '2024-06-30T08:00:00.000Z', direction: 'inbound', sentiment: -1, thread: 't1' }]);
+      const r = await recomputeHealth(db, { workspaceId: WS, clientIds: ['alpha'], fromDay: '2024-06-30', now: NOW });
+      expect(r).toEqual({ clientsScored: 1, snapshotsWritten: 1 });
+      // alpha 06-30 now: sentiment weights: a1 at 2 days 0.5^(2/14) = 0.905724, a3 today 1
+      // avg = (0.905724·0.5 − 1)/(1.905724) = −0.289111 → 35.544
+      // responsiveness: ours 4 h → 85.714; theirs: a3 follows our a2 → 1/1 → 100; mean 92.857
+      // score = .4·35.544 + 20 + .2·92.857 + 20 = 14.218 + 20 + 18.571 + 20 = 72.79 → 72.8
+      const a = await snap(db, 'alpha', '2024-06-30');
+      expect(a?.score).toBe(72.8);
+      // change vs 06-29 (78.6): sentiment 30 → 14.22 (−15.78), responsiveness 8.57 → 18.57 (+10)
+      expect(a?.reason).toBe('sentiment_declining');
+      expect(a?.reason_text).toMatch(/^Score fell 5\.8 points \(78\.6 → 72\.8\)/);
+      expect(JSON.parse(a!.evidence_json!).interactionIds[0]).toBe('a3');
+      // beta untouched by an incremental run for alpha.
+      expect(await db.selectFrom('health_snapshots').select('client_id').where('client_id', '=', 'beta').execute()).toHaveLength(304);
+      await store.close();
+    });
+
+    it('fills days missed since the last run and uses the workspace weights', async () => {
+      const store = await fixture();
+      const db = store.db;
+      await recomputeHealth(db, { workspaceId: WS, clientIds: ['alpha'], now: NOW });
+      await updateSettings(db, WS, { healthWeights: { sentiment: 1, engagement: 0, responsiveness: 0, recency: 0 } });
+      const later = new Date('2024-07-03T12:00:00.000Z');
+      const r = await recomputeHealth(db, { workspaceId: WS, clientIds: ['alpha'], fromDay: '2024-07-03', now: later });
+      // 07-01, 07-02 (missed) and 07-03.
+      expect(r.snapshotsWritten).toBe(3);
+      // weights 1/0/0/0: the score is the sentiment component alone, 75.
+      expect((await snap(db, 'alpha', '2024-07-02'))?.score).toBe(75);
+      await store.close();
+    });
+  });
+}

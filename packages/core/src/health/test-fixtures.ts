@@ -1,0 +1,108 @@
+/**
+ * Small builders for hand-made fixtures in tests: rows inserted straight into the store so each
+ * test states every number it relies on. Not used by the engine itself.
+ */
+import type { Db } from '../store/database.js';
+import type { ClientsTable, InteractionsTable } from '../store/schema.js';
+
+export async function insertWorkspace(db: Db, id: string): Promise<void> {
+  const at = '2024-01-01T00:00:00.000Z';
+  await db.insertInto('workspaces').values({ id, name: id, plan: 'free', billing_status: 'active', created_at: at, updated_at: at }).execute();
+}
+
+export interface ClientSpec extends Partial<Omit<ClientsTable, 'id' | 'workspace_id'>> {
+  id: string;
+  domain: string;
+}
+
+export async function insertClient(db: Db, workspaceId: string, c: ClientSpec): Promise<void> {
+  const at = '2024-01-01T00:00:00.000Z';
+  const { domain, id, ...rest } = c;
+  await db
+    .insertInto('clients')
+    .values({
+      id,
+      workspace_id: workspaceId,
+      name: id,
+      name_source: 'domain',
+      primary_domain: domain,
+      mrr: null,
+      renewal_date: null,
+      csm_owner: null,
+      is_excluded: 0,
+      health_score: null,
+      health_updated_at: null,
+      last_interaction_at: null,
+      created_at: at,
+      updated_at: at,
+      ...rest,
+    })
+    .execute();
+  await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: id }).execute();
+}
+
+export interface InteractionSpec {
+  id: string;
+  clientId: string;
+  at: string;
+  direction: 'inbound' | 'outbound';
+  sentiment: number;
+  type?: string;
+  thread?: string | null;
+  label?: 'positive' | 'neutral' | 'negative';
+  opened?: number | null;
+}
+
+export async function insertInteractions(db: Db, workspaceId: string, items: InteractionSpec[]): Promise<void> {
+  const rows: InteractionsTable[] = items.map((i) => ({
+    id: i.id,
+    workspace_id: workspaceId,
+    client_id: i.clientId,
+    type: i.type ?? 'email',
+    source: 'mbox',
+    dedupe_key: i.id,
+    provider_id: null,
+    thread_id: i.thread === undefined ? null : i.thread,
+    subject: `subject ${i.id}`,
+    summary: `summary ${i.id}`,
+    sentiment_label: i.label ?? (i.sentiment > 0.05 ? 'positive' : i.sentiment < -0.05 ? 'negative' : 'neutral'),
+    sentiment_score: i.sentiment,
+    occurred_at: i.at,
+    from_email: i.direction === 'inbound' ? `them@${i.clientId}.test` : 'me@us.test',
+    to_emails: i.direction === 'inbound' ? 'me@us.test' : `them@${i.clientId}.test`,
+    direction: i.direction,
+    opened: i.opened ?? null,
+    content_hash: i.id,
+    created_at: i.at,
+    updated_at: i.at,
+  }));
+  for (let k = 0; k < rows.length; k += 200) await db.insertInto('interactions').values(rows.slice(k, k + 200)).execute();
+}
+
+/** A snapshot with the four contributions given (score = their sum unless stated). */
+export async function insertSnapshot(
+  db: Db,
+  workspaceId: string,
+  clientId: string,
+  date: string,
+  contributions: [number, number, number, number],
+  score?: number,
+): Promise<void> {
+  const [s, e, r, rec] = contributions;
+  const comp = (c: number) => ({ value: c * 4, weight: 0.25, contribution: c });
+  await db
+    .insertInto('health_snapshots')
+    .values({
+      workspace_id: workspaceId,
+      client_id: clientId,
+      date,
+      score: score ?? s + e + r + rec,
+      confidence: 1,
+      components_json: JSON.stringify({ sentiment: comp(s), engagement: comp(e), responsiveness: comp(r), recency: comp(rec) }),
+      reason: 'stable',
+      reason_text: '',
+      evidence_json: '{}',
+      created_at: `${date}T23:00:00.000Z`,
+    })
+    .execute();
+}
