@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { register as ingest } from './ingest.js';
+import { register as sentiment } from './sentiment.js';
 
 /** A CLI command module: adds its command(s) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [ingest];
+export const commands: RegisterCommand[] = [ingest, sentiment];
