@@ -3,6 +3,7 @@
  *
  * Every HubSpot property value is a string on the wire (numbers, epoch-ms and ISO dates alike).
  */
+import { htmlToText, normaliseDomain } from '../text.js';
 import type { ActivityRecord, ActivityType, CompanyRecord, ContactRecord, Cursor } from '../types.js';
 
 /**
@@ -80,14 +81,6 @@ type Props = Record<string, string | null | undefined>;
 
 const str = (p: Props, k: string): string => (p[k] ?? '').trim();
 
-/** `https://www.Acme.com/x` → `acme.com`; '' when it is not a domain. */
-export function normaliseDomain(value: string): string {
-  let v = value.trim().toLowerCase();
-  if (!v) return '';
-  v = v.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/\.$/, '');
-  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(v) ? v : '';
-}
-
 /** A HubSpot date value (`2024-09-30`, ISO datetime, or epoch ms) → `YYYY-MM-DD`. */
 export function toDay(value: string): string | undefined {
   const v = value.trim();
@@ -103,23 +96,6 @@ export function toIso(value: string): string | undefined {
   if (!v) return undefined;
   const t = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
   return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
-}
-
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<br\s*\/?>|<\/(p|div|li|tr|h\d)>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 export function mapCompany(id: string, p: Props, map: HubSpotPropertyMap, ownerEmail: (ownerId: string) => string | undefined): CompanyRecord {
