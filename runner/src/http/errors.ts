@@ -64,6 +64,8 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   INVALID_TRANSITION: m(409, 'Invalid state transition'),
   // A provider's or mail server's answer is the useful part of these 502s, and carries no internals.
   PROVIDER_ERROR: m(502, 'The provider returned an error', true),
+  // The provider's own quota is spent: retry after `details.resumeAt` (sent as Retry-After).
+  PROVIDER_RATE_LIMITED: m(503, 'The provider’s rate limit is exhausted; retry later', true),
   NOTIFICATION_FAILED: m(502, 'The notification could not be delivered', true),
   DATABASE_UNREACHABLE: m(503, 'The database is unreachable'),
   MIGRATION_FAILED: m(500, 'Internal server error'),
@@ -135,9 +137,12 @@ export function toErrorResponse(err: unknown): { body: ErrorBody; headers: Recor
   }
   if (isChsError(err)) {
     const mapping = mappingOf(err.code);
+    const headers: Record<string, string> = {};
+    const resumeAt = typeof err.details?.resumeAt === 'string' ? Date.parse(err.details.resumeAt) : Number.NaN;
+    if (!Number.isNaN(resumeAt)) headers['retry-after'] = String(Math.max(1, Math.ceil((resumeAt - Date.now()) / 1000)));
     return {
       body: { error: mapping.expose ? err.message : mapping.publicMessage, code: mapping.code, status: mapping.status },
-      headers: {},
+      headers,
       internal: mapping.status >= 500,
     };
   }

@@ -1,4 +1,7 @@
 import type { RouteModule } from '../types.js';
+import { clientRoutes } from './clients.js';
+import { metricsRoutes } from './metrics.js';
+import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
-export const routeModules: RouteModule[] = [];
+export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes];

@@ -1,0 +1,95 @@
+/**
+ * GET /clients, GET /clients/last-interactions, GET /clients/{clientId},
+ * GET /clients/{clientId}/interactions, and the PATCH /clients/{clientId} extension.
+ * `/clients/last-interactions` is a static path, so Fastify's router prefers it to `:clientId`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { getClientDetails, lastInteractions, listClientInteractions, listClients, toClientView, updateClientAttributes } from '@chs/core';
+import { WorkspaceQuery } from '../schemas.js';
+import type { AppDeps } from '../types.js';
+
+const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const InteractionsQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1-200 (default 50)' }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip (default 0)' }),
+});
+
+const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const ClientPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    mrr: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),
+    renewalDate: Type.Optional(Nullable(Type.String({ format: 'date' }))),
+    csmOwner: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
+    isExcluded: Type.Optional(Type.Boolean()),
+    domains: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 253 }), { maxItems: 50, description: 'Extra domains to attach' })),
+  },
+  { additionalProperties: false, minProperties: 1, 'x-extension': true, description: 'Extension (not in the spec): client attributes mail cannot give' },
+);
+
+export const clientRoutes =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const db = deps.engine.store.db;
+    const tags = ['clients'];
+
+    app.get('/clients', { schema: { tags, summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery } }, async (request) =>
+      listClients(db, request.auth.workspaceId),
+    );
+
+    app.get(
+      '/clients/last-interactions',
+      { schema: { tags, summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery } },
+      async (request) => lastInteractions(db, request.auth.workspaceId),
+    );
+
+    app.get(
+      '/clients/:clientId',
+      { schema: { tags, summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery } },
+      async (request) => getClientDetails(db, request.auth.workspaceId, request.params.clientId, deps.engine.clock()),
+    );
+
+    app.get(
+      '/clients/:clientId/interactions',
+      { schema: { tags, summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery } },
+      async (request) => listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset }),
+    );
+
+    app.patch(
+      '/clients/:clientId',
+      {
+        schema: {
+          tags: [...tags, 'extension'],
+          summary: 'Extension: set mrr, renewalDate, csmOwner, isExcluded, name, extra domains',
+          description: 'Not in the spec (extension). Fields absent are unchanged; null clears mrr, renewalDate and csmOwner.',
+          params: ClientParams,
+          querystring: WorkspaceQuery,
+          body: ClientPatch,
+        },
+      },
+      async (request) => {
+        const b = request.body;
+        const row = await updateClientAttributes(
+          db,
+          request.auth.workspaceId,
+          request.params.clientId,
+          {
+            ...(b.name !== undefined ? { name: b.name } : {}),
+            ...(b.mrr !== undefined ? { mrr: b.mrr } : {}),
+            ...(b.renewalDate !== undefined ? { renewalDate: b.renewalDate } : {}),
+            ...(b.csmOwner !== undefined ? { csmOwner: b.csmOwner } : {}),
+            ...(b.isExcluded !== undefined ? { isExcluded: b.isExcluded } : {}),
+            ...(b.domains !== undefined ? { domains: b.domains } : {}),
+          },
+          new Date(),
+        );
+        return toClientView(row);
+      },
+    );
+  };

@@ -1,0 +1,23 @@
+/** GET /ingest/email-stats: e-mail ingestion statistics over the window, with processing errors. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ingestEmailStats } from '@chs/core';
+import { WorkspaceQuery } from '../schemas.js';
+import type { AppDeps } from '../types.js';
+
+export const IngestEmailStatsQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  windowDays: Type.Integer({ minimum: 1, maximum: 90, default: 30, description: 'Days, 1-90 (default 30)' }),
+});
+
+export const ingestEmailStatsRoutes =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.get(
+      '/ingest/email-stats',
+      { schema: { tags: ['ingestion'], summary: 'E-mail ingestion statistics and processing errors', querystring: IngestEmailStatsQuery } },
+      async (request) => ingestEmailStats(deps.engine.store.db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: deps.engine.clock() }),
+    );
+  };

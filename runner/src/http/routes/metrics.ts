@@ -1,0 +1,67 @@
+/**
+ * GET /metrics/*. Bounds the spec leaves open are ours (docs/health-model.md): windowDays 1-365
+ * for trends, deltas and e-mail stats; minDelta 0-100. Beyond a bound is 400, never clamped.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { emailEngagement, getSummary, healthTrend, interactionMix, scoreDeltas, sentimentTrendSeries, TREND_INTERVALS } from '@chs/core';
+import { WorkspaceQuery } from '../schemas.js';
+import type { AppDeps } from '../types.js';
+
+const windowDays = (def: number, max: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: def, description: `Days, 1-${max} (default ${def})` });
+
+export const SummaryQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  windowDays: windowDays(7, 90),
+  riskThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Score below which a client is at risk, 0-100 (default: the workspace setting, else 40)' })),
+});
+export const HealthTrendQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  windowDays: windowDays(30, 365),
+  interval: Type.Union(TREND_INTERVALS.map((i) => Type.Literal(i)), { default: 'daily', description: 'daily (default), weekly (ISO weeks), monthly' }),
+});
+export const WindowQuery30 = Type.Object({ ...WorkspaceQuery.properties, windowDays: windowDays(30, 365) });
+export const DeltasQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  windowDays: windowDays(7, 365),
+  minDelta: Type.Number({ minimum: 0, maximum: 100, default: 10, description: 'Smallest |score change| listed, 0-100 (default 10)' }),
+});
+
+export const metricsRoutes =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const db = deps.engine.store.db;
+    const tags = ['metrics'];
+    const now = () => deps.engine.clock();
+
+    app.get('/metrics/summary', { schema: { tags, summary: 'Portfolio summary (excluded clients left out)', querystring: SummaryQuery } }, async (request) =>
+      getSummary(db, request.auth.workspaceId, {
+        windowDays: request.query.windowDays,
+        ...(request.query.riskThreshold !== undefined ? { riskThreshold: request.query.riskThreshold } : {}),
+        now: now(),
+      }),
+    );
+
+    app.get('/metrics/trends/health', { schema: { tags, summary: 'Average health score per day, ISO week or month', querystring: HealthTrendQuery } }, async (request) =>
+      healthTrend(db, request.auth.workspaceId, { windowDays: request.query.windowDays, interval: request.query.interval, now: now() }),
+    );
+
+    app.get('/metrics/trends/sentiment', { schema: { tags, summary: 'Sentiment per day; avgSentiment in [0, 1], 0.5 neutral', querystring: WindowQuery30 } }, async (request) =>
+      sentimentTrendSeries(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+    );
+
+    app.get('/metrics/trends/interactions', { schema: { tags, summary: 'Interaction mix by type; percentages sum to 100', querystring: WindowQuery30 } }, async (request) =>
+      interactionMix(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+    );
+
+    app.get('/metrics/deltas', { schema: { tags, summary: 'Score changes over the window grouped by reason', querystring: DeltasQuery } }, async (request) =>
+      scoreDeltas(db, request.auth.workspaceId, { windowDays: request.query.windowDays, minDelta: request.query.minDelta, now: now() }),
+    );
+
+    app.get('/metrics/email-stats', { schema: { tags, summary: 'E-mail engagement: open rate (where tracked) and response rate from threads', querystring: WindowQuery30 } }, async (request) =>
+      emailEngagement(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+    );
+  };
