@@ -146,24 +146,36 @@ function charsetKnown(label: string): boolean {
   return ok;
 }
 
-function charsetWarnings(cutRaw: Buffer, texts: string[]): ParseWarning[] {
+/**
+ * Charset labels come from Content-Type header lines (of the message and of every part) and
+ * from encoded words in the top header block; a `charset=` inside a body (HTML meta tags in
+ * quoted-printable) is no label of ours.
+ */
+function charsetWarnings(cutRaw: Buffer, topHeaders: string, texts: string[]): ParseWarning[] {
   const warnings: ParseWarning[] = [];
-  const s = cutRaw.toString('latin1');
   const seen = new Set<string>();
-  for (const m of s.matchAll(/charset\s*=\s*"?([^"';\s]+)|=\?([^?\s]+)\?[bqBQ]\?/gi)) {
-    const label = (m[1] ?? m[2] ?? '').replace(/\*.*$/, '').toLowerCase();
-    if (label === '' || seen.has(label)) continue;
+  const check = (raw: string) => {
+    const label = raw.replace(/\*.*$/, '').toLowerCase();
+    if (label === '' || seen.has(label)) return;
     seen.add(label);
     if (!charsetKnown(label)) warnings.push({ kind: 'charset', reason: `unknown charset "${label.slice(0, 40)}"` });
+  };
+  const s = cutRaw.toString('latin1');
+  for (const line of s.matchAll(/^content-type:[^\n]*(?:\n[ \t][^\n]*)*/gim)) {
+    const m = /charset\s*=\s*"?([^"';\s]+)/i.exec(line[0]);
+    if (m?.[1]) check(m[1]);
   }
+  for (const m of topHeaders.matchAll(/=\?([^?\s]+)\?[bqBQ]\?/g)) if (m[1]) check(m[1]);
   if (texts.some((t) => t.indexOf('\ufffd') !== -1)) {
     warnings.push({ kind: 'charset', reason: 'undecodable bytes replaced' });
   }
   return warnings;
 }
 
-/** The raw headers one must read past a leading Unix-from line, as found in single-message files. */
-function skipUnixFrom(raw: Buffer): Buffer {
+/** The message without a leading byte-order mark or Unix-from line (single-message files have them). */
+function skipUnixFrom(input: Buffer): Buffer {
+  // A UTF-8 byte-order mark (editors add one) is no part of the first header name.
+  const raw = input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf ? input.subarray(3) : input;
   if (raw.length < 5 || raw.toString('latin1', 0, 5) !== 'From ') return raw;
   const lf = raw.indexOf(10);
   return lf === -1 ? raw : raw.subarray(lf + 1);
@@ -198,7 +210,8 @@ export async function parseMessage(
   }
 
   const hEnd = headerBlockEnd(original, 0);
-  const headers = parseHeaderBlock(original.toString('latin1', 0, hEnd));
+  const headerText = original.toString('latin1', 0, hEnd);
+  const headers = parseHeaderBlock(headerText);
   const cut = cutAttachmentBodies(original, options.cutThreshold ?? CUT_THRESHOLD);
 
   let parsed;
@@ -241,7 +254,7 @@ export async function parseMessage(
     dateSource = 'none';
   }
 
-  const warnings: ParseWarning[] = [...cut.warnings, ...charsetWarnings(cut.raw, [text, parsed.subject])];
+  const warnings: ParseWarning[] = [...cut.warnings, ...charsetWarnings(cut.raw, headerText, [text, parsed.subject])];
 
   return {
     messageId,
