@@ -1,0 +1,9 @@
+export {
+  updateClientAttributes,
+  applyClientAttributes,
+  validateAttributes,
+  findClientByDomain,
+  createClient,
+  type ClientAttributes,
+} from './attributes.js';
+export { importClientsCsv, parseCsv, CSV_COLUMNS, type CsvImportResult } from './import-csv.js';

@@ -1,0 +1,224 @@
+/**
+ * Read side of clients: the list, one client's details (with metrics and contacts), its
+ * interactions page, and the last-interaction map. Every number is one SQL aggregate.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { ClientsTable } from '../store/schema.js';
+import { ChsError } from '../errors.js';
+import { addDays } from '../util/time.js';
+import { DEFAULT_SCORE } from '../health/model.js';
+import { hoursBetween } from '../health/sql.js';
+
+export interface ClientView {
+  id: string;
+  name: string;
+  domain: string;
+  /** The current health score, 0–100 (the documented default 50 until first computed). */
+  sentimentScore: number;
+  lastInteraction: string | null;
+  mrr: number | null;
+  renewalDate: string | null;
+  csmOwner: string | null;
+  isExcluded: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SentimentTrend = 'improving' | 'stable' | 'declining';
+
+export interface ClientMetrics {
+  totalInteractions: number;
+  /** Mean hours of our reply to their message in a thread; null when we never replied. */
+  avgResponseTime: number | null;
+  /** Interactions in the 30 days up to now. */
+  lastMonthInteractions: number;
+  sentimentTrend: SentimentTrend;
+}
+
+export interface ContactView {
+  email: string;
+  name: string;
+  title: string;
+  lastSeen: string | null;
+}
+
+export interface ClientDetails {
+  client: ClientView;
+  metrics: ClientMetrics;
+  contacts: ContactView[];
+}
+
+export interface InteractionView {
+  id: string;
+  type: string;
+  subject: string;
+  sentiment: string;
+  date: string;
+  from: string;
+  to: string;
+  summary: string;
+  /** Extension: the score behind `sentiment`, in [-1, 1]. */
+  sentimentScore: number;
+  /** Extension: `inbound` or `outbound`. */
+  direction: string;
+  /** Extension: where it came from. */
+  source: string;
+}
+
+export interface Pagination {
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+/** A change of mean sentiment (in [-1, 1]) at least this large is a trend. */
+export const SENTIMENT_TREND_MIN_CHANGE = 0.1;
+
+export function toClientView(c: ClientsTable): ClientView {
+  return {
+    id: c.id,
+    name: c.name,
+    domain: c.primary_domain,
+    sentimentScore: c.health_score ?? DEFAULT_SCORE,
+    lastInteraction: c.last_interaction_at,
+    mrr: c.mrr,
+    renewalDate: c.renewal_date,
+    csmOwner: c.csm_owner,
+    isExcluded: c.is_excluded === 1,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+  };
+}
+
+/** Every client of the workspace, excluded ones too, by name. */
+export async function listClients(db: Db, workspaceId: string): Promise<ClientView[]> {
+  const rows = await db.selectFrom('clients').selectAll().where('workspace_id', '=', workspaceId).orderBy('name').orderBy('id').execute();
+  return rows.map(toClientView);
+}
+
+export async function getClientRow(db: Db, workspaceId: string, clientId: string): Promise<ClientsTable> {
+  const row = await db.selectFrom('clients').selectAll().where('id', '=', clientId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  if (!row) throw new ChsError('CLIENT_NOT_FOUND', `client ${clientId} not found`);
+  return row;
+}
+
+export async function getClientDetails(db: Db, workspaceId: string, clientId: string, now: Date): Promise<ClientDetails> {
+  const row = await getClientRow(db, workspaceId, clientId);
+  const nowIso = now.toISOString();
+  const d30 = addDays(now, -30).toISOString();
+  const d60 = addDays(now, -60).toISOString();
+  const counts = await db
+    .selectFrom('interactions')
+    .select([
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when occurred_at >= ${d30} and occurred_at <= ${nowIso} then 1 else 0 end)`.as('last_month'),
+      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d30} and occurred_at <= ${nowIso} then sentiment_score end)`.as('s_recent'),
+      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d60} and occurred_at < ${d30} then sentiment_score end)`.as('s_before'),
+    ])
+    .where('client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
+
+  const ordered = db
+    .selectFrom('interactions')
+    .select([
+      'occurred_at',
+      'direction',
+      sql<string | null>`lag(direction) over (partition by thread_id order by occurred_at, id)`.as('prev_dir'),
+      sql<string | null>`lag(occurred_at) over (partition by thread_id order by occurred_at, id)`.as('prev_at'),
+    ])
+    .where('client_id', '=', clientId)
+    .where('type', '=', 'email')
+    .where('thread_id', 'is not', null)
+    .where('occurred_at', '<=', nowIso);
+  const reply = await db
+    .selectFrom(ordered.as('t'))
+    .select([sql<number | null>`avg(${hoursBetween(db, sql.ref('t.prev_at'), sql.ref('t.occurred_at'))})`.as('hours')])
+    .where('t.direction', '=', 'outbound')
+    .where('t.prev_dir', '=', 'inbound')
+    .executeTakeFirst();
+
+  const contacts = await db
+    .selectFrom('contacts as c')
+    .select([
+      'c.name',
+      'c.title',
+      'c.last_seen_at',
+      (eb) => eb.selectFrom('contact_emails as e').select((e) => e.fn.min('e.email').as('m')).whereRef('e.contact_id', '=', 'c.id').as('email'),
+    ])
+    .where('c.workspace_id', '=', workspaceId)
+    .where('c.client_id', '=', clientId)
+    .orderBy('c.last_seen_at', 'desc')
+    .orderBy('c.id')
+    .execute();
+
+  return {
+    client: toClientView(row),
+    metrics: {
+      totalInteractions: Number(counts.total),
+      avgResponseTime: reply?.hours === null || reply?.hours === undefined ? null : Math.round(Number(reply.hours) * 100) / 100,
+      lastMonthInteractions: Number(counts.last_month ?? 0),
+      sentimentTrend: sentimentTrend(counts.s_recent, counts.s_before),
+    },
+    contacts: contacts.map((c) => ({ email: c.email ?? '', name: c.name, title: c.title, lastSeen: c.last_seen_at })),
+  };
+}
+
+/** Mean sentiment of the last 30 days against the 30 before: ±0.1 or more is a trend. */
+export function sentimentTrend(recent: number | null, before: number | null): SentimentTrend {
+  if (recent === null || before === null) return 'stable';
+  const d = Number(recent) - Number(before);
+  // A hair under the threshold absorbs floating error in the averages (0.3 − 0.2 = 0.0999…).
+  if (d >= SENTIMENT_TREND_MIN_CHANGE - 1e-9) return 'improving';
+  if (d <= -SENTIMENT_TREND_MIN_CHANGE + 1e-9) return 'declining';
+  return 'stable';
+}
+
+export async function listClientInteractions(
+  db: Db,
+  workspaceId: string,
+  clientId: string,
+  page: { limit: number; offset: number },
+): Promise<{ interactions: InteractionView[]; pagination: Pagination }> {
+  await getClientRow(db, workspaceId, clientId);
+  const total = await db
+    .selectFrom('interactions')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
+  const rows = await db
+    .selectFrom('interactions')
+    .select(['id', 'type', 'subject', 'sentiment_label', 'sentiment_score', 'occurred_at', 'from_email', 'to_emails', 'summary', 'direction', 'source'])
+    .where('client_id', '=', clientId)
+    .orderBy('occurred_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const n = Number(total.n);
+  return {
+    interactions: rows.map((r) => ({
+      id: r.id,
+      type: r.type,
+      subject: r.subject,
+      sentiment: r.sentiment_label,
+      date: r.occurred_at,
+      from: r.from_email,
+      to: r.to_emails,
+      summary: r.summary,
+      sentimentScore: r.sentiment_score,
+      direction: r.direction,
+      source: r.source,
+    })),
+    pagination: { total: n, limit: page.limit, offset: page.offset, hasMore: page.offset + rows.length < n },
+  };
+}
+
+/** Client id → last interaction timestamp (null when none), for every client of the workspace. */
+export async function lastInteractions(db: Db, workspaceId: string): Promise<Record<string, string | null>> {
+  const rows = await db.selectFrom('clients').select(['id', 'last_interaction_at']).where('workspace_id', '=', workspaceId).orderBy('id').execute();
+  const out: Record<string, string | null> = {};
+  for (const r of rows) out[r.id] = r.last_interaction_at;
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * GET /metrics/deltas: each non-excluded client's score change over the window (current score
+ * against its snapshot `windowDays` ago), kept when |change| ≥ minDelta, grouped by the reason
+ * of the change (the component that moved it most; see docs/health-model.md).
+ */
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { addDays, utcDay } from '../util/time.js';
+import { DEFAULT_SCORE, explainChange, round1, type StoredComponents } from '../health/model.js';
+
+export interface DeltaClient {
+  id: string;
+  name: string;
+  delta: number;
+  currentScore: number;
+  previousScore: number;
+}
+
+export interface DeltaGroup {
+  reason: string;
+  totalDelta: number;
+  count: number;
+  avgDelta: number;
+  clients: DeltaClient[];
+}
+
+export async function scoreDeltas(db: Db, workspaceId: string, options: { windowDays?: number; minDelta?: number; now: Date }): Promise<DeltaGroup[]> {
+  const windowDays = options.windowDays ?? 7;
+  const minDelta = options.minDelta ?? 10;
+  const dayW = utcDay(addDays(options.now, -windowDays));
+  const rows = await db
+    .selectFrom('clients as k')
+    .innerJoin('health_snapshots as p', (j) => j.onRef('p.client_id', '=', 'k.id').on('p.date', '=', dayW))
+    .leftJoin('health_snapshots as c', (j) => j.onRef('c.client_id', '=', 'k.id').on('c.date', '=', sql<string>`substr(k.health_updated_at, 1, 10)`))
+    .select(['k.id', 'k.name', 'k.health_score', 'p.score as prev_score', 'p.components_json as prev_components', 'c.components_json as cur_components'])
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.is_excluded', '=', 0)
+    // Scores carry one decimal; the margin keeps borderline rows for the exact check below.
+    .where(sql<boolean>`abs(coalesce(k.health_score, ${DEFAULT_SCORE}) - p.score) >= ${Math.max(0, minDelta - 0.05)}`)
+    .execute();
+
+  const groups = new Map<string, DeltaClient[]>();
+  for (const r of rows) {
+    const current = r.health_score ?? DEFAULT_SCORE;
+    const delta = round1(current - r.prev_score);
+    if (Math.abs(delta) < minDelta) continue;
+    const prev = JSON.parse(r.prev_components) as StoredComponents;
+    const cur = r.cur_components ? (JSON.parse(r.cur_components) as StoredComponents) : null;
+    const reason = cur ? explainChange(r.prev_score, prev, current, cur).reason : 'no_data';
+    const list = groups.get(reason) ?? [];
+    list.push({ id: r.id, name: r.name, delta, currentScore: current, previousScore: r.prev_score });
+    groups.set(reason, list);
+  }
+  const out: DeltaGroup[] = [];
+  for (const [reason, clients] of groups) {
+    clients.sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name));
+    const total = clients.reduce((s, c) => s + c.delta, 0);
+    out.push({ reason, totalDelta: round1(total), count: clients.length, avgDelta: round1(total / clients.length), clients });
+  }
+  return out.sort((a, b) => Math.abs(b.totalDelta) - Math.abs(a.totalDelta) || a.reason.localeCompare(b.reason));
+}

@@ -1,0 +1,5 @@
+export * from './clients.js';
+export { getSummary, IMPROVING_MIN_CHANGE, RENEWAL_DAYS, LIST_SIZE, type SummaryOptions, type MetricsSummary } from './summary.js';
+export * from './trends.js';
+export * from './deltas.js';
+export * from './email-stats.js';
