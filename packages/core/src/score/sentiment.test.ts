@@ -93,6 +93,14 @@ describe('business lexicon', () => {
     expect(score('Received, thanks. I will reply tomorrow.')).toEqual({ label: 'neutral', score: 0.194 }); // 0.2425 / 1.25
   });
 
+  it('a closing "Thanks, Maria" is a sign-off, not praise; a closing "Thanks so much!" still counts', () => {
+    // outage -3 × 1.25; the closing thanks is a quiet sentence: squash(-3.75) / (1 + 0.25)
+    expect(score('Another outage today.\nThanks,\nMaria').score).toBeCloseTo(squash(-3.75) / 1.25, 4);
+    // alone, the same thanks is the only signal and is kept
+    expect(score('Thanks, Maria').score).toBeCloseTo(squash(0.5), 4);
+    expect(score('The migration is done. Thanks so much!').score).toBeCloseTo(squash(3) / 1.25, 4);
+  });
+
   it('"cancel" next to a meeting is logistics; next to a subscription it is churn', () => {
     expect(score("We need to cancel tomorrow's meeting.")).toEqual({ label: 'neutral', score: 0 });
     expect(score('Please cancel our subscription.').score).toBeCloseTo(squash(-2.5), 4);

@@ -65,6 +65,22 @@ const SCHEDULING = new Set(['meeting', 'meetings', 'call', 'calls', 'invite', 'i
 /** A sentence made only of one of these and a name is a sign-off ("Best, Sam"). */
 const SIGN_OFF = new Set(['best', 'regards', 'cheers', 'sincerely', 'warmly', 'warm']);
 
+// One lookup per token instead of one per word class: this loop runs on every token of every mail.
+const NEGATOR = 1;
+const BOOSTER = 2;
+const CONTRASTIVE = 4;
+const HYPOTHETICAL_MARK = 8;
+const FILLER_WORD = 16;
+const SCHEDULING_WORD = 32;
+const RESOLVER = 64;
+const ROLE = new Map<string, number>();
+for (const [set, bit] of [
+  [NEGATORS, NEGATOR], [BOOSTERS, BOOSTER], [CONTRAST, CONTRASTIVE], [HYPOTHETICAL, HYPOTHETICAL_MARK],
+  [FILLER, FILLER_WORD], [SCHEDULING_SENSITIVE, SCHEDULING_WORD], [RESOLVERS, RESOLVER],
+] as const) {
+  for (const w of set) ROLE.set(w, (ROLE.get(w) ?? 0) | bit);
+}
+
 // A Map, not an object literal: a word like "constructor" must not hit Object.prototype.
 const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ["can't", ['can', 'not']], ['cant', ['can', 'not']], ['cannot', ['can', 'not']],
@@ -229,31 +245,32 @@ function scoreSentence(
       continue;
     }
     const phrase = matchPhrase(tokens, i, phrases.get(t));
+    const role = ROLE.get(t) ?? 0;
     let value: number | undefined;
     if (phrase) {
       value = phrase.score;
       i += phrase.rest.length;
-    } else if (NEGATORS.has(t)) {
+    } else if (role & NEGATOR) {
       negReach = NEGATION_REACH;
       continue;
-    } else if (CONTRAST.has(t)) {
+    } else if (role & CONTRASTIVE) {
       sum *= 0.5;
       weight = 1.5;
       negReach = 0;
       hypothetical = false;
       continue;
-    } else if (HYPOTHETICAL.has(t)) {
+    } else if (role & HYPOTHETICAL_MARK) {
       hypothetical = true;
       continue;
-    } else if (BOOSTERS.has(t)) {
+    } else if (role & BOOSTER) {
       boostReach = 2;
       continue;
     } else {
       value = words.get(t);
-      if (value !== undefined && value < 0 && SCHEDULING_SENSITIVE.has(t) && nearScheduling(tokens, i)) value = 0;
+      if (value !== undefined && value < 0 && role & SCHEDULING_WORD && nearScheduling(tokens, i)) value = 0;
     }
     if (value === undefined || value === 0) {
-      if (!FILLER.has(t)) {
+      if (!(role & FILLER_WORD)) {
         if (negReach > 0) negReach--;
         if (resolveReach > 0) resolveReach--;
         if (boostReach > 0) boostReach--;
@@ -268,7 +285,7 @@ function scoreSentence(
       s *= NEGATED_NEGATIVE;
       resolveReach = 0;
     }
-    if (RESOLVERS.has(t)) resolveReach = RESOLVER_REACH;
+    if (role & RESOLVER) resolveReach = RESOLVER_REACH;
     if (boostReach > 0) {
       s *= BOOST;
       boostReach = 0;
@@ -299,6 +316,15 @@ export function labelFor(score: number, thresholds: { positive: number; negative
   return 'neutral';
 }
 
+/**
+ * "Thanks, Maria" closing a longer message is a sign-off, not praise; "Thanks so much!" scores
+ * more than a bare thanks and is kept.
+ */
+function isClosingThanks(tokens: readonly string[], sum: number): boolean {
+  const first = tokens[0];
+  return (first === 'thanks' || first === 'thank' || first === 'thx' || first === 'many') && tokens.length <= 4 && sum <= 1.5;
+}
+
 const NEUTRAL: SentimentResult = Object.freeze({ label: 'neutral', score: 0 });
 
 /** The default scorer. Pure and synchronous; safe to share across calls (not across threads). */
@@ -312,9 +338,11 @@ export function createSentimentScorer(options: SentimentScorerOptions = {}): Sen
       let total = 0;
       let scored = 0;
       let quiet = 0;
-      for (const s of sentences(normalise(text))) {
+      const all = sentences(normalise(text));
+      for (let k = 0; k < all.length; k++) {
+        const s = all[k] as (typeof all)[number];
         const { sum, hits } = scoreSentence(s.tokens, words, phrases);
-        if (hits === 0 || sum === 0) {
+        if (hits === 0 || sum === 0 || (k > 0 && k === all.length - 1 && isClosingThanks(s.tokens, sum))) {
           quiet++;
           continue;
         }
