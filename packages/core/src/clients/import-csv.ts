@@ -6,7 +6,7 @@
  */
 import type { Db } from '../store/database.js';
 import { ChsError, isChsError } from '../errors.js';
-import { registrableDomain } from '../resolve/domains.js';
+import { isFreeMailDomain, registrableDomain } from '../resolve/domains.js';
 import { applyClientAttributes, createClient, findClientByDomain, validateAttributes, type ClientAttributes } from './attributes.js';
 
 export const CSV_COLUMNS = ['domain', 'name', 'mrr', 'renewalDate', 'csmOwner', 'isExcluded'] as const;
@@ -100,6 +100,8 @@ export async function importClientsCsv(db: Db, workspaceId: string, csv: string,
   const unknown = header.cells.map((h) => h.trim()).filter((h) => h && !CSV_COLUMNS.some((c) => c.toLowerCase() === h.toLowerCase()));
   if (unknown.length) throw new ChsError('INVALID_INPUT', `line ${header.line}: unknown column(s) ${unknown.join(', ')} (columns: ${CSV_COLUMNS.join(',')})`);
 
+  const own = await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute();
+  const ownDomains = new Set([workspaceId, ...own.map((d) => d.domain)]);
   const result: CsvImportResult = { rows: rows.length, created: 0, updated: 0, errors: [] };
   for (const row of rows) {
     const get = (c: (typeof CSV_COLUMNS)[number]): string => {
@@ -112,6 +114,9 @@ export async function importClientsCsv(db: Db, workspaceId: string, csv: string,
       if (!rawDomain) throw new ChsError('INVALID_INPUT', 'domain is empty');
       const domain = registrableDomain(rawDomain);
       if (domain === null) throw new ChsError('INVALID_DOMAIN', `not a registrable domain: "${rawDomain}"`);
+      // Free mail and our own domains never become clients (DESIGN.md).
+      if (isFreeMailDomain(domain)) throw new ChsError('INVALID_DOMAIN', `${domain} is a free-mail domain and cannot be a client`);
+      if (ownDomains.has(domain)) throw new ChsError('INVALID_DOMAIN', `${domain} is the workspace's own domain`);
       const attrs = rowAttributes(get);
       const created = await db.transaction().execute(async (trx) => {
         let id = await findClientByDomain(trx, workspaceId, domain);

@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { register as init } from './init.js';
+import { register as serve } from './serve.js';
+import { register as keys } from './keys.js';
+import { register as clients } from './clients.js';
 import { register as ingest } from './ingest.js';
 import { register as sentiment } from './sentiment.js';
 
@@ -7,4 +11,4 @@ import { register as sentiment } from './sentiment.js';
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [ingest, sentiment];
+export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment];
