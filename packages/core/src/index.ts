@@ -18,3 +18,5 @@ export * from './health/index.js';
 export * from './metrics/index.js';
 export * from './clients/index.js';
 export * from './score/index.js';
+export * from './connectors/index.js';
+export * from './integrations/index.js';
