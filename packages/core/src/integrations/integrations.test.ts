@@ -42,6 +42,9 @@ describe('secrets', () => {
     const k = randomBytes(32);
     expect(parseSecretKey(k.toString('hex')).equals(k)).toBe(true);
     expect(parseSecretKey(k.toString('base64')).equals(k)).toBe(true);
+    expect(parseSecretKey(k.toString('base64url')).equals(k)).toBe(true);
+    // A long passphrase is hashed to a key; a short one is refused.
+    expect(parseSecretKey('correct horse battery staple, correct horse')).toHaveLength(32);
     expect(() => parseSecretKey('abc')).toThrow(/32 bytes/);
   });
 

@@ -3,7 +3,7 @@
  * CHS_SECRET_KEY, else a generated key file in its data folder: `loadOrCreateSecretKey`).
  * Format of a sealed value: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChsError } from '../errors.js';
@@ -38,14 +38,19 @@ export function decryptSecret(key: Buffer, sealed: string): string {
   }
 }
 
-/** A key given as 64 hex characters or as base64 / base64url of 32 bytes. */
+/**
+ * A key given as 64 hex characters or as base64 / base64url of 32 bytes; any other value of at
+ * least 32 characters is taken as a passphrase and hashed (SHA-256) to a key.
+ */
 export function parseSecretKey(value: string): Buffer {
   const v = value.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
-  if (key.length !== KEY_BYTES) {
-    throw new ChsError('INVALID_INPUT', 'CHS_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(v)) {
+    const key = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
+    if (key.length === KEY_BYTES) return key;
   }
-  return key;
+  if (v.length >= 32) return createHash('sha256').update(v, 'utf8').digest();
+  throw new ChsError('INVALID_INPUT', 'CHS_SECRET_KEY must be 64 hex characters, base64 of 32 bytes (`openssl rand -base64 32`), or a passphrase of at least 32 characters');
 }
 
 /**

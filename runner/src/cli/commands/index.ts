@@ -6,9 +6,10 @@ import { register as keys } from './keys.js';
 import { register as clients } from './clients.js';
 import { register as ingest } from './ingest.js';
 import { register as sentiment } from './sentiment.js';
+import { register as connect } from './connect.js';
 
 /** A CLI command module: adds its command(s) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment];
+export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment, connect];

@@ -2,6 +2,7 @@ import type { RouteModule } from '../types.js';
 import { clientRoutes } from './clients.js';
 import { metricsRoutes } from './metrics.js';
 import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
+import { integrationStatusRoutes } from './integrations-status.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
-export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes];
+export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes];
