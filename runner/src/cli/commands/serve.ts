@@ -1,0 +1,68 @@
+/** `chs serve`: the HTTP API, then the background services, until SIGTERM/SIGINT. */
+import type { Command } from 'commander';
+import { ChsError, type Engine } from '@chs/core';
+import type { RunnerConfig } from '../../config.js';
+import { buildApp } from '../../http/app.js';
+import { createLogger } from '../../http/logging.js';
+import { installGracefulShutdown } from '../../http/shutdown.js';
+import type { CliContext } from '../context.js';
+import type { RegisterCommand } from './index.js';
+
+/** What a background service gets; it returns how to stop it (awaited on shutdown, in reverse order). */
+export interface BackgroundServiceContext {
+  engine: Engine;
+  config: RunnerConfig;
+  logger: ReturnType<typeof createLogger>;
+}
+export type BackgroundService = (ctx: BackgroundServiceContext) => Promise<() => Promise<void>>;
+
+/**
+ * ▶ HOOK: job workers and the scheduler start here. Add a BackgroundService to this list; it is
+ * started after the HTTP server listens and stopped (before the engine closes) on shutdown.
+ */
+export const backgroundServices: BackgroundService[] = [];
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new ChsError('INVALID_INPUT', `--port must be an integer from 0 to 65535, got "${value}"`);
+  return n;
+}
+
+async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: string }): Promise<void> {
+  const port = parsePort(flags.port);
+  const config = ctx.config(cmd.optsWithGlobals());
+  const logger = createLogger({ level: config.logLevel });
+  const engine = await ctx.openEngine(config);
+  const stops: Array<() => Promise<void>> = [];
+  let app;
+  try {
+    app = await buildApp({ engine, config, logger });
+    await app.listen({ port, host: flags.host });
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await engine.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ChsError('INVALID_INPUT', `port ${port} on ${flags.host} is already in use`, { cause: err });
+    throw err;
+  }
+  const { done } = installGracefulShutdown(app, {
+    onClosed: async () => {
+      for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'background service did not stop cleanly'));
+      await engine.close();
+    },
+  });
+  for (const start of backgroundServices) stops.push(await start({ engine, config, logger }));
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
+  ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}); stop with Ctrl-C\n`);
+  await done;
+}
+
+export const register: RegisterCommand = (program, ctx) => {
+  program
+    .command('serve')
+    .description('run the HTTP API under /api (and the job workers and scheduler)')
+    .option('--port <port>', 'port to listen on', '8080')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .action(async (flags: { port: string; host: string }, cmd: Command) => run(ctx, cmd, flags));
+};
