@@ -132,6 +132,14 @@ describe('mboxSource', () => {
     expect(await collect(empty)).toEqual([]);
   });
 
+  it('keeps a short quoted line at the very end of a message (no room for a From after the >)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-mbox-'));
+    const path = join(dir, 'short-quote.mbox');
+    writeFileSync(path, 'From a@x.test Mon Jan  1 00:00:00 2024\nSubject: a\n\nquoted:\n>\n\nFrom b@x.test Mon Jan  1 00:00:00 2024\nSubject: b\n\n>>\n');
+    const msgs = await collect(path);
+    expect(msgs.map(text)).toEqual(['Subject: a\n\nquoted:\n>\n', 'Subject: b\n\n>>\n']);
+  });
+
   it('throws SOURCE_UNREADABLE for a missing file and rejects a bad cursor', async () => {
     await expect(collect('/nonexistent/x.mbox')).rejects.toMatchObject({ code: 'SOURCE_UNREADABLE' });
     await expect(collect(fixture('mboxrd.mbox'), { offset: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

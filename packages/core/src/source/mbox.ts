@@ -79,7 +79,8 @@ function unescapeFromLines(msg: Buffer): Buffer {
   while (lineStart !== -1) {
     let j = lineStart;
     while (msg[j] === 0x3e) j++;
-    if (msg.compare(FROM_, 0, 5, j, j + 5) === 0) {
+    // A short `>` line at the very end has no room for `From `: Buffer.compare would throw.
+    if (j + 5 <= msg.length && msg.compare(FROM_, 0, 5, j, j + 5) === 0) {
       out ??= Buffer.allocUnsafeSlow(msg.length);
       o += msg.copy(out, o, copied, lineStart);
       copied = lineStart + 1;
