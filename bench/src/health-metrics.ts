@@ -1,0 +1,131 @@
+/**
+ * Health and metrics benchmark: a synthetic workspace (default 500 clients, 100,000 interactions
+ * over 365 days), a full recomputeHealth rebuild and a daily incremental run, then GET
+ * /metrics/summary and /metrics/trends/health through app.inject, p50/p95.
+ *
+ *   node bench/dist/health-metrics.js [--clients 500] [--interactions 100000] [--requests 200] [--db file]
+ *
+ * Rows are generated with one prepared statement (not through the engine) so generation time
+ * stays out of the numbers. SQLite only.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import SqliteDatabase from 'better-sqlite3';
+import { createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
+import { buildApp } from '../../runner/dist/http/app.js';
+import { testConfig } from '../../runner/dist/http/testing.js';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const CLIENTS = arg('clients', 500);
+const INTERACTIONS = arg('interactions', 100_000);
+const REQUESTS = arg('requests', 200);
+const dbArg = process.argv.indexOf('--db');
+const DB = dbArg >= 0 ? process.argv[dbArg + 1]! : join(mkdtempSync(join(tmpdir(), 'chs-bench-')), 'chs.db');
+const NOW = '2024-06-30T12:00:00.000Z';
+const WS = 'bench.test';
+
+/** Deterministic PRNG (mulberry32) so runs compare. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+async function main(): Promise<void> {
+  const setup = await createEngine({ database: DB });
+  const created = await createWorkspace(setup.store.db, { domain: WS, name: 'Bench', ownerEmail: `ana@${WS}`, ownerName: 'Ana' });
+  await setup.close();
+
+  const t0 = performance.now();
+  const native = new SqliteDatabase(DB);
+  native.pragma('journal_mode = WAL');
+  const rand = rng(42);
+  const at = '2023-01-01T00:00:00.000Z';
+  const insClient = native.prepare(
+    `insert into clients (id, workspace_id, name, name_source, primary_domain, mrr, renewal_date, csm_owner, is_excluded, created_at, updated_at)
+     values (?, ?, ?, 'domain', ?, ?, ?, null, ?, ?, ?)`,
+  );
+  const insInteraction = native.prepare(
+    `insert into interactions (id, workspace_id, client_id, type, source, dedupe_key, provider_id, thread_id, subject, summary, sentiment_label,
+       sentiment_score, occurred_at, from_email, to_emails, direction, opened, content_hash, created_at, updated_at)
+     values (?, ?, ?, ?, 'mbox', ?, null, ?, 'subject', 'summary', ?, ?, ?, 'a@x.test', 'b@y.test', ?, ?, ?, ?, ?)`,
+  );
+  const end = Date.parse(NOW);
+  native.transaction(() => {
+    for (let c = 0; c < CLIENTS; c++) {
+      const renewal = new Date(end + Math.floor(rand() * 365) * 86_400_000).toISOString().slice(0, 10);
+      insClient.run(`c${c}`, WS, `Client ${c}`, `client${c}.test`, Math.round(rand() * 5000), renewal, rand() < 0.02 ? 1 : 0, at, at);
+    }
+    let thread = 0;
+    let n = 0;
+    while (n < INTERACTIONS) {
+      const client = `c${Math.floor(rand() ** 1.5 * CLIENTS)}`;
+      let t = end - Math.floor(rand() * 365 * 86_400_000);
+      const len = 1 + Math.floor(rand() * 4);
+      thread++;
+      for (let k = 0; k < len && n < INTERACTIONS; k++, n++) {
+        const s = Math.round((rand() * 2 - 1) * 100) / 100;
+        const type = rand() < 0.9 ? 'email' : rand() < 0.5 ? 'meeting' : 'support_ticket';
+        const iso = new Date(t).toISOString();
+        insInteraction.run(`i${n}`, WS, client, type, `i${n}`, type === 'email' ? `t${thread}` : null, s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral', s, iso, k % 2 === 0 ? 'inbound' : 'outbound', rand() < 0.3 ? (rand() < 0.5 ? 1 : 0) : null, `h${n}`, iso, iso);
+        t += Math.floor(rand() * 48 * 3_600_000);
+      }
+    }
+  })();
+  native.pragma('wal_checkpoint(TRUNCATE)');
+  native.close();
+  console.log(`generated ${CLIENTS} clients, ${INTERACTIONS} interactions in ${((performance.now() - t0) / 1000).toFixed(1)} s (${DB})`);
+
+  const engine = await createEngine({ database: DB, clock: fixedClock(NOW) });
+  const db = engine.store.db;
+  let t = performance.now();
+  const full = await recomputeHealth(db, { workspaceId: WS, now: new Date(NOW) });
+  const fullMs = performance.now() - t;
+  console.log(`recomputeHealth full rebuild: ${full.clientsScored} clients, ${full.snapshotsWritten} snapshots in ${(fullMs / 1000).toFixed(2)} s`);
+  t = performance.now();
+  const daily = await recomputeHealth(db, { workspaceId: WS, fromDay: NOW.slice(0, 10), now: new Date(NOW) });
+  console.log(`recomputeHealth daily run (fromDay = today): ${daily.snapshotsWritten} snapshots in ${((performance.now() - t) / 1000).toFixed(2)} s`);
+  t = performance.now();
+  const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
+  console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
+
+  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceDay: 1e9 } }) });
+  const headers = { authorization: `Bearer ${created.apiKey.key}` };
+  for (const path of [
+    '/api/metrics/summary',
+    '/api/metrics/summary?windowDays=90',
+    '/api/metrics/trends/health',
+    '/api/metrics/trends/health?windowDays=365&interval=monthly',
+    '/api/metrics/deltas',
+    '/api/metrics/email-stats',
+  ]) {
+    const url = `${path}${path.includes('?') ? '&' : '?'}workspaceId=${WS}`;
+    for (let i = 0; i < 5; i++) await app.inject({ method: 'GET', url, headers });
+    const times: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const s = performance.now();
+      const res = await app.inject({ method: 'GET', url, headers });
+      times.push(performance.now() - s);
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    }
+    console.log(`${path.padEnd(60)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
+  }
+  await app.close();
+  await engine.close();
+}
+
+await main();
