@@ -9,7 +9,7 @@ import { extractNewText } from './strip.js';
 
 /** Options of {@link parseMessage}. */
 export interface ParseOptions {
-  /** MIME parser library; default `postal-mime` (faster, and as robust on the corpus: docs/parsing.md). */
+  /** MIME parser library; default `mailparser` (faster in this pipeline, measured in docs/parsing.md). */
   backend?: BackendName | ParserBackend;
   /** Messages at least this big get attachment bodies cut before parsing; default 16 KiB. */
   cutThreshold?: number;
@@ -17,7 +17,7 @@ export interface ParseOptions {
   stripQuotes?: boolean;
 }
 
-export const DEFAULT_BACKEND: BackendName = 'postal-mime';
+export const DEFAULT_BACKEND: BackendName = 'mailparser';
 
 /** A message that cannot be parsed at all; the run counts it with its reason and goes on. */
 export class MessageParseError extends Error {
