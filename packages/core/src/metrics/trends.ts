@@ -2,7 +2,7 @@
  * Trend series: health (daily / weekly / monthly buckets of snapshots), sentiment per day, and
  * the interaction mix. Windows are whole UTC days ending with today (the engine clock's day).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
 import { round1 } from '../health/model.js';
@@ -16,7 +16,7 @@ export interface HealthTrendItem {
   date: string;
   /** Mean score over the bucket's client-day snapshots. */
   avgScore: number;
-  /** Distinct clients with a snapshot in the bucket. */
+  /** Clients scored on the bucket's last day with snapshots. */
   clientCount: number;
 }
 
@@ -53,43 +53,38 @@ function bucketStart(day: string, interval: TrendInterval): string {
   return utcDay(addDays(d, -sinceMonday));
 }
 
-/** A portable CASE mapping a day column to its bucket label (≤ 53 branches for a year). */
-function bucketExpr(column: RawBuilder<unknown>, from: string, to: string, interval: TrendInterval): RawBuilder<string> {
-  if (interval === 'daily') return sql<string>`${column}`;
-  const starts: string[] = [];
-  for (let d = to; d >= from; ) {
-    const s = bucketStart(d, interval);
-    starts.push(s);
-    d = utcDay(addDays(new Date(`${s}T00:00:00Z`), -1));
-  }
-  // Newest first: the first start not after the day is its bucket.
-  const branches = starts.map((s) => sql`when ${column} >= ${s} then ${s}`);
-  return sql<string>`case ${sql.join(branches, sql` `)} end`;
-}
-
 export async function healthTrend(db: Db, workspaceId: string, options: { windowDays?: number; interval?: TrendInterval; now: Date }): Promise<HealthTrendItem[]> {
   const windowDays = options.windowDays ?? 30;
   const interval = options.interval ?? 'daily';
   const today = utcDay(options.now);
   const from = windowStartDay(options.now, windowDays);
-  const bucket = bucketExpr(sql.ref('date'), from, today, interval);
+  // Grouped by day in index order (≤ 365 rows), then bucketed here.
   const rows = await db
     .selectFrom('health_snapshots')
-    .select([
-      bucket.as('bucket'),
-      sql<number>`sum(score)`.as('total'),
-      sql<number>`count(*)`.as('n'),
-      sql<number>`count(distinct client_id)`.as('clients'),
-    ])
+    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
     .where('workspace_id', '=', workspaceId)
     .where('date', '>=', from)
     .where('date', '<=', today)
     .where('client_id', 'in', includedClients(db, workspaceId))
-    // By position: PostgreSQL would not match a repeated CASE whose parameters are renumbered.
-    .groupBy(sql`1`)
-    .orderBy(sql`1`)
+    .groupBy('date')
+    .orderBy('date')
     .execute();
-  return rows.map((r) => ({ date: r.bucket, avgScore: round1(Number(r.total) / Number(r.n)), clientCount: Number(r.clients) }));
+  const out: HealthTrendItem[] = [];
+  let cur: { date: string; total: number; n: number; last: number } | undefined;
+  for (const r of rows) {
+    const key = bucketStart(r.date, interval);
+    if (!cur || cur.date !== key) {
+      if (cur) out.push({ date: cur.date, avgScore: round1(cur.total / cur.n), clientCount: cur.last });
+      cur = { date: key, total: 0, n: 0, last: 0 };
+    }
+    cur.total += Number(r.total);
+    cur.n += Number(r.n);
+    // Every scored client has a snapshot every day from its first one on, so the count on the
+    // bucket's last day is the number of clients scored in the bucket.
+    cur.last = Number(r.n);
+  }
+  if (cur) out.push({ date: cur.date, avgScore: round1(cur.total / cur.n), clientCount: cur.last });
+  return out;
 }
 
 export async function sentimentTrendSeries(db: Db, workspaceId: string, options: { windowDays?: number; now: Date }): Promise<SentimentTrendItem[]> {

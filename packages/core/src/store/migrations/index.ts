@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001-initial.js';
 import * as m002 from './002-external-refs.js';
+import * as m003 from './003-metrics-indexes.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
   '001-initial': m001,
   '002-external-refs': m002,
+  '003-metrics-indexes': m003,
 };
