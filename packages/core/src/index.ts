@@ -20,3 +20,4 @@ export * from './clients/index.js';
 export * from './score/index.js';
 export * from './connectors/index.js';
 export * from './integrations/index.js';
+export * from './sync/index.js';

@@ -1,8 +1,12 @@
+import { ChsError } from '../errors.js';
 import { openStore, type Store, type StoreOptions } from '../store/database.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { systemClock, type Clock } from '../util/time.js';
 import { ingestSource, type IngestOptions, type IngestSummary } from '../ingest/ingest.js';
 import { recomputeHealth } from '../health/recompute.js';
+import { syncProvider, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
+import type { ProviderUrlOverrides } from '../connectors/registry.js';
+import type { Db } from '../store/database.js';
 
 export interface EngineOptions {
   /** A SQLite path, `:memory:`, or a `postgres://` URL; or an already-open Store. */
@@ -15,10 +19,23 @@ export interface EngineOptions {
   logger?: Logger;
   /** "Now" for the data (metric windows, snapshot dates). Default: the system clock. */
   clock?: Clock;
+  /** 32-byte key that encrypts provider credentials at rest. Needed for provider syncs. */
+  secretKey?: Buffer;
+  /** Provider base URLs (proxies, EU hosts, local fakes). Default: the public endpoints. */
+  providerUrls?: ProviderUrlOverrides;
+}
+
+export interface HealthUpdate {
+  clientsScored: number;
+  snapshotsWritten: number;
+}
+
+export interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
+  health: HealthUpdate;
 }
 
 export interface EngineIngestSummary extends Omit<IngestSummary, 'touched'> {
-  health: { clientsScored: number; snapshotsWritten: number };
+  health: HealthUpdate;
 }
 
 /**
@@ -31,7 +48,29 @@ export interface Engine {
   readonly clock: Clock;
   /** Ingests a source into a workspace, then rebuilds the health history of the clients and days it touched. */
   ingest(options: IngestOptions): Promise<EngineIngestSummary>;
+  /** Syncs a connected provider, then rebuilds the health history it touched. */
+  sync(input: ProviderSyncInput): Promise<EngineSyncSummary>;
   close(): Promise<void>;
+}
+
+/**
+ * Rebuilds the snapshots of the touched clients from the first day of the month each was first
+ * touched in: one recompute per month group rather than per client, at the cost of a few
+ * unchanged days recomputed.
+ */
+async function rescore(db: Db, workspaceId: string, touched: Map<string, string>, clock: Clock): Promise<HealthUpdate> {
+  const total: HealthUpdate = { clientsScored: 0, snapshotsWritten: 0 };
+  const byDay = new Map<string, string[]>();
+  for (const [clientId, day] of touched) {
+    const month = `${day.slice(0, 7)}-01`;
+    byDay.set(month, [...(byDay.get(month) ?? []), clientId]);
+  }
+  for (const [fromDay, clientIds] of byDay) {
+    const r = await recomputeHealth(db, { workspaceId, clientIds, fromDay, now: clock() });
+    total.clientsScored += r.clientsScored;
+    total.snapshotsWritten += r.snapshotsWritten;
+  }
+  return total;
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
@@ -47,12 +86,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     clock,
     async ingest(opts: IngestOptions): Promise<EngineIngestSummary> {
       const { touched, ...summary } = await ingestSource({ db: store.db, logger }, opts);
-      let health = { clientsScored: 0, snapshotsWritten: 0 };
-      if (touched.size > 0) {
-        const fromDay = [...touched.values()].sort()[0];
-        health = await recomputeHealth(store.db, { workspaceId: opts.workspaceId, clientIds: [...touched.keys()], ...(fromDay ? { fromDay } : {}), now: clock() });
-      }
-      return { ...summary, health };
+      return { ...summary, health: await rescore(store.db, opts.workspaceId, touched, clock) };
+    },
+    async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
+      if (!options.secretKey) throw new ChsError('INVALID_INPUT', 'the engine was created without a secretKey: provider credentials cannot be read');
+      const { touched, ...summary } = await syncProvider(
+        { db: store.db, logger, clock, secretKey: options.secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}) },
+        input,
+      );
+      return { ...summary, health: await rescore(store.db, input.workspaceId, touched, clock) };
     },
     close: () => store.close(),
   });

@@ -1,0 +1,1 @@
+export { syncProvider, type ProviderSyncDeps, type ProviderSyncInput, type ProviderSyncSummary } from './provider-sync.js';

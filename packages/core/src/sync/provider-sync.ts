@@ -1,0 +1,211 @@
+/**
+ * One sync of one provider for one workspace: build the connector from the stored (encrypted)
+ * credentials, drive it, and store what it yields through the same pipeline as local mail
+ * (Google) or the records writer (HubSpot, Intercom), saving its cursor with every batch.
+ */
+import type { Db } from '../store/database.js';
+import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
+import { ChsError, isChsError } from '../errors.js';
+import type { Logger } from '../util/logger.js';
+import type { Clock } from '../util/time.js';
+import { newId } from '../util/ids.js';
+import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
+import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
+import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
+import { ingestSource, type IngestProgress } from '../ingest/ingest.js';
+import type { ProcessPool } from '../ingest/pool.js';
+import { RecordWriter } from '../ingest/records.js';
+import type { BatchCheckpoint, RunCounts } from '../ingest/writer.js';
+import { Resolver } from '../resolve/resolve.js';
+import { createSentimentScorer } from '../score/sentiment.js';
+
+export interface ProviderSyncDeps {
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+  /** Key that decrypts stored credentials. */
+  secretKey: Buffer;
+  urls?: ProviderUrlOverrides;
+}
+
+export interface ProviderSyncInput {
+  workspaceId: string;
+  provider: Provider;
+  /** `quick`: from the saved cursor; `full`: a windowed read back to `since`. */
+  mode: 'quick' | 'full';
+  since?: Date;
+  until?: Date;
+  /** Stop after this many items (large ingestion's maxEmails). */
+  maxItems?: number;
+  /** Items per write transaction. Default 1000 (mail), one connector batch (records). */
+  batchSize?: number;
+  /**
+   * Where the cursor is kept. Default `<provider>`: the incremental position shared by quick
+   * syncs. Backfills and large ingestions use their own key so they resume without moving it.
+   */
+  cursorKey?: string;
+  /** Drop the cursor when the run completes (one-off backfills). Default false. */
+  dropCursorOnComplete?: boolean;
+  jobId?: string;
+  signal?: AbortSignal;
+  checkpoint?: BatchCheckpoint;
+  onProgress?: (p: IngestProgress) => void;
+  pool?: ProcessPool;
+  workers?: number;
+}
+
+export interface ProviderSyncSummary {
+  provider: Provider;
+  runId: string;
+  status: 'completed' | 'cancelled';
+  itemsProcessed: number;
+  itemsAdded: number;
+  itemsUpdated: number;
+  itemsSkipped: number;
+  itemsFiltered: number;
+  errorsCount: number;
+  clientsCreated: number;
+  contactsCreated: number;
+  /** Items the provider listed but that could not be read after a retry, with reasons. */
+  unreconciled: UnreconciledItem[];
+  /** Set when the provider refused the incremental cursor and a full resync ran. */
+  resync: string | null;
+  durationMs: number;
+  touched: Map<string, string>;
+}
+
+export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncInput): Promise<ProviderSyncSummary> {
+  const { db, logger, clock, secretKey } = deps;
+  const { workspaceId, provider } = input;
+  const integration = await getIntegration(db, workspaceId, provider);
+  if (!integration) throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}`);
+  if (integration.state === 'needs_reauth') {
+    throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${integration.lastError ? `: ${integration.lastError}` : ''}`);
+  }
+  const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider);
+  const connector = createConnector(provider, {
+    credentials,
+    ...(deps.urls ? { urls: deps.urls } : {}),
+    logger,
+    clock,
+    onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
+  } as Parameters<typeof createConnector>[1]);
+  const cursorKey = input.cursorKey ?? provider;
+  const unreconciled: UnreconciledItem[] = [];
+  let resync: string | null = null;
+  const note = (batch: SyncBatch<unknown>): void => {
+    unreconciled.push(...batch.unreconciled);
+    if (batch.resync) resync = batch.resync.reason;
+  };
+  const syncOptions = (cursor: SourceCursor | undefined) => ({
+    mode: input.mode,
+    ...(cursor ? { cursor } : {}),
+    ...(input.since ? { since: input.since } : {}),
+    ...(input.until ? { until: input.until } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+
+  try {
+    let summary: ProviderSyncSummary;
+    if (connector.capabilities.rawMail) {
+      // Each message carries the cursor of the batch before it, and the batch's last message the
+      // batch's own cursor: whatever prefix the writer commits is a safe place to resume.
+      const source: Source<RawMessage> = {
+        kind: provider,
+        key: cursorKey,
+        async *items(from?: SourceCursor) {
+          let previous: SourceCursor | undefined = from;
+          for await (const batch of connector.sync(syncOptions(from)) as AsyncIterable<SyncBatch<RawMessage>>) {
+            note(batch);
+            const last = batch.items.length - 1;
+            for (let i = 0; i <= last; i++) {
+              const m = batch.items[i]!;
+              yield { ...m, cursor: i === last ? batch.cursor : (previous ?? {}) };
+            }
+            previous = batch.cursor;
+          }
+        },
+      };
+      const s = await ingestSource({ db, logger }, {
+        workspaceId, source, keepCursor: !input.dropCursorOnComplete,
+        ...(input.maxItems !== undefined ? { maxItems: input.maxItems } : {}),
+        ...(input.batchSize !== undefined ? { batchSize: input.batchSize } : {}),
+        ...(input.jobId ? { jobId: input.jobId } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
+        ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+        ...(input.pool ? { pool: input.pool } : {}),
+        ...(input.workers !== undefined ? { workers: input.workers } : {}),
+      });
+      summary = {
+        provider, runId: s.runId, status: s.status, itemsProcessed: s.itemsProcessed, itemsAdded: s.itemsAdded, itemsUpdated: s.itemsUpdated,
+        itemsSkipped: s.itemsSkipped, itemsFiltered: s.itemsFiltered, errorsCount: s.errorsCount, clientsCreated: s.clientsCreated,
+        contactsCreated: s.contactsCreated, unreconciled, resync, durationMs: s.durationMs, touched: s.touched,
+      };
+    } else {
+      summary = await syncRecords(deps, input, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
+      summary.unreconciled = unreconciled;
+      summary.resync = resync;
+    }
+    if (summary.status === 'completed') await markIntegrationSynced(db, workspaceId, provider);
+    return summary;
+  } catch (err) {
+    if (isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) await markNeedsReauth(db, workspaceId, provider, err.message);
+    throw err;
+  }
+}
+
+async function syncRecords(
+  deps: ProviderSyncDeps,
+  input: ProviderSyncInput,
+  sync: (o: { mode: 'quick' | 'full'; cursor?: SourceCursor }) => AsyncIterable<SyncBatch<ProviderRecord>>,
+  syncOptions: (cursor: SourceCursor | undefined) => { mode: 'quick' | 'full'; cursor?: SourceCursor },
+  cursorKey: string,
+  note: (b: SyncBatch<unknown>) => void,
+): Promise<ProviderSyncSummary> {
+  const { db, logger } = deps;
+  const { workspaceId, provider } = input;
+  const started = Date.now();
+  const saved = await db.selectFrom('source_cursors').select('cursor_json').where('workspace_id', '=', workspaceId).where('source_key', '=', cursorKey).executeTakeFirst();
+  const cursor = saved ? (JSON.parse(saved.cursor_json) as SourceCursor) : undefined;
+  const own = (await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute()).map((r) => r.domain);
+  const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
+  const runId = newId('run');
+  await db.insertInto('ingestion_runs').values({
+    id: runId, workspace_id: workspaceId, job_id: input.jobId ?? null, source: provider, status: 'running', started_at: new Date().toISOString(),
+    completed_at: null, filtered_json: '{}', items_processed: 0, items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
+    parse_errors: 0, charset_errors: 0, attachment_errors: 0, sentiment_errors: 0, clients_created: 0, contacts_created: 0,
+  }).execute();
+  const writer = new RecordWriter({
+    db, workspaceId, provider, runId, sourceKey: cursorKey,
+    resolver: new Resolver({ ownDomains: own.length ? own : [workspaceId], blocklist }),
+    scorer: createSentimentScorer(),
+    ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
+  });
+  let status: 'completed' | 'cancelled' = 'completed';
+  try {
+    for await (const batch of sync(syncOptions(cursor))) {
+      note(batch);
+      await writer.write(batch.items, batch.cursor);
+      const c: RunCounts = writer.counts;
+      const secs = Math.max((Date.now() - started) / 1000, 0.001);
+      input.onProgress?.({ processed: c.processed, total: undefined, added: c.added, updated: c.updated, skipped: c.skipped, filtered: c.filtered, errors: c.errors, rate: c.processed / secs, etaSeconds: undefined });
+      if (input.signal?.aborted) { status = 'cancelled'; break; }
+      if (input.maxItems !== undefined && c.processed >= input.maxItems) break;
+    }
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('ingestion_runs').set({ status, completed_at: new Date().toISOString() }).where('id', '=', runId).execute();
+      if (status === 'completed' && input.dropCursorOnComplete) await trx.deleteFrom('source_cursors').where('workspace_id', '=', workspaceId).where('source_key', '=', cursorKey).execute();
+    });
+  } catch (err) {
+    await db.updateTable('ingestion_runs').set({ status: 'failed', completed_at: new Date().toISOString() }).where('id', '=', runId).execute().catch(() => undefined);
+    throw err;
+  }
+  const c = writer.counts;
+  logger.info({ provider, workspaceId, processed: c.processed }, 'provider sync finished');
+  return {
+    provider, runId, status, itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped,
+    itemsFiltered: c.filtered, errorsCount: c.errors, clientsCreated: c.clientsCreated, contactsCreated: c.contactsCreated,
+    unreconciled: [], resync: null, durationMs: Date.now() - started, touched: writer.touched,
+  };
+}
