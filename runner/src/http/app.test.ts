@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { FastifyPluginAsync } from 'fastify';
@@ -120,6 +121,9 @@ describe('errors', () => {
       const xml = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', body: '<a/>', headers: { 'content-type': 'application/xml' } });
       expect(xml.status).toBe(415);
       expect(await xml.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
+      const badUrl = await t.request('/api/settings/%zz?workspaceId=acme.com');
+      expect(badUrl.status).toBe(400);
+      expect(await badUrl.json()).toEqual({ error: expect.any(String), code: 'VALIDATION_ERROR', status: 400 });
     } finally {
       await t.close();
     }
@@ -159,6 +163,46 @@ describe('errors', () => {
       const mapping = ERROR_TABLE[code as keyof typeof ERROR_TABLE];
       expect(doc, code).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${mapping?.status}\\s*\\|`));
     }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes a request in flight and answers one arriving while draining with 503 in the error shape', async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const slow: RouteModule = () => async (app) => {
+      app.get('/probe/slow', async () => {
+        entered();
+        await released;
+        return { done: true };
+      });
+    };
+    const t = await startTestApp({ extraRoutes: [slow] });
+    const port = new URL(t.baseUrl).port;
+    const socket = connect(Number(port), '127.0.0.1');
+    let raw = '';
+    socket.on('data', (c: Buffer) => (raw += c.toString()));
+    const ended = new Promise<void>((r) => socket.on('close', () => r()));
+    const req = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\n\r\n`;
+    socket.write(req(`/api/probe/slow?workspaceId=${t.workspaceId}`));
+    await inHandler;
+    const closed = t.app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write(req(`/api/settings?workspaceId=${t.workspaceId}`)); // same connection, while draining
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await closed;
+    await ended;
+    await t.engine.close();
+    const responses = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 200/);
+    expect(responses[0]).toContain('{"done":true}');
+    expect(responses[1]).toMatch(/^HTTP\/1\.1 503/);
+    expect(responses[1]?.toLowerCase()).toContain('x-ratelimit-remaining:');
+    const body = JSON.parse(responses[1]!.slice(responses[1]!.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE', status: 503 });
   });
 });
 

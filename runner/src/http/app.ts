@@ -10,7 +10,7 @@ import swagger from '@fastify/swagger';
 import { KeyUsageTracker } from '@chs/core';
 import { createMailer } from '../notify/mailer.js';
 import { registerAuth } from './auth.js';
-import { errorHandler, notFoundHandler } from './errors.js';
+import { errorHandler, HttpError, notFoundHandler } from './errors.js';
 import { createLogger } from './logging.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 import { routeModules } from './routes/index.js';
@@ -46,8 +46,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: BODY_LIMIT,
-    return503OnClosing: true,
+    // Fastify's own 503-while-closing answers a body of another shape; ours (below) keeps the contract.
+    return503OnClosing: false,
     schemaErrorFormatter: formatValidationErrors,
+    // Malformed URLs (`/api/%zz`) get the same error body as everything else.
+    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
@@ -93,6 +96,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerAuth(app, { db: engine.store.db, usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // After auth and rate limiting, so the 503 carries the X-RateLimit-* headers like every response.
+  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
+    if (closing) {
+      // Requests still arriving on kept-alive connections while draining: send the client elsewhere.
+      void reply.header('connection', 'close');
+      throw new HttpError('SERVICE_UNAVAILABLE');
+    }
+  });
 
   app.get(`${API_PREFIX}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 

@@ -85,8 +85,14 @@ export function formatValidationErrors(errors: FastifySchemaValidationError[], d
 }
 
 /** Fastify validator compiler for TypeBox schemas (see the module comment). */
-export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const check = TypeCompiler.Compile(schema);
+export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart, url, method }) => {
+  let check: ReturnType<typeof TypeCompiler.Compile>;
+  try {
+    check = TypeCompiler.Compile(schema);
+  } catch (err) {
+    // Fail at start-up, naming the route, rather than at the first request.
+    throw new Error(`${method} ${url}: the ${httpPart ?? 'request'} schema must be built with TypeBox (Type.Object(…)), not plain JSON Schema: ${(err as Error).message}`, { cause: err });
+  }
   const convert = httpPart !== 'body';
   return (input: unknown) => {
     let value = convert ? convertTextValues(schema, input) : input;
