@@ -36,7 +36,7 @@ function breakBefore(buf: Buffer, i: number): number {
 
 /** Does a delimiter `--boundary` start at line start `i`? Returns its kind. */
 function delimiterAt(buf: Buffer, i: number, marker: Buffer): 'open' | 'close' | undefined {
-  if (buf.compare(marker, 0, marker.length, i, i + marker.length) !== 0) return undefined;
+  if (i + marker.length > buf.length || buf.compare(marker, 0, marker.length, i, i + marker.length) !== 0) return undefined;
   const j = i + marker.length;
   const c = buf[j];
   if (c === DASH && buf[j + 1] === DASH) return 'close';

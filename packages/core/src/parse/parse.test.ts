@@ -241,3 +241,10 @@ describe('htmlToText', () => {
     );
   });
 });
+
+describe('cutAttachmentBodies at the edge', () => {
+  it('does not throw when the message ends inside a boundary marker', () => {
+    const head = `Content-Type: multipart/mixed; boundary=abcdef\n\n--abcdef\nContent-Type: application/zip\n\n${'A'.repeat(20_000)}\n--abc`;
+    expect(() => cutAttachmentBodies(Buffer.from(head))).not.toThrow();
+  });
+});

@@ -145,3 +145,14 @@ describe('mboxSource', () => {
     await expect(collect(fixture('mboxrd.mbox'), { offset: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });
+
+describe('mboxSource at the edge', () => {
+  it('does not throw on a file ending with a short line after a newline', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-mbox-'));
+    const path = join(dir, 'short.mbox');
+    writeFileSync(path, 'From a@b.c Tue Mar  4 03:33:20 2003\nSubject: x\n\nbody\nFr');
+    const msgs = await collect(path);
+    expect(msgs.map(text)).toEqual(['Subject: x\n\nbody\nFr']);
+    expect(await mboxSource(path).total?.()).toBe(1);
+  });
+});

@@ -62,7 +62,8 @@ function lineText(buf: Buffer, start: number, end: number): string {
 
 /** Is the line starting at `start` (ending at `end`, the LF index or buffer end) a separator? */
 function isSeparatorAt(buf: Buffer, start: number, end: number): boolean {
-  if (buf.compare(FROM_, 0, 5, start, start + 5) !== 0) return false;
+  // Buffer.compare throws when the range runs past the end, so check the room first.
+  if (start + 5 > buf.length || buf.compare(FROM_, 0, 5, start, start + 5) !== 0) return false;
   return SEPARATOR_LINE.test(lineText(buf, start, end));
 }
 
