@@ -74,6 +74,10 @@ describe('validation of parameters', () => {
         const err = (await res.json()) as Record<string, unknown>;
         expect(err, bad).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
       }
+      // A `__proto__` parameter is just an (ignored) parameter.
+      const proto = await t.request(`/api/probe/list?workspaceId=${t.workspaceId}&__proto__=x&constructor=y`);
+      expect(proto.status).toBe(200);
+      expect(((await proto.json()) as { query: Record<string, unknown> }).query).toMatchObject({ limit: 20 });
       const msg = (await (await t.request(`/api/probe/list?workspaceId=${t.workspaceId}&limit=101`)).json()) as { error: string };
       expect(msg.error).toMatch(/^querystring\.limit: .*100/);
 

@@ -70,8 +70,9 @@ export function convertTextValues(schema: unknown, value: unknown): unknown {
   }
   if (isObject(value) && isObject(schema.properties)) {
     const props = schema.properties;
-    const out: Json = {};
-    for (const [k, v] of Object.entries(value)) out[k] = isObject(props[k]) ? convertTextValues(props[k], v) : v;
+    // Null prototype, like the query parser's own objects: a `__proto__` parameter stays a plain key.
+    const out: Json = Object.create(null) as Json;
+    for (const [k, v] of Object.entries(value)) out[k] = isObject(props[k]) && Object.hasOwn(props, k) ? convertTextValues(props[k], v) : v;
     return out;
   }
   return value;
