@@ -8,6 +8,7 @@ import { ChsError } from '../errors.js';
 import { Resolver } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
+import type { BackendName } from '../parse/backends.js';
 import { createProcessPool, type ProcessPool } from './pool.js';
 import type { ProcessInput, ProcessResult } from './process.js';
 import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
@@ -51,6 +52,18 @@ export interface IngestOptions {
   keepCursor?: boolean;
   /** Stop after this many messages. Default: no limit. */
   maxItems?: number;
+  /** MIME parser backend in the workers. Default `postal-mime` (parse.ts's DEFAULT_BACKEND). */
+  parser?: BackendName;
+}
+
+/**
+ * Where the calling thread spent its time (ms), for benchmarks: reading and splitting the source,
+ * waiting for worker results, and the writer (resolve + store). Parse/filter/score run in workers.
+ */
+export interface IngestStageTimes {
+  readMs: number;
+  waitMs: number;
+  writeMs: number;
 }
 
 export interface IngestSummary {
@@ -70,6 +83,7 @@ export interface IngestSummary {
   interactionsCreated: number;
   resumedFrom: SourceCursor | null;
   durationMs: number;
+  stages: IngestStageTimes;
   /** Clients whose interactions changed → earliest day touched (YYYY-MM-DD). */
   touched: Map<string, string>;
 }
@@ -118,6 +132,12 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   const maxInFlight = Math.max(2, pool.threads * 2);
   let total: number | undefined;
   let status: IngestSummary['status'] = 'completed';
+  const stages: IngestStageTimes = { readMs: 0, waitMs: 0, writeMs: 0 };
+  const write = async (items: Parameters<IngestWriter['write']>[0]): Promise<void> => {
+    const t = performance.now();
+    await writer.write(items);
+    stages.writeMs += performance.now() - t;
+  };
 
   const progress = (): void => {
     if (!options.onProgress) return;
@@ -142,17 +162,19 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     const drainOne = async (): Promise<void> => {
       const head = inFlight.shift();
       if (!head) return;
+      const waited = performance.now();
       const results = await head.results;
+      stages.waitMs += performance.now() - waited;
       results.forEach((result, i) => buffer.push({ result, cursor: head.cursors[i]! }));
       if (buffer.length >= batchSize) {
-        await writer.write(buffer);
+        await write(buffer);
         buffer = [];
         progress();
       }
     };
     const submit = async (): Promise<void> => {
       if (task.length === 0) return;
-      const results = pool.run({ messages: task, rules });
+      const results = pool.run({ messages: task, rules, ...(options.parser ? { parser: options.parser } : {}) });
       results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
       inFlight.push({ results, cursors });
       task = [];
@@ -161,13 +183,16 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     };
 
     try {
+      let asked = performance.now();
       for await (const m of source.items(resumedFrom ?? undefined)) {
+        stages.readMs += performance.now() - asked;
         task.push({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
         cursors.push(m.cursor);
         if (task.length >= TASK_SIZE) await submit();
         if (options.signal?.aborted) { status = 'cancelled'; break; }
         read += 1;
         if (options.maxItems !== undefined && read >= options.maxItems) break;
+        asked = performance.now();
       }
     } catch (err) {
       if (err instanceof ChsError) throw err;
@@ -175,7 +200,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     }
     await submit();
     while (inFlight.length) await drainOne();
-    await writer.write(buffer);
+    await write(buffer);
     progress();
 
     const c = writer.counts;
@@ -194,7 +219,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       skipped: { ...c.skippedBy }, filtered: { ...c.filteredBy },
       processingErrors: { parseErrors: c.problems.parse, charsetErrors: c.problems.charset, attachmentErrors: c.problems.attachment, sentimentErrors: c.problems.sentiment },
       clientsCreated: c.clientsCreated, contactsCreated: c.contactsCreated, interactionsCreated: c.interactionsCreated,
-      resumedFrom, durationMs: Date.now() - started, touched: writer.touched,
+      resumedFrom, durationMs: Date.now() - started, stages, touched: writer.touched,
     };
   } catch (err) {
     await db.updateTable('ingestion_runs').set({ status: 'failed', completed_at: new Date().toISOString() }).where('id', '=', runId).execute().catch(() => undefined);

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Address, MailSignals, ParseWarning, ProblemKind, SentimentResult, SentimentScorer } from '../interfaces.js';
 import { parseMessage, MessageParseError } from '../parse/parse.js';
+import type { BackendName } from '../parse/backends.js';
 import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 
@@ -17,6 +18,8 @@ export interface ProcessInput {
 export interface ProcessTask {
   messages: ProcessInput[];
   rules: FilterRules;
+  /** MIME parser backend; default parse.ts's DEFAULT_BACKEND (postal-mime). */
+  parser?: BackendName;
 }
 
 /** Longest summary kept per interaction (characters of the message's own new text). */
@@ -59,14 +62,14 @@ function summarise(text: string): string {
   return flat.length <= SUMMARY_LENGTH ? flat : `${flat.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`;
 }
 
-export async function processOne(input: ProcessInput, rules: FilterRules): Promise<ProcessResult> {
+export async function processOne(input: ProcessInput, rules: FilterRules, parser?: BackendName): Promise<ProcessResult> {
   let parsed;
   try {
     parsed = await parseMessage({
       raw: Buffer.isBuffer(input.raw) ? input.raw : Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength),
       ...(input.envelopeDate ? { envelopeDate: input.envelopeDate } : {}),
       location: input.location,
-    });
+    }, parser ? { backend: parser } : {});
   } catch (err) {
     if (err instanceof MessageParseError) return { ok: false, location: input.location, kind: err.kind, reason: err.reason };
     return { ok: false, location: input.location, kind: 'parse', reason: err instanceof Error ? err.message : String(err) };
@@ -108,7 +111,7 @@ export async function processOne(input: ProcessInput, rules: FilterRules): Promi
 
 export async function processBatch(task: ProcessTask): Promise<ProcessResult[]> {
   const out: ProcessResult[] = [];
-  for (const m of task.messages) out.push(await processOne(m, task.rules));
+  for (const m of task.messages) out.push(await processOne(m, task.rules, task.parser));
   return out;
 }
 

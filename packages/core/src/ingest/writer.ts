@@ -131,6 +131,14 @@ export class IngestWriter {
           this.counts.filteredBy[result.filtered] = (this.counts.filteredBy[result.filtered] ?? 0) + 1;
           continue;
         }
+        if (result.dateSource === 'none') {
+          // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01
+          // would corrupt the client's history, so it is recorded as an error instead.
+          this.counts.errors += 1;
+          this.counts.problems.parse += 1;
+          batch.errors.push({ kind: 'parse', reason: 'no usable date (Date, Received and envelope all missing or invalid)', location: result.location });
+          continue;
+        }
         const resolution = this.#o.resolver.resolve(result);
         if (resolution.kind === 'skip') {
           this.counts.skipped += 1;

@@ -39,6 +39,8 @@ export interface Job {
   kind: JobKind;
   source: string;
   state: JobState;
+  /** Shared by the jobs of one multi-source run; the job's own id otherwise. */
+  groupId: string;
   params: Record<string, unknown>;
   sources: Record<string, SourceProgress>;
   itemsProcessed: number;
@@ -70,6 +72,7 @@ export function toJob(r: JobsTable): Job {
     kind: r.kind as JobKind,
     source: r.source,
     state: r.state as JobState,
+    groupId: r.group_id ?? r.id,
     params: JSON.parse(r.params_json) as Record<string, unknown>,
     sources: JSON.parse(r.progress_json) as Record<string, SourceProgress>,
     itemsProcessed: r.items_processed,
@@ -104,6 +107,8 @@ export interface EnqueueInput {
   params?: Record<string, unknown>;
   totalItems?: number | null;
   sources?: Record<string, SourceProgress>;
+  /** Group of a multi-source run. Default: the job's own id. */
+  groupId?: string;
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -114,8 +119,10 @@ function isUniqueViolation(err: unknown): boolean {
 /** Queues a job. One active job per (workspace, source): a second one is refused with JOB_CONFLICT naming the active job. */
 export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Date()): Promise<Job> {
   const at = now.toISOString();
+  const id = newId('job');
   const row: JobsTable = {
-    id: newId('job'),
+    id,
+    group_id: input.groupId ?? id,
     workspace_id: input.workspaceId,
     kind: input.kind,
     source: input.source,
@@ -158,6 +165,7 @@ export interface ListJobsQuery {
   source?: string;
   states?: JobState[];
   kinds?: JobKind[];
+  groupId?: string;
   limit: number;
   offset: number;
 }
@@ -168,6 +176,7 @@ export async function listJobs(db: Db, q: ListJobsQuery): Promise<{ jobs: Job[];
   if (q.source) base = base.where('source', '=', q.source);
   if (q.states?.length) base = base.where('state', 'in', q.states);
   if (q.kinds?.length) base = base.where('kind', 'in', q.kinds);
+  if (q.groupId) base = base.where('group_id', '=', q.groupId);
   const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute();
   return { jobs: rows.map(toJob), total: Number(totalRow?.n ?? 0) };

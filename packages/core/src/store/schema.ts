@@ -183,6 +183,8 @@ export interface JobsTable {
   source: string;
   /** `queued`, `running`, `parked`, `completed`, `failed`, `cancelled`. */
   state: string;
+  /** Jobs started together (one per source of a run) share it; the API reports it as the job id. */
+  group_id: string | null;
   params_json: string;
   progress_json: string;
   items_processed: number;

@@ -91,6 +91,16 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
   } as Parameters<typeof createConnector>[1]);
   const cursorKey = input.cursorKey ?? provider;
+  // The provider's own count (e.g. Gmail's messagesTotal), capped by maxItems, is the progress total.
+  let totalEstimate: number | undefined;
+  const capped = (n: number | undefined): number | undefined => (n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems));
+  const onProgress = input.onProgress
+    ? (p: IngestProgress): void => {
+        const total = capped(totalEstimate) ?? p.total;
+        const etaSeconds = total !== undefined && p.rate > 0 ? Math.max(0, (total - p.processed) / p.rate) : undefined;
+        input.onProgress?.({ ...p, total, etaSeconds });
+      }
+    : undefined;
   const unreconciled: UnreconciledItem[] = [];
   let resync: string | null = null;
   const note = (batch: SyncBatch<unknown>): void => {
@@ -103,6 +113,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     ...(input.since ? { since: input.since } : {}),
     ...(input.until ? { until: input.until } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
+    onProgress: (p: { totalEstimate?: number }) => { if (p.totalEstimate !== undefined) totalEstimate = p.totalEstimate; },
   });
 
   try {
@@ -133,7 +144,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         ...(input.jobId ? { jobId: input.jobId } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
         ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
-        ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+        ...(onProgress ? { onProgress } : {}),
         ...(input.pool ? { pool: input.pool } : {}),
         ...(input.workers !== undefined ? { workers: input.workers } : {}),
       });
@@ -143,7 +154,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         contactsCreated: s.contactsCreated, unreconciled, resync, durationMs: s.durationMs, touched: s.touched,
       };
     } else {
-      summary = await syncRecords(deps, input, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
+      summary = await syncRecords(deps, { ...input, ...(onProgress ? { onProgress } : {}) }, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
       summary.unreconciled = unreconciled;
       summary.resync = resync;
     }
@@ -155,11 +166,11 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
   }
 }
 
-async function syncRecords(
+async function syncRecords<O>(
   deps: ProviderSyncDeps,
   input: ProviderSyncInput,
-  sync: (o: { mode: 'quick' | 'full'; cursor?: SourceCursor }) => AsyncIterable<SyncBatch<ProviderRecord>>,
-  syncOptions: (cursor: SourceCursor | undefined) => { mode: 'quick' | 'full'; cursor?: SourceCursor },
+  sync: (o: O) => AsyncIterable<SyncBatch<ProviderRecord>>,
+  syncOptions: (cursor: SourceCursor | undefined) => O,
   cursorKey: string,
   note: (b: SyncBatch<unknown>) => void,
 ): Promise<ProviderSyncSummary> {

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001-initial.js';
 import * as m002 from './002-external-refs.js';
 import * as m003 from './003-metrics-indexes.js';
+import * as m004 from './004-job-groups.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
   '001-initial': m001,
   '002-external-refs': m002,
   '003-metrics-indexes': m003,
+  '004-job-groups': m004,
 };
