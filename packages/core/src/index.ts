@@ -21,3 +21,4 @@ export * from './score/index.js';
 export * from './connectors/index.js';
 export * from './integrations/index.js';
 export * from './sync/index.js';
+export { createJobHandlers, type IngestionSessionStats } from './engine/job-handlers.js';

@@ -1,11 +1,6 @@
+// The providers' own modules load their client libraries; they are exported from
+// `@chs/core/connectors` (all.ts), not from the engine's root, so importing the engine stays light.
 export * from './types.js';
 export { createConnector, connectorFactories, type CreateConnectorOptions, type ProviderUrlOverrides } from './registry.js';
 export { DEFAULT_RETRY_POLICY, retryPolicy, withRetry, parseRetryAfter, type RetryPolicy, type Verdict } from './retry.js';
-export { createGoogleConnector, GOOGLE_CAPABILITIES, type GoogleConnectorOptions } from './google/google-connector.js';
-export { DEFAULT_GOOGLE_API_URL, DEFAULT_GOOGLE_TOKEN_URL } from './google/google-client.js';
-export { startFakeGmailServer, type FakeGmailServer, type FakeGmailOptions, type FakeGmailMessage, type FakeGmailStats } from './google/fake-gmail-server.js';
-export { createHubSpotConnector, HUBSPOT_CAPABILITIES, SEARCH_RESULT_CAP, type HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
 export { DEFAULT_PROPERTY_MAP as DEFAULT_HUBSPOT_PROPERTY_MAP, type HubSpotPropertyMap } from './hubspot/hubspot-mapping.js';
-export { DEFAULT_HUBSPOT_API_URL } from './hubspot/hubspot-client.js';
-export { createIntercomConnector, INTERCOM_CAPABILITIES, type IntercomConnectorOptions } from './intercom/intercom-connector.js';
-export { DEFAULT_INTERCOM_API_URL, INTERCOM_VERSION } from './intercom/intercom-client.js';

@@ -2,9 +2,7 @@
  * Every connector, in one map: provider → factory. The job runner builds a connector with
  * `createConnector(provider, { credentials, urls, onTokens, ... })` and drives `sync()`.
  */
-import { createGoogleConnector } from './google/google-connector.js';
-import { createHubSpotConnector, type HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
-import { createIntercomConnector } from './intercom/intercom-connector.js';
+import type { HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
 import type { Connector, ConnectorBaseOptions, CredentialsByProvider, GoogleCredentials, Provider } from './types.js';
 
 /** Base URLs; each undefined means the provider's public default. */
@@ -24,16 +22,26 @@ export interface CreateConnectorOptions<P extends Provider> extends ConnectorBas
   hubspotPropertyMap?: HubSpotConnectorOptions['propertyMap'];
 }
 
-type Factory<P extends Provider> = (options: CreateConnectorOptions<P>) => Connector;
+type Factory<P extends Provider> = (options: CreateConnectorOptions<P>) => Promise<Connector>;
 
+// Each provider's module (and its client library: googleapis, @hubspot/api-client) is loaded on
+// first use, so importing the engine — and every `chs` command — does not pay for them.
 export const connectorFactories: { readonly [P in Provider]: Factory<P> } = Object.freeze({
-  google: (o: CreateConnectorOptions<'google'>) =>
-    createGoogleConnector({ ...o, apiUrl: o.urls?.googleApi, tokenUrl: o.urls?.googleToken, onTokens: o.onTokens }),
-  hubspot: (o: CreateConnectorOptions<'hubspot'>) => createHubSpotConnector({ ...o, apiUrl: o.urls?.hubspotApi, propertyMap: o.hubspotPropertyMap }),
-  intercom: (o: CreateConnectorOptions<'intercom'>) => createIntercomConnector({ ...o, apiUrl: o.urls?.intercomApi }),
+  google: async (o: CreateConnectorOptions<'google'>) => {
+    const { createGoogleConnector } = await import('./google/google-connector.js');
+    return createGoogleConnector({ ...o, apiUrl: o.urls?.googleApi, tokenUrl: o.urls?.googleToken, onTokens: o.onTokens });
+  },
+  hubspot: async (o: CreateConnectorOptions<'hubspot'>) => {
+    const { createHubSpotConnector } = await import('./hubspot/hubspot-connector.js');
+    return createHubSpotConnector({ ...o, apiUrl: o.urls?.hubspotApi, propertyMap: o.hubspotPropertyMap });
+  },
+  intercom: async (o: CreateConnectorOptions<'intercom'>) => {
+    const { createIntercomConnector } = await import('./intercom/intercom-connector.js');
+    return createIntercomConnector({ ...o, apiUrl: o.urls?.intercomApi });
+  },
 });
 
-export function createConnector<P extends Provider>(provider: P, options: CreateConnectorOptions<P>): Connector {
+export function createConnector<P extends Provider>(provider: P, options: CreateConnectorOptions<P>): Promise<Connector> {
   const factory = connectorFactories[provider] as Factory<P>;
   return factory(options);
 }

@@ -19,8 +19,8 @@ export interface EngineOptions {
   logger?: Logger;
   /** "Now" for the data (metric windows, snapshot dates). Default: the system clock. */
   clock?: Clock;
-  /** 32-byte key that encrypts provider credentials at rest. Needed for provider syncs. */
-  secretKey?: Buffer;
+  /** 32-byte key that encrypts provider credentials at rest (or a function giving it, called on first use). Needed for provider syncs. */
+  secretKey?: Buffer | (() => Buffer);
   /** Provider base URLs (proxies, EU hosts, local fakes). Default: the public endpoints. */
   providerUrls?: ProviderUrlOverrides;
 }
@@ -80,6 +80,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       : options.database;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
+  let secretKey: Buffer | undefined;
   return Object.freeze({
     store,
     logger,
@@ -90,8 +91,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     },
     async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
       if (!options.secretKey) throw new ChsError('INVALID_INPUT', 'the engine was created without a secretKey: provider credentials cannot be read');
+      secretKey ??= typeof options.secretKey === 'function' ? options.secretKey() : options.secretKey;
       const { touched, ...summary } = await syncProvider(
-        { db: store.db, logger, clock, secretKey: options.secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}) },
+        { db: store.db, logger, clock, secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}) },
         input,
       );
       return { ...summary, health: await rescore(store.db, input.workspaceId, touched, clock) };

@@ -83,7 +83,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${integration.lastError ? `: ${integration.lastError}` : ''}`);
   }
   const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider);
-  const connector = createConnector(provider, {
+  const connector = await createConnector(provider, {
     credentials,
     ...(deps.urls ? { urls: deps.urls } : {}),
     logger,
