@@ -1,2 +1,101 @@
-// Benchmark entry point: see bench/README.md.
-export {};
+/**
+ * `npm run bench [-- <scenario>...] [options]`: runs the scenarios (default: all), writes
+ * bench/results/<timestamp>-<scenario>.json, latest-<scenario>.json and latest.json, prints a table.
+ * See bench/README.md.
+ */
+import { parseArgs } from 'node:util';
+import { BACKEND_NAMES, type BackendName } from '@chs/core';
+import { apiScenario } from './scenarios/api.js';
+import { ingestScenario } from './scenarios/ingest.js';
+import { memoryScenario } from './scenarios/memory.js';
+import { RESULTS_DIR, TMP_DIR } from './paths.js';
+import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, type ScenarioName } from './results.js';
+
+const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [options]]
+  ingest:  --messages 50000 --baseline-sample <all> --stages-sample 3000 --workers 2 --parsers postal-mime,mailparser --cpu-prof <dir>
+  memory:  --sizes 20000,200000
+  api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
+  common:  --tmp-dir bench/tmp --results-dir bench/results`;
+
+function int(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      messages: { type: 'string' },
+      'baseline-sample': { type: 'string' },
+      'stages-sample': { type: 'string' },
+      workers: { type: 'string' },
+      parsers: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      sizes: { type: 'string' },
+      clients: { type: 'string' },
+      interactions: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      'tmp-dir': { type: 'string' },
+      'results-dir': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  for (const p of positionals) if (!(SCENARIOS as readonly string[]).includes(p)) throw new Error(`unknown scenario "${p}"\n${USAGE}`);
+  const chosen: ScenarioName[] = positionals.length ? (positionals as ScenarioName[]) : [...SCENARIOS];
+  const parsers = values.parsers?.split(',').map((p) => {
+    if (!(BACKEND_NAMES as readonly string[]).includes(p)) throw new Error(`unknown parser "${p}" (${BACKEND_NAMES.join(', ')})`);
+    return p as BackendName;
+  });
+  const dir = values['tmp-dir'] ?? TMP_DIR;
+  const resultsDir = values['results-dir'] ?? RESULTS_DIR;
+  const log = (line: string) => process.stdout.write(`  · ${line}\n`);
+  const started = Date.now();
+  const results: BenchResult[] = [];
+  for (const scenario of chosen) {
+    process.stdout.write(`▶ ${scenario}\n`);
+    let result: BenchResult;
+    if (scenario === 'ingest') {
+      const messages = int('messages', values.messages);
+      const baselineSample = int('baseline-sample', values['baseline-sample']);
+      const stagesSample = int('stages-sample', values['stages-sample']);
+      const workers = int('workers', values.workers);
+      result = await ingestScenario({
+        dir, log,
+        ...(messages ? { messages } : {}), ...(baselineSample ? { baselineSample } : {}), ...(stagesSample ? { stagesSample } : {}),
+        ...(workers ? { workers } : {}), ...(parsers ? { parsers } : {}), ...(values['cpu-prof'] ? { cpuProfileDir: values['cpu-prof'] } : {}),
+      });
+    } else if (scenario === 'memory') {
+      const sizes = values.sizes?.split(',').map((s) => int('sizes', s)!);
+      const workers = int('workers', values.workers);
+      result = await memoryScenario({ dir, log, ...(sizes ? { sizes } : {}), ...(workers ? { workers } : {}) });
+    } else {
+      const clients = int('clients', values.clients);
+      const interactions = int('interactions', values.interactions);
+      const duration = int('duration', values.duration);
+      const connections = int('connections', values.connections);
+      result = await apiScenario({
+        dir, log,
+        ...(clients ? { clients } : {}), ...(interactions ? { interactions } : {}), ...(duration ? { duration } : {}), ...(connections ? { connections } : {}),
+      });
+    }
+    const file = writeResult(result, resultsDir);
+    results.push(result);
+    process.stdout.write(`${formatTable(result)}\n  → ${file}\n\n`);
+  }
+  writeLatest(results, resultsDir);
+  const missed = results.flatMap((r) => r.targets.filter((t) => t.met === false).map((t) => `${r.scenario}: ${t.name}`));
+  process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; targets missed: ${missed.length ? `\n  ${missed.join('\n  ')}` : 'none'}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

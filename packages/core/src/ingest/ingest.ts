@@ -52,7 +52,7 @@ export interface IngestOptions {
   keepCursor?: boolean;
   /** Stop after this many messages. Default: no limit. */
   maxItems?: number;
-  /** MIME parser backend in the workers. Default `postal-mime` (parse.ts's DEFAULT_BACKEND). */
+  /** MIME parser backend in the workers. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
 }
 

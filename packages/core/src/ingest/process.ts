@@ -18,7 +18,7 @@ export interface ProcessInput {
 export interface ProcessTask {
   messages: ProcessInput[];
   rules: FilterRules;
-  /** MIME parser backend; default parse.ts's DEFAULT_BACKEND (postal-mime). */
+  /** MIME parser backend. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
 }
 

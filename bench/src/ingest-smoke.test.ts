@@ -1,0 +1,53 @@
+/**
+ * Smoke test: the ingest scenario on a tiny generated mailbox, through the real child processes
+ * (bench/dist, built by `npm test`). Checks the result's shape and counts, never its speed.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ingestScenario } from './scenarios/ingest.js';
+import { writeLatest, writeResult, type BenchResult } from './results.js';
+import { CHILD_FILE } from './paths.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chs-bench-smoke-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('ingest scenario (300 messages)', () => {
+  it('writes a result with every metric, both parsers, the baselines and the targets', { timeout: 180_000 }, async () => {
+    expect(existsSync(CHILD_FILE)).toBe(true);
+    const r = await ingestScenario({ messages: 300, stagesSample: 50, dir });
+    expect(r.scenario).toBe('ingest');
+    expect(r.config).toMatchObject({ messages: 300, baselineSample: 300, stagesSample: 50, workers: 2 });
+    const names = Object.keys(r.metrics);
+    const expected = ['input.messages', 'input.fileMB', 'input.meanKB', 'input.medianKB', 'split.msgsPerSec', 'split.MBps',
+      'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec',
+      ...['split', 'cut', 'parseMessage', 'mimePostalMime', 'mimeMailparser', 'strip', 'filter', 'score'].map((s) => `stages.${s}.msPerMsg`)];
+    for (const p of ['postal-mime', 'mailparser']) {
+      for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'cpuMsPerMsg', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
+        expected.push(`e2e.${p}.${s}`);
+      }
+      expected.push(`ratio.${p}`);
+    }
+    expect(names.sort()).toEqual(expected.sort());
+    for (const [name, m] of Object.entries(r.metrics)) {
+      expect(Number.isFinite(m.value), name).toBe(true);
+      expect(m.value, name).toBeGreaterThanOrEqual(0);
+    }
+    expect(r.metrics['input.messages']!.value).toBe(300);
+    // Every message of the mailbox went through each run.
+    const details = r.details as { split: { messages: number }; baseline: { messages: number }; stages: { messages: number }; e2e: Record<string, { summary: { itemsProcessed: number } }> };
+    expect(details.split.messages).toBe(300);
+    expect(details.baseline.messages).toBe(300);
+    expect(details.stages.messages).toBe(50);
+    expect(Object.values(details.e2e).map((e) => e.summary.itemsProcessed)).toEqual([300, 300]);
+    expect(r.metrics['e2e.postal-mime.peakRssMB']!.value).toBeGreaterThan(0);
+    expect(r.targets.map((t) => t.metric)).toEqual(expect.arrayContaining(['ratio.postal-mime', 'ratio.mailparser']));
+
+    const file = writeResult(r, join(dir, 'results'));
+    const back = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
+    expect(back.metrics).toEqual(r.metrics);
+    writeLatest([r], join(dir, 'results'));
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'results', 'latest.json'), 'utf8')) as object)).toEqual(['ingest']);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * The API under load: `chs serve` (a child process, rate limits raised by its environment) on a
+ * generated workspace, hit by autocannon from this process; a bare Fastify route in another
+ * child process is measured in the same run as the ceiling.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createApiKey, createEngine } from '@chs/core';
+import { API_NOW, API_WORKSPACE, ensureApiDataset } from '../api-data.js';
+import { percentile, round } from '../measure.js';
+import { BENCH_DIR, CHS_BIN, TMP_DIR } from '../paths.js';
+import { metric, target, type BenchResult } from '../results.js';
+import { startResult, type Log } from './common.js';
+
+export interface ApiScenarioOptions {
+  /** Default 5,000. */
+  clients?: number;
+  /** Default 1,000,000. */
+  interactions?: number;
+  /** Seconds per endpoint. Default 10. */
+  duration?: number;
+  /** Concurrent connections. Default 10. */
+  connections?: number;
+  dir?: string;
+  log?: Log;
+}
+
+interface Server {
+  port: number;
+  child: ChildProcess;
+}
+
+/** Starts a process and waits for the line that tells its port. */
+function startServer(args: string[], env: NodeJS.ProcessEnv, portLine: RegExp): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`server did not start: ${args.join(' ')}\n${seen}`));
+    }, 60_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      seen += chunk;
+      const m = portLine.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ port: Number(m[1]), child });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${args.join(' ')}\n${seen}`));
+    });
+  });
+}
+
+async function stopServer(s: Server): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  s.child.removeAllListeners('exit');
+  await new Promise<void>((resolve) => {
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGTERM');
+    setTimeout(() => s.child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSec: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/** One autocannon run; latencies are kept per response so p95 can be read (autocannon reports 97.5). */
+async function load(url: string, opts: { duration: number; connections: number; headers?: Record<string, string>; paths?: string[] }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let i = 0;
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: opts.connections,
+        duration: opts.duration,
+        ...(opts.headers ? { headers: opts.headers } : {}),
+        ...(opts.paths && opts.paths.length > 1
+          ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: opts.paths![i++ % opts.paths!.length]! }) }] }
+          : {}),
+      },
+      (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)),
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+    });
+  });
+  return {
+    requests: r.requests.total,
+    requestsPerSec: round(r.requests.total / opts.duration, 0),
+    p50Ms: round(percentile(latencies, 50), 2),
+    p95Ms: round(percentile(latencies, 95), 2),
+    p99Ms: round(percentile(latencies, 99), 2),
+    maxMs: round(Math.max(0, ...latencies), 2),
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+  };
+}
+
+export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResult> {
+  const log = o.log ?? (() => undefined);
+  const clients = o.clients ?? 5000;
+  const interactions = o.interactions ?? 1_000_000;
+  const duration = o.duration ?? 10;
+  const connections = o.connections ?? 10;
+  const data = await ensureApiDataset(clients, interactions, o.dir ?? TMP_DIR, log);
+
+  // A fresh key each run: the full key is never written anywhere.
+  const engine = await createEngine({ database: data.path });
+  const key = (await createApiKey(engine.store.db, { workspaceId: API_WORKSPACE, name: `bench ${new Date().toISOString()}` })).key;
+  await engine.close();
+
+  const r = startResult('api', { clients, interactions, snapshots: data.snapshots, duration, connections, logLevel: 'warn', now: API_NOW });
+  const { metrics: m, details } = r;
+  details.dataset = { ...data, path: data.path };
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CHS_DATABASE_URL: data.path,
+    CHS_DATA_DIR: join(o.dir ?? TMP_DIR, 'api-data'),
+    CHS_NOW: API_NOW,
+    CHS_LOG_LEVEL: 'warn',
+    CHS_RATE_LIMIT_PER_MINUTE: '1000000000',
+    CHS_RATE_LIMIT_PER_HOUR: '1000000000',
+    CHS_RATE_LIMIT_PER_DAY: '1000000000',
+  };
+  const bare = await startServer([join(BENCH_DIR, 'dist', 'bare-server.js')], process.env, /listening (\d+)/);
+  let chs: Server | undefined;
+  try {
+    chs = await startServer([CHS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], env, /serving http:\/\/127\.0\.0\.1:(\d+)\/api/);
+    const headers = { authorization: `Bearer ${key}` };
+    const ws = `workspaceId=${API_WORKSPACE}`;
+    const endpoints: Array<{ name: string; base: string; paths: string[]; headers?: Record<string, string> }> = [
+      { name: 'bare', base: `http://127.0.0.1:${bare.port}`, paths: ['/bare'] },
+      { name: 'clients', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/clients?${ws}`], headers },
+      { name: 'clientById', base: `http://127.0.0.1:${chs.port}`, paths: data.sampleClientIds.map((id) => `/api/clients/${id}?${ws}`), headers },
+      { name: 'metricsSummary', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/metrics/summary?${ws}`], headers },
+      { name: 'trendsHealth', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/metrics/trends/health?${ws}`], headers },
+    ];
+    for (const e of endpoints) {
+      const first = await fetch(`${e.base}${e.paths[0]}`, e.headers ? { headers: e.headers } : {});
+      const body = await first.text();
+      if (first.status !== 200) throw new Error(`${e.name}: GET ${e.paths[0]} → ${first.status} ${body.slice(0, 300)}`);
+      log(`${e.name}: warm-up 2 s, then ${duration} s × ${connections} connections (${body.length} B response) …`);
+      await load(`${e.base}${e.paths[0]}`, { duration: 2, connections, ...(e.headers ? { headers: e.headers } : {}), paths: e.paths });
+      const res = await load(`${e.base}${e.paths[0]}`, { duration, connections, ...(e.headers ? { headers: e.headers } : {}), paths: e.paths });
+      details[e.name] = { ...res, path: e.paths[0], responseBytes: body.length };
+      m[`${e.name}.reqPerSec`] = metric(res.requestsPerSec, 'req/s', 'throughput');
+      m[`${e.name}.p50Ms`] = metric(res.p50Ms, 'ms', 'latency');
+      m[`${e.name}.p95Ms`] = metric(res.p95Ms, 'ms', 'latency');
+      m[`${e.name}.p99Ms`] = metric(res.p99Ms, 'ms', 'latency');
+      if (res.non2xx + res.errors + res.timeouts > 0) log(`  ${e.name}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
+    }
+    const bareRate = m['bare.reqPerSec']!.value;
+    m['clientById.shareOfBare'] = metric(round((m['clientById.reqPerSec']!.value / bareRate) * 100, 1), '%', 'ratio', 'GET /clients/{id} req/s ÷ bare Fastify route req/s');
+    r.targets.push(target('/metrics/summary p95 < 50 ms at 1M interactions', m, 'metricsSummary.p95Ms', '<=', 50));
+    r.targets.push(target('/clients/{id} ≥ 50% of the bare route', m, 'clientById.shareOfBare', '>=', 50));
+  } finally {
+    if (chs) await stopServer(chs);
+    await stopServer(bare);
+  }
+  return r.finish();
+}

@@ -1,0 +1,218 @@
+/**
+ * One measurement each, run in a fresh child process (see child.ts) so peaks, heaps and JIT state
+ * never carry over from one measurement to the next.
+ */
+import { rmSync } from 'node:fs';
+import { simpleParser } from 'mailparser';
+import {
+  BACKENDS, classifyMessage, createEngine, createSentimentScorer, createWorkspace, cutAttachmentBodies, CUT_THRESHOLD,
+  extractNewText, mboxSource, normalizeLineEndings, parseMessage, type BackendName, type IngestStageTimes,
+} from '@chs/core';
+import { cpuMsSince, RssSampler } from './measure.js';
+
+export interface Resources {
+  wallMs: number;
+  /** User + system CPU of the whole process, worker threads included. */
+  cpuMs: number;
+  /** Max of RSS sampled every 25 ms (process-wide: includes worker threads). */
+  rssSampledPeakBytes: number;
+  /** Kernel high-water mark of RSS (VmHWM), null off Linux. */
+  rssHwmBytes: number | null;
+}
+
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; resources: Resources }> {
+  const rss = new RssSampler();
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  const value = await fn();
+  const wallMs = performance.now() - t;
+  const cpuMs = cpuMsSince(cpu);
+  const r = rss.stop();
+  return { value, resources: { wallMs, cpuMs, rssSampledPeakBytes: r.sampledPeakBytes, rssHwmBytes: r.hwmBytes } };
+}
+
+// ── split only ────────────────────────────────────────────────────────────────────────────────
+export interface SplitArgs { path: string; limit?: number }
+export interface SplitResult extends Resources { messages: number; messageBytes: number }
+
+export async function splitTask(a: SplitArgs): Promise<SplitResult> {
+  const { value, resources } = await measured(async () => {
+    let messages = 0;
+    let messageBytes = 0;
+    for await (const m of mboxSource(a.path).items()) {
+      messages += 1;
+      messageBytes += m.raw.length;
+      if (a.limit !== undefined && messages >= a.limit) break;
+    }
+    return { messages, messageBytes };
+  });
+  return { ...value, ...resources };
+}
+
+// ── mailparser baseline ──────────────────────────────────────────────────────────────────────
+export interface BaselineArgs { path: string; limit?: number }
+export interface BaselineResult extends Resources {
+  messages: number;
+  messageBytes: number;
+  /** Time inside `simpleParser` only (the split's time left out). */
+  parseMs: number;
+  errors: number;
+}
+
+/** `simpleParser(raw)` with default options, one message after the other, on one thread. */
+export async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
+  const { value, resources } = await measured(async () => {
+    let messages = 0;
+    let messageBytes = 0;
+    let parseMs = 0;
+    let errors = 0;
+    for await (const m of mboxSource(a.path).items()) {
+      const t = performance.now();
+      try {
+        await simpleParser(m.raw);
+      } catch {
+        errors += 1;
+      }
+      parseMs += performance.now() - t;
+      messages += 1;
+      messageBytes += m.raw.length;
+      if (a.limit !== undefined && messages >= a.limit) break;
+    }
+    return { messages, messageBytes, parseMs, errors };
+  });
+  return { ...value, ...resources };
+}
+
+// ── per-stage CPU, sequential ────────────────────────────────────────────────────────────────
+export interface StagesArgs { path: string; limit: number }
+/** Milliseconds per message of each stage, one thread, same messages for all. */
+export interface StagesResult extends Resources {
+  messages: number;
+  msPerMessage: {
+    split: number;
+    /** normalizeLineEndings + cutAttachmentBodies (inside parseMessage). */
+    cut: number;
+    /** parseMessage as the pipeline calls it (default backend): cut, MIME parse, headers, strip, signals. */
+    parseMessage: number;
+    /** The MIME library alone on the cut message. */
+    mimePostalMime: number;
+    mimeMailparser: number;
+    /** Quote/signature stripping (inside parseMessage). */
+    strip: number;
+    filter: number;
+    score: number;
+  };
+}
+
+export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
+  const scorer = createSentimentScorer();
+  const rules = { blocklist: [] as string[] };
+  const t = { split: 0, cut: 0, parseMessage: 0, mimePostalMime: 0, mimeMailparser: 0, strip: 0, filter: 0, score: 0 };
+  const postal = BACKENDS['postal-mime'];
+  const mp = BACKENDS.mailparser;
+  const { value, resources } = await measured(async () => {
+    let messages = 0;
+    let last = performance.now();
+    for await (const m of mboxSource(a.path).items()) {
+      let s = performance.now();
+      t.split += s - last;
+      const cut = cutAttachmentBodies(normalizeLineEndings(m.raw), CUT_THRESHOLD);
+      t.cut += performance.now() - s;
+      s = performance.now();
+      let parsed;
+      try {
+        parsed = await parseMessage({ raw: m.raw, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
+      } catch {
+        parsed = undefined;
+      }
+      t.parseMessage += performance.now() - s;
+      s = performance.now();
+      await postal.parse(cut.raw).catch(() => undefined);
+      t.mimePostalMime += performance.now() - s;
+      s = performance.now();
+      await mp.parse(cut.raw).catch(() => undefined);
+      t.mimeMailparser += performance.now() - s;
+      if (parsed) {
+        s = performance.now();
+        const newText = extractNewText(parsed.text);
+        t.strip += performance.now() - s;
+        s = performance.now();
+        const verdict = classifyMessage(parsed, rules);
+        t.filter += performance.now() - s;
+        if (verdict.keep) {
+          s = performance.now();
+          scorer.score(newText);
+          t.score += performance.now() - s;
+        }
+      }
+      messages += 1;
+      if (messages >= a.limit) break;
+      last = performance.now();
+    }
+    return messages;
+  });
+  const per = (v: number) => v / Math.max(value, 1);
+  return {
+    messages: value,
+    msPerMessage: {
+      split: per(t.split), cut: per(t.cut), parseMessage: per(t.parseMessage), mimePostalMime: per(t.mimePostalMime),
+      mimeMailparser: per(t.mimeMailparser), strip: per(t.strip), filter: per(t.filter), score: per(t.score),
+    },
+    ...resources,
+  };
+}
+
+// ── end to end ────────────────────────────────────────────────────────────────────────────────
+export interface IngestArgs {
+  path: string;
+  db: string;
+  workspace: string;
+  workers: number;
+  /** Omitted: the pipeline's default. */
+  parser?: BackendName;
+}
+export interface IngestResult extends Resources {
+  parser: string;
+  workers: number;
+  /** ingestSource alone: read → parse/filter/score (workers) → resolve → store. */
+  ingestMs: number;
+  /** The health rebuild engine.ingest runs after storing (wall − ingestMs). */
+  healthMs: number;
+  stages: IngestStageTimes;
+  summary: Record<string, unknown>;
+  /** RSS just before the run (engine open, workspace created). */
+  rssBeforeBytes: number;
+}
+
+export async function ingestTask(a: IngestArgs): Promise<IngestResult> {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${a.db}${suffix}`, { force: true });
+  const engine = await createEngine({ database: a.db });
+  try {
+    await createWorkspace(engine.store.db, { domain: a.workspace, name: 'Bench', ownerEmail: `bench@${a.workspace}` });
+    const rssBeforeBytes = process.memoryUsage.rss();
+    const { value, resources } = await measured(() =>
+      engine.ingest({ workspaceId: a.workspace, source: mboxSource(a.path), workers: a.workers, ...(a.parser ? { parser: a.parser } : {}) }),
+    );
+    const { stages, durationMs, ...summary } = value;
+    return {
+      parser: a.parser ?? 'default',
+      workers: a.workers,
+      ingestMs: durationMs,
+      healthMs: Math.max(0, resources.wallMs - durationMs),
+      stages,
+      summary: { ...summary, durationMs },
+      rssBeforeBytes,
+      ...resources,
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+export const TASKS = {
+  split: splitTask,
+  baseline: baselineTask,
+  stages: stagesTask,
+  ingest: ingestTask,
+} as const;
+export type TaskName = keyof typeof TASKS;
