@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ParsedMessage, RawMessage } from '../interfaces.js';
@@ -7,6 +6,7 @@ import { mboxSource } from '../source/mbox.js';
 import { classifyMessage } from './filter.js';
 import { isMessageParseError, parseMessage } from './parse.js';
 import { extractNewText } from './strip.js';
+import { corpusDir, CORPUS_HELPER_FILE, CORPUS_MBOXES } from '../test-support/corpus.js';
 
 /**
  * Every file of the shared real-world corpus goes through source → parse → strip → filter.
@@ -16,15 +16,9 @@ import { extractNewText } from './strip.js';
  * crash the run. Three files are bodies without any header (mime4j's "noheader" cases and a
  * CPython digest part): they carry no sender, date or id and are counted as `no header block`.
  */
-const CORPUS = '/work/shared/corpus';
-const HELPER = /(?:^|\/)(?:README(?:\.\w+)?|UPSTREAM-[^/]*|COPYING|[A-Z-]*LICENSE[^/]*)$|\.list$|-summary\.txt$|_reply_text$/;
-const MBOXES = [
-  'mimekit/mbox/content-length.mbox.txt',
-  'mimekit/mbox/issue1189.mbox.txt',
-  'mimekit/mbox/simple.mbox.txt',
-  'mimekit/mbox/unmunged.mbox.txt',
-  'james-mime4j/mbox/mbox.rlug',
-];
+const CORPUS = corpusDir();
+const HELPER = CORPUS_HELPER_FILE;
+const MBOXES: readonly string[] = CORPUS_MBOXES;
 
 /** 1,756 message files (19 of them TNEF blobs) and 43 mbox messages. */
 const OUTCOMES = 1_799;
@@ -48,10 +42,10 @@ async function run(raw: RawMessage, rel: string): Promise<Outcome> {
   }
 }
 
-describe.runIf(existsSync(CORPUS))('real-world corpus', () => {
+describe.runIf(CORPUS !== null)('real-world corpus', () => {
   it('goes through source → parse → strip → filter with every failure counted, none thrown', async () => {
     const outcomes: Outcome[] = [];
-    for await (const raw of emlDirSource(CORPUS).items()) {
+    for await (const raw of emlDirSource(CORPUS!).items()) {
       const rel = String(raw.cursor['after']);
       if (HELPER.test(rel) || MBOXES.includes(rel)) continue;
       outcomes.push(await run(raw, rel));
@@ -59,7 +53,7 @@ describe.runIf(existsSync(CORPUS))('real-world corpus', () => {
     const perMbox: Record<string, number> = {};
     for (const rel of MBOXES) {
       let n = 0;
-      for await (const raw of mboxSource(join(CORPUS, rel)).items()) {
+      for await (const raw of mboxSource(join(CORPUS!, rel)).items()) {
         outcomes.push(await run(raw, `${rel}#${n}`));
         n++;
       }

@@ -11,6 +11,7 @@ import PostalMime from 'postal-mime';
 import type { ParsedMessage } from '../interfaces.js';
 import { BACKEND_NAMES, type BackendName } from './backends.js';
 import { isMessageParseError, parseMessage } from './parse.js';
+import { CORPUS_DIR } from '../test-support/corpus.js';
 
 export interface ThroughputResult {
   name: string;
@@ -109,7 +110,7 @@ export async function corpusByBackend(files: string[], backend: BackendName): Pr
 }
 
 /** Prints the throughput table and the per-backend corpus comparison. */
-export async function runParseMeasurements(corpus = '/work/shared/corpus'): Promise<void> {
+export async function runParseMeasurements(corpus = CORPUS_DIR): Promise<void> {
   const sample = realisticSample(corpus);
   const bytes = sample.reduce((n, m) => n + m.length, 0);
   const sizes = sample.map((m) => m.length).sort((a, b) => a - b);

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './parse.js';
 import { extractNewText } from './strip.js';
+import { CORPUS_DIR } from '../test-support/corpus.js';
 
-const TALON = '/work/shared/corpus/talon';
+const TALON = `${CORPUS_DIR}/talon`;
 
 async function newTextOf(path: string): Promise<string> {
   return (await parseMessage({ raw: readFileSync(path) })).newText;

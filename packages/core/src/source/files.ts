@@ -72,15 +72,21 @@ export function fileSource(kind: string, dir: string, walk: FileWalk): Source<Ra
       if (after !== undefined && compareRelPaths(rel, after) <= 0) continue;
       const location = join(root, rel);
       let raw: Buffer;
+      let mtime: Date;
       try {
         raw = await readFile(location);
+        mtime = (await stat(location)).mtime;
       } catch (err) {
         // A file that vanished between listing and reading (a Maildir being delivered to) is
         // simply gone; anything else means the folder cannot be read.
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw new ChsError('SOURCE_UNREADABLE', `cannot read ${location}`, { cause: err });
       }
-      yield { raw: normalizeLineEndings(raw), location, cursor: { after: rel } };
+      // The date of last resort, used only when the message has no Date and no Received header:
+      // when the file was delivered (a Maildir name starts with its delivery time), else its mtime.
+      const delivered = /^(\d{9,10})\./.exec(rel.slice(rel.lastIndexOf('/') + 1));
+      const envelope = delivered ? new Date(Number(delivered[1]) * 1000) : mtime;
+      yield { raw: normalizeLineEndings(raw), location, cursor: { after: rel }, envelopeDate: envelope.toISOString() };
     }
   }
 
