@@ -5,6 +5,7 @@ import type { RunnerConfig } from '../../config.js';
 import { buildApp } from '../../http/app.js';
 import { createLogger } from '../../http/logging.js';
 import { installGracefulShutdown } from '../../http/shutdown.js';
+import { createJobService } from '../../jobs/service.js';
 import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
@@ -29,14 +30,20 @@ function parsePort(value: string): number {
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: string }): Promise<void> {
+  await serve(ctx, ctx.config(cmd.optsWithGlobals()), flags);
+}
+
+/** Serves until SIGTERM/SIGINT: the HTTP API, then the background services. */
+export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }): Promise<void> {
   const port = parsePort(flags.port);
-  const config = ctx.config(cmd.optsWithGlobals());
   const logger = createLogger({ level: config.logLevel });
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
   let app;
+  // The job runner: routes wake its worker when they queue a job; it starts with the background services.
+  const jobs = createJobService({ engine, config, logger });
   try {
-    app = await buildApp({ engine, config, logger });
+    app = await buildApp({ engine, config, logger, jobs });
     await app.listen({ port, host: flags.host });
   } catch (err) {
     await app?.close().catch(() => undefined);
@@ -50,6 +57,8 @@ async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: s
       await engine.close();
     },
   });
+  jobs.start();
+  stops.push(() => jobs.stop());
   for (const start of backgroundServices) stops.push(await start({ engine, config, logger }));
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;

@@ -1,0 +1,88 @@
+/**
+ * `chs demo` (the README's `npm run demo`): builds the demo mailbox if absent, creates the demo
+ * workspace and a key if absent, ingests the mailbox (idempotent: a second run adds nothing),
+ * prints the key and curl commands, then serves the API like `chs serve`.
+ *
+ * The demo mailbox covers the year before DEMO_END_DATE, so the data's "now" is that date
+ * unless CHS_NOW says otherwise: windows, trends and renewals then look as they would on it.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { createApiKey, createWorkspace, getWorkspace, mboxSource, verifyApiKey } from '@chs/core';
+import { DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
+import type { CliContext } from '../context.js';
+import { createProgressView } from '../progress.js';
+import type { RegisterCommand } from './index.js';
+import { serve } from './serve.js';
+
+interface DemoFlags {
+  port: string;
+  host: string;
+  serve: boolean;
+}
+
+async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<void> {
+  const global = cmd.optsWithGlobals() as { db?: string };
+  ctx.env.CHS_NOW ??= DEMO_END_DATE;
+  const config = ctx.config(global);
+  const mailbox = join(config.dataDir, 'demo.mbox');
+  const keyFile = join(config.dataDir, 'demo-key.txt');
+
+  if (await ensureDemoMailbox(mailbox)) ctx.stderr.write(`chs demo: generated the demo mailbox at ${mailbox}\n`);
+  const engine = await ctx.openEngine(config);
+  let key: string | undefined;
+  try {
+    const db = engine.store.db;
+    if (!(await getWorkspace(db, DEMO_WORKSPACE))) {
+      const created = await createWorkspace(db, { domain: DEMO_WORKSPACE, name: DEMO_WORKSPACE_NAME, ownerEmail: `lead@${DEMO_WORKSPACE}`, ownerName: 'Demo Lead' });
+      key = created.apiKey.key;
+    } else if (existsSync(keyFile)) {
+      const saved = readFileSync(keyFile, 'utf8').trim();
+      if (await verifyApiKey(db, saved)) key = saved;
+    }
+    key ??= (await createApiKey(db, { workspaceId: DEMO_WORKSPACE, name: 'demo' })).key;
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+
+    const view = createProgressView(ctx.stderr, true, 'demo ingest');
+    const s = await engine.ingest({ workspaceId: DEMO_WORKSPACE, source: mboxSource(mailbox), onProgress: (p) => view.update(p) });
+    view.stop();
+    ctx.stdout.write(
+      `Ingested ${s.itemsProcessed} messages in ${(s.durationMs / 1000).toFixed(1)} s: ${s.itemsAdded} added, ${s.itemsSkipped} skipped, ` +
+        `${s.itemsFiltered} filtered, ${s.errorsCount} errors; ${s.clientsCreated} new clients.\n`,
+    );
+  } finally {
+    await engine.close();
+  }
+
+  const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${flags.port}/api`;
+  const q = `workspaceId=${DEMO_WORKSPACE}`;
+  ctx.stdout.write(
+    [
+      '',
+      `Workspace: ${DEMO_WORKSPACE}   data "now": ${config.now}   database: ${config.databaseUrl}`,
+      `API key (also in ${keyFile}):`,
+      `  ${key}`,
+      '',
+      'Try:',
+      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/summary?${q}"`,
+      `  curl -H "Authorization: Bearer ${key}" "${base}/clients?${q}"`,
+      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/trends/health?${q}&windowDays=365&interval=monthly"`,
+      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/deltas?${q}&windowDays=30"`,
+      `  curl -H "Authorization: Bearer ${key}" "${base}/ingest/email-stats?${q}"`,
+      '',
+    ].join('\n'),
+  );
+  if (flags.serve) await serve(ctx, config, flags);
+}
+
+export const register: RegisterCommand = (program, ctx) => {
+  program
+    .command('demo')
+    .description('build and ingest the demo mailbox, then serve the API (npm run demo)')
+    .option('--port <port>', 'port to listen on', '8080')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--no-serve', 'ingest and print the key, but do not start the server')
+    .action(async (flags: DemoFlags, cmd: Command) => run(ctx, cmd, flags));
+};
