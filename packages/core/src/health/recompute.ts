@@ -152,7 +152,8 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         sql<number>`sum(case when direction <> 'outbound' then 1 else 0 end)`.as('s_n'),
         sql<number>`sum(case when direction = 'outbound' and type = 'email' then 1 else 0 end)`.as('out_emails'),
       ])
-      .where('workspace_id', '=', workspaceId)
+      // Client ids are unique across workspaces: filtering on them alone keeps the planner on
+      // interactions_client_time instead of scanning the workspace's time range.
       .where('client_id', 'in', ids)
       .where('occurred_at', '>=', fetchStart)
       .where('occurred_at', '<', endExclusive)
@@ -178,7 +179,8 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         sql<string | null>`lag(direction) over (partition by client_id, thread_id order by occurred_at, id)`.as('prev_dir'),
         sql<string | null>`lag(occurred_at) over (partition by client_id, thread_id order by occurred_at, id)`.as('prev_at'),
       ])
-      .where('workspace_id', '=', workspaceId)
+      // Client ids are unique across workspaces: filtering on them alone keeps the planner on
+      // interactions_client_time instead of scanning the workspace's time range.
       .where('client_id', 'in', ids)
       .where('type', '=', 'email')
       .where('thread_id', 'is not', null)
@@ -211,7 +213,8 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         day.as('day'),
         sql<number>`row_number() over (partition by client_id, substr(occurred_at, 1, 10) order by abs(sentiment_score) desc, occurred_at desc, id)`.as('rn'),
       ])
-      .where('workspace_id', '=', workspaceId)
+      // Client ids are unique across workspaces: filtering on them alone keeps the planner on
+      // interactions_client_time instead of scanning the workspace's time range.
       .where('client_id', 'in', ids)
       .where('occurred_at', '>=', fetchStart)
       .where('occurred_at', '<', endExclusive);

@@ -54,14 +54,27 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
   const dayW = utcDay(addDays(now, -windowDays));
   const renewalEnd = utcDay(addDays(now, RENEWAL_DAYS));
 
-  const clients = await db
+  const clientRows = await db
     .selectFrom('clients as k')
-    .leftJoin('health_snapshots as s7', (j) => j.onRef('s7.client_id', '=', 'k.id').on('s7.date', '=', day7))
-    .leftJoin('health_snapshots as sw', (j) => j.onRef('sw.client_id', '=', 'k.id').on('sw.date', '=', dayW))
-    .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 'k.health_updated_at', 'k.renewal_date', 's7.score as score7', 'sw.score as scoreW'])
+    .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 'k.health_updated_at', 'k.renewal_date'])
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
     .execute();
+  // The two past days in one contiguous range of the (workspace, date, client, score) index,
+  // joined here: cheaper than a primary-key probe per client into a large snapshot table.
+  const past = await db
+    .selectFrom('health_snapshots')
+    .select(['client_id', 'date', 'score'])
+    .where('workspace_id', '=', workspaceId)
+    .where('date', 'in', [day7, dayW])
+    .execute();
+  const at7 = new Map<string, number>();
+  const atW = new Map<string, number>();
+  for (const p of past) {
+    if (p.date === day7) at7.set(p.client_id, p.score);
+    if (p.date === dayW) atW.set(p.client_id, p.score);
+  }
+  const clients = clientRows.map((c) => ({ ...c, score7: at7.get(c.id) ?? null, scoreW: atW.get(c.id) ?? null }));
 
   const [contacts, interactions, open] = await Promise.all([
     db
