@@ -21,6 +21,28 @@ export interface ProviderUrls {
   intercomApi?: string;
 }
 
+/** The job runner inside `chs serve` (CHS_JOB_* / CHS_SCHEDULER_*). */
+export interface JobsConfig {
+  /** Jobs run at once by one runner (CHS_JOB_CONCURRENCY). Default 2. */
+  concurrency: number;
+  /** Lease of a claimed job; heartbeats every third of it (CHS_JOB_LEASE_MS). Default 30000. */
+  leaseMs: number;
+  /** Idle poll for queued work (CHS_JOB_POLL_MS). Default 1000. */
+  pollMs: number;
+  /** Sweep of expired leases (CHS_JOB_SWEEP_MS). Default: the lease length, at most 10000. */
+  sweepMs: number;
+  /** How long SIGTERM waits for running jobs to checkpoint and release (CHS_JOB_SHUTDOWN_MS). Default 10000. */
+  shutdownMs: number;
+  /** Scheduler tick (CHS_SCHEDULER_TICK_MS). Default 60000. */
+  schedulerTickMs: number;
+  /** CHS_SCHEDULER=off turns the scheduler off (tests, a runner that only works the queue). Default on. */
+  schedulerEnabled: boolean;
+}
+
+export const DEFAULT_JOBS_CONFIG: JobsConfig = Object.freeze({
+  concurrency: 2, leaseMs: 30_000, pollMs: 1000, sweepMs: 10_000, shutdownMs: 10_000, schedulerTickMs: 60_000, schedulerEnabled: true,
+});
+
 export interface RunnerConfig {
   /** SQLite path or postgres:// URL. Default `./data/chs.db`. */
   databaseUrl: string;
@@ -34,6 +56,8 @@ export interface RunnerConfig {
   logLevel: string;
   rateLimits: RateLimitConfig;
   providers: ProviderUrls;
+  /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
+  jobs?: JobsConfig;
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -75,5 +99,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
       perWorkspaceDay: intEnv(env, 'CHS_RATE_LIMIT_PER_DAY', 10000),
     }),
     providers: Object.freeze(providers),
+    jobs: loadJobsConfig(env),
+  });
+}
+
+function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
+  const leaseMs = intEnv(env, 'CHS_JOB_LEASE_MS', DEFAULT_JOBS_CONFIG.leaseMs);
+  const scheduler = optional(env, 'CHS_SCHEDULER');
+  if (scheduler !== undefined && !['on', 'off'].includes(scheduler)) throw new Error(`CHS_SCHEDULER must be on or off, got "${scheduler}"`);
+  return Object.freeze({
+    concurrency: intEnv(env, 'CHS_JOB_CONCURRENCY', DEFAULT_JOBS_CONFIG.concurrency),
+    leaseMs,
+    pollMs: intEnv(env, 'CHS_JOB_POLL_MS', DEFAULT_JOBS_CONFIG.pollMs),
+    sweepMs: intEnv(env, 'CHS_JOB_SWEEP_MS', Math.min(leaseMs, DEFAULT_JOBS_CONFIG.sweepMs)),
+    shutdownMs: intEnv(env, 'CHS_JOB_SHUTDOWN_MS', DEFAULT_JOBS_CONFIG.shutdownMs),
+    schedulerTickMs: intEnv(env, 'CHS_SCHEDULER_TICK_MS', DEFAULT_JOBS_CONFIG.schedulerTickMs),
+    schedulerEnabled: scheduler !== 'off',
   });
 }

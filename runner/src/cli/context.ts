@@ -1,4 +1,4 @@
-import { createEngine, fixedClock, systemClock, type Engine } from '@chs/core';
+import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine } from '@chs/core';
 import { loadConfig, type RunnerConfig } from '../config.js';
 
 /** What every command gets: how to read the config and open the engine, and where to write. */
@@ -21,7 +21,13 @@ export function defaultContext(): CliContext {
     stdin: process.stdin,
     config: (flags) => loadConfig(process.env, flags),
     openEngine: (config) =>
-      createEngine({ database: config.databaseUrl, clock: config.now ? fixedClock(config.now) : systemClock }),
+      createEngine({
+        database: config.databaseUrl,
+        clock: config.now ? fixedClock(config.now) : systemClock,
+        // Lazy: only a provider sync needs the key, and reading it may create the key file.
+        secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),
+        providerUrls: config.providers,
+      }),
   };
 }
 

@@ -58,7 +58,7 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   CLIENT_NOT_FOUND: m(404, 'Client not found'),
   KEY_NOT_FOUND: m(404, 'API key not found'),
   SOURCE_UNREADABLE: m(400, 'The source cannot be read'),
-  INTEGRATION_NOT_CONNECTED: m(409, 'The integration is not connected'),
+  INTEGRATION_NOT_CONNECTED: m(400, 'The integration is not connected'),
   INTEGRATION_NEEDS_REAUTH: m(409, 'The integration needs to be re-authorised'),
   JOB_CONFLICT: m(409, 'A job of this kind is already running'),
   INVALID_TRANSITION: m(409, 'Invalid state transition'),

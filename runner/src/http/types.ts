@@ -16,6 +16,8 @@ export interface AppDeps {
   rateLimitStore?: RateLimitStore;
   /** Records keys' `lastUsedAt`. Default: a tracker on the engine's store, flushed every 30 s and on close. */
   keyUsage?: KeyUsageTracker;
+  /** The in-process job worker, woken right after a route queues a job. Default none: queued jobs wait for the next poll of whichever runner works the queue. */
+  jobs?: { nudge(): void };
   /** More route modules, registered under `/api` after the standard ones (tests, extensions). Default none. */
   extraRoutes?: RouteModule[];
 }

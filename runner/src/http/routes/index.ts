@@ -3,6 +3,9 @@ import { clientRoutes } from './clients.js';
 import { metricsRoutes } from './metrics.js';
 import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
 import { integrationStatusRoutes } from './integrations-status.js';
+import { ingestRoutes } from './ingest.js';
+import { integrationSyncRoutes } from './integrations-sync.js';
+import { ingestV2Routes } from './ingest-v2.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
-export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes];
+export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes, ingestRoutes, integrationSyncRoutes, ingestV2Routes];

@@ -1,0 +1,99 @@
+/**
+ * Estimates of jobs (estimatedDuration, estimatedCompletion, estimatedItems / estimatedRecords),
+ * never constants: from the provider's count (a job's `totalItems` once the running job learns
+ * it) and the measured throughput of the running job, else the throughput and duration of the
+ * last completed job of the same source, else "unknown" (null). See docs/jobs.md#estimates.
+ */
+import type { Db, Job } from '@chs/core';
+
+/** What the last completed job of a source measured. */
+export interface PastRun {
+  itemsPerSecond: number;
+  durationSeconds: number;
+  items: number;
+}
+
+export interface JobEstimate {
+  /** Seconds left; null when nothing is known. */
+  remainingSeconds: number | null;
+  /** ISO 8601; null when unknown. */
+  completionAt: string | null;
+  /** Where the estimate came from. */
+  basis: 'done' | 'measured' | 'history' | 'unknown';
+}
+
+/** Items per second of a running job since it started; undefined before its first checkpoint. */
+export function measuredRate(job: Job, now: Date): number | undefined {
+  if (job.state !== 'running' || !job.startedAt || job.itemsProcessed <= 0) return undefined;
+  const secs = (now.getTime() - Date.parse(job.startedAt)) / 1000;
+  return secs > 0 ? job.itemsProcessed / secs : undefined;
+}
+
+/** The last completed job of (workspace, source) that processed something, preferring the same kind. */
+export async function lastCompletedRun(db: Db, workspaceId: string, source: string, kind?: Job['kind']): Promise<PastRun | undefined> {
+  const base = db.selectFrom('jobs').select(['items_processed', 'started_at', 'completed_at'])
+    .where('workspace_id', '=', workspaceId).where('source', '=', source).where('state', '=', 'completed')
+    .where('items_processed', '>', 0).where('started_at', 'is not', null).where('completed_at', 'is not', null)
+    .orderBy('completed_at', 'desc').limit(1);
+  const row = (kind ? await base.where('kind', '=', kind).executeTakeFirst() : undefined) ?? (await base.executeTakeFirst());
+  if (!row?.started_at || !row.completed_at) return undefined;
+  const durationSeconds = Math.max(0.001, (Date.parse(row.completed_at) - Date.parse(row.started_at)) / 1000);
+  return { itemsPerSecond: row.items_processed / durationSeconds, durationSeconds, items: row.items_processed };
+}
+
+/**
+ * Time left for a job: (totalItems − processed) / rate, the rate measured on the job itself when
+ * it is running and has processed something, else the last completed run's. With no total yet, a
+ * job that has not started is estimated at the last completed run's duration (the same kind of
+ * work took that long last time).
+ */
+export function estimateJob(job: Job, now: Date, past: PastRun | undefined): JobEstimate {
+  if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') {
+    return { remainingSeconds: 0, completionAt: job.completedAt, basis: 'done' };
+  }
+  const measured = measuredRate(job, now);
+  const rate = measured ?? past?.itemsPerSecond;
+  let remaining: number | null = null;
+  if (job.totalItems !== null && rate !== undefined && rate > 0) {
+    remaining = Math.max(0, job.totalItems - job.itemsProcessed) / rate;
+  } else if (job.itemsProcessed === 0 && past) {
+    remaining = past.durationSeconds;
+  }
+  if (remaining === null) return { remainingSeconds: null, completionAt: null, basis: 'unknown' };
+  // A parked job cannot finish before it resumes.
+  const from = job.state === 'parked' && job.parkedUntil ? Math.max(now.getTime(), Date.parse(job.parkedUntil)) : now.getTime();
+  return {
+    remainingSeconds: Math.round(remaining * 10) / 10,
+    completionAt: new Date(from + remaining * 1000).toISOString(),
+    basis: measured !== undefined ? 'measured' : 'history',
+  };
+}
+
+/** Seconds as `"1h 5m"`, `"3m 20s"`, `"45s"`; `"unknown"` for null. */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return 'unknown';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+}
+
+/**
+ * Items a window of `days` should hold for a source, from the density of what is stored for it
+ * (items per day over the span they cover). Undefined when nothing of that source is stored yet.
+ */
+export async function estimateItemsInWindow(db: Db, workspaceId: string, source: string, days: number): Promise<number | undefined> {
+  const row = await db.selectFrom('interactions')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('occurred_at').as('first'), eb.fn.max('occurred_at').as('last')])
+    .where('workspace_id', '=', workspaceId).where('source', '=', source).executeTakeFirst();
+  const n = Number(row?.n ?? 0);
+  if (!row || n === 0 || !row.first || !row.last) return undefined;
+  const spanDays = Math.max(1, (Date.parse(row.last) - Date.parse(row.first)) / 86_400_000);
+  return Math.round((n / spanDays) * days);
+}
+
+/** Seconds to process `items` at the last completed run's throughput; undefined without one. */
+export function secondsFor(items: number | undefined, past: PastRun | undefined): number | undefined {
+  if (items === undefined || !past || past.itemsPerSecond <= 0) return undefined;
+  return items / past.itemsPerSecond;
+}

@@ -1,0 +1,163 @@
+/**
+ * Jobs as the API shows them: the status words of each endpoint (docs/jobs.md#status-words), a
+ * run of several sources (one job per source, one group id) as one "current job", and history
+ * records.
+ */
+import { listJobs, type Db, type Job, type JobState } from '@chs/core';
+import { estimateJob, formatDuration, lastCompletedRun, type PastRun } from './estimates.js';
+
+/** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
+export const DATA_TYPES = Object.freeze({
+  google: ['emails'],
+  hubspot: ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'],
+  intercom: ['contacts', 'companies', 'conversations'],
+} as const);
+
+/** A group's status from its jobs' states: running wins, then waiting, then the worst ending. */
+export function groupStatus(states: readonly JobState[]): JobState {
+  if (states.includes('running')) return 'running';
+  if (states.includes('queued')) return 'queued';
+  if (states.includes('parked')) return 'parked';
+  if (states.includes('failed')) return 'failed';
+  if (states.length > 0 && states.every((s) => s === 'cancelled')) return 'cancelled';
+  return 'completed';
+}
+
+/** Percent done of one job: 100 when completed; processed/total while the total is known; else null. */
+export function jobProgress(job: Job): number | null {
+  if (job.state === 'completed') return 100;
+  if (job.totalItems === null) return null;
+  if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
+  return Math.min(100, Math.round((job.itemsProcessed / job.totalItems) * 1000) / 10);
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export interface SourceView {
+  status: JobState;
+  itemsProcessed: number;
+  lastSyncAt?: string;
+  totalItems?: number;
+  progress?: number;
+}
+
+export interface CurrentJobView {
+  jobId: string;
+  status: JobState;
+  progress: number;
+  startedAt: string | null;
+  estimatedCompletion: string | null;
+  sources: Record<string, SourceView>;
+}
+
+/** Earliest start and latest end of a group; the end only when every job has ended. */
+function span(jobs: Job[]): { startedAt: string | null; completedAt: string | null } {
+  const starts = jobs.map((j) => j.startedAt).filter((s): s is string => s !== null).sort();
+  const ends = jobs.map((j) => j.completedAt);
+  const completedAt = ends.every((e) => e !== null) ? (ends as string[]).sort().at(-1) ?? null : null;
+  return { startedAt: starts[0] ?? null, completedAt };
+}
+
+/** Duration of a group so far (finished: start→end; running: start→now); null before it starts. */
+function durationSeconds(jobs: Job[], now: Date): number | null {
+  const { startedAt, completedAt } = span(jobs);
+  if (!startedAt) return null;
+  return Math.max(0, ((completedAt ? Date.parse(completedAt) : now.getTime()) - Date.parse(startedAt)) / 1000);
+}
+
+export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<CurrentJobView> {
+  const first = jobs[0];
+  if (!first) throw new Error('a job group has at least one job');
+  const sources: Record<string, SourceView> = {};
+  const progresses: number[] = [];
+  let completion: number | null = 0;
+  for (const j of jobs) {
+    const p = jobProgress(j);
+    const saved = j.sources[j.source];
+    sources[j.source] = {
+      status: j.state,
+      itemsProcessed: j.itemsProcessed,
+      ...(saved?.lastSyncAt ? { lastSyncAt: saved.lastSyncAt } : {}),
+      ...(j.totalItems !== null ? { totalItems: j.totalItems } : {}),
+      ...(p !== null ? { progress: p } : {}),
+    };
+    if (p !== null) progresses.push(p);
+    const past: PastRun | undefined = j.state === 'completed' ? undefined : await lastCompletedRun(db, j.workspaceId, j.source, j.kind);
+    const e = estimateJob(j, now, past);
+    // Sources run side by side: the run ends when its slowest source does.
+    const at = e.completionAt ? Date.parse(e.completionAt) : null;
+    completion = completion === null || at === null ? null : Math.max(completion, at);
+  }
+  const status = groupStatus(jobs.map((j) => j.state));
+  const { startedAt, completedAt } = span(jobs);
+  return {
+    jobId: first.groupId,
+    status,
+    progress: status === 'completed' ? 100 : progresses.length ? round1(progresses.reduce((a, b) => a + b, 0) / jobs.length) : 0,
+    startedAt,
+    estimatedCompletion: completedAt ?? (completion === null ? null : new Date(completion).toISOString()),
+    sources,
+  };
+}
+
+export interface RecentJobView {
+  jobId: string;
+  status: JobState;
+  completedAt: string | null;
+  duration: string;
+  itemsProcessed: number;
+}
+
+export function recentJobView(jobs: Job[], now: Date): RecentJobView {
+  const first = jobs[0];
+  if (!first) throw new Error('a job group has at least one job');
+  return {
+    jobId: first.groupId,
+    status: groupStatus(jobs.map((j) => j.state)),
+    completedAt: span(jobs).completedAt,
+    duration: formatDuration(durationSeconds(jobs, now)),
+    itemsProcessed: jobs.reduce((a, j) => a + j.itemsProcessed, 0),
+  };
+}
+
+/** Jobs grouped by group id, newest group first (the order of `jobs`, which is newest first). */
+export function groupJobs(jobs: Job[]): Job[][] {
+  const groups = new Map<string, Job[]>();
+  for (const j of jobs) groups.set(j.groupId, [...(groups.get(j.groupId) ?? []), j]);
+  return [...groups.values()];
+}
+
+export interface HistoryRecord {
+  jobId: string;
+  source: string;
+  status: JobState;
+  startedAt: string | null;
+  completedAt: string | null;
+  duration: string;
+  itemsProcessed: number;
+  itemsAdded: number;
+  itemsUpdated: number;
+  itemsSkipped: number;
+  errors: Array<{ message: string; count: number; severity: string }>;
+}
+
+export function historyRecord(j: Job, now: Date): HistoryRecord {
+  return {
+    jobId: j.id,
+    source: j.source,
+    status: j.state,
+    startedAt: j.startedAt,
+    completedAt: j.completedAt,
+    duration: formatDuration(durationSeconds([j], now)),
+    itemsProcessed: j.itemsProcessed,
+    itemsAdded: j.itemsAdded,
+    itemsUpdated: j.itemsUpdated,
+    itemsSkipped: j.itemsSkipped,
+    errors: j.errors.map((e) => ({ message: e.message, count: e.count, severity: e.severity })),
+  };
+}
+
+/** Every job of a group (a run has at most one job per provider, so 100 is plenty). */
+export async function jobsOfGroup(db: Db, workspaceId: string, groupId: string): Promise<Job[]> {
+  return (await listJobs(db, { workspaceId, groupId, limit: 100, offset: 0 })).jobs;
+}

@@ -1,0 +1,148 @@
+/**
+ * The scheduler of `chs serve`, as one pure step `tick(now)` driven by a timer (and by a fake
+ * clock in tests):
+ * - a quick `sync` job per connected integration whose last sync (or last attempt) is older than
+ *   the workspace's `syncIntervalMinutes`; a JOB_CONFLICT only means one is already active;
+ * - once per local day of the workspace's time zone (the first tick after local midnight, and
+ *   the first tick after start-up), the daily health snapshot and the pruning of history older
+ *   than `dataRetentionDays`. Both are idempotent (snapshots are upserts; pruning deletes by a
+ *   horizon), so several runners, or a restart, may repeat them harmlessly.
+ */
+import {
+  enqueueJob, getSettings, isChsError, listIntegrations, recomputeHealth, silentLogger, utcDay, toError,
+  type Db, type Logger, type Provider,
+} from '@chs/core';
+
+export interface SchedulerOptions {
+  db: Db;
+  /** "Now" for the data (CHS_NOW): snapshot dates and the snapshot horizon. Default: the tick's `now`. */
+  dataClock?: () => Date;
+  logger?: Logger;
+  /** Called after a job was queued (wakes the worker). Default none. */
+  onEnqueued?: () => void;
+}
+
+export interface TickReport {
+  syncsQueued: Array<{ workspaceId: string; provider: Provider; jobId: string }>;
+  daily: Array<{ workspaceId: string; localDay: string; clientsScored: number; snapshotsWritten: number; pruned: PruneCounts }>;
+  errors: Array<{ workspaceId: string; step: 'sync' | 'daily'; message: string }>;
+}
+
+export interface PruneCounts {
+  jobs: number;
+  jobEvents: number;
+  ingestionErrors: number;
+  ingestionRuns: number;
+  ingestionSessions: number;
+  healthSnapshots: number;
+}
+
+/** The calendar day (YYYY-MM-DD) of `at` in an IANA time zone; UTC when the zone is unknown. */
+export function localDay(at: Date, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  } catch {
+    return utcDay(at);
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/** Deletes what is older than the retention horizon; returns how many rows of each kind. */
+export async function pruneHistory(db: Db, workspaceId: string, retentionDays: number, now: Date, dataNow: Date): Promise<PruneCounts> {
+  const horizon = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
+  const snapshotHorizon = utcDay(new Date(dataNow.getTime() - retentionDays * DAY_MS));
+  return db.transaction().execute(async (trx) => {
+    const oldJobs = trx.selectFrom('jobs').select('id').where('workspace_id', '=', workspaceId)
+      .where('state', 'in', ['completed', 'failed', 'cancelled']).where('completed_at', '<', horizon);
+    const ev = await trx.deleteFrom('job_events').where('job_id', 'in', oldJobs).executeTakeFirst();
+    // Sessions point at their job; they go with it.
+    const ses = await trx.deleteFrom('ingestion_sessions').where('workspace_id', '=', workspaceId)
+      .where((eb) => eb.or([eb('completed_at', '<', horizon), eb('job_id', 'in', oldJobs)])).executeTakeFirst();
+    const jobs = await trx.deleteFrom('jobs').where('id', 'in', oldJobs).executeTakeFirst();
+    const runsOfWs = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId);
+    const errs = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', runsOfWs).where('at', '<', horizon).executeTakeFirst();
+    const oldRuns = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon);
+    // A run's errors go before the run, whatever their own time.
+    const errs2 = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', oldRuns).executeTakeFirst();
+    const runs = await trx.deleteFrom('ingestion_runs').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon).executeTakeFirst();
+    const snaps = await trx.deleteFrom('health_snapshots').where('workspace_id', '=', workspaceId).where('date', '<', snapshotHorizon).executeTakeFirst();
+    return {
+      jobs: Number(jobs.numDeletedRows),
+      jobEvents: Number(ev.numDeletedRows),
+      ingestionErrors: Number(errs.numDeletedRows) + Number(errs2.numDeletedRows),
+      ingestionRuns: Number(runs.numDeletedRows),
+      ingestionSessions: Number(ses.numDeletedRows),
+      healthSnapshots: Number(snaps.numDeletedRows),
+    };
+  });
+}
+
+export class Scheduler {
+  readonly #db: Db;
+  readonly #dataClock: (() => Date) | undefined;
+  readonly #logger: Logger;
+  readonly #onEnqueued: (() => void) | undefined;
+  /** Workspace → the local day whose daily work is done (in memory; the work itself is idempotent). */
+  readonly #dailyDone = new Map<string, string>();
+  #ticking = false;
+
+  constructor(options: SchedulerOptions) {
+    this.#db = options.db;
+    this.#dataClock = options.dataClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#onEnqueued = options.onEnqueued;
+  }
+
+  /** One pass over every workspace. Overlapping calls return an empty report (the previous pass is still running). */
+  async tick(now: Date): Promise<TickReport> {
+    const report: TickReport = { syncsQueued: [], daily: [], errors: [] };
+    if (this.#ticking) return report;
+    this.#ticking = true;
+    try {
+      const workspaces = await this.#db.selectFrom('workspaces').select('id').orderBy('id').execute();
+      for (const { id } of workspaces) {
+        const settings = await getSettings(this.#db, id);
+        try {
+          await this.#syncs(id, settings.syncIntervalMinutes, now, report);
+        } catch (err) {
+          report.errors.push({ workspaceId: id, step: 'sync', message: toError(err).message });
+        }
+        const day = localDay(now, settings.timezone);
+        if (this.#dailyDone.get(id) === day) continue;
+        try {
+          const dataNow = this.#dataClock?.() ?? now;
+          const health = await recomputeHealth(this.#db, { workspaceId: id, fromDay: utcDay(dataNow), now: dataNow });
+          const pruned = await pruneHistory(this.#db, id, settings.dataRetentionDays, now, dataNow);
+          this.#dailyDone.set(id, day);
+          report.daily.push({ workspaceId: id, localDay: day, clientsScored: health.clientsScored, snapshotsWritten: health.snapshotsWritten, pruned });
+        } catch (err) {
+          report.errors.push({ workspaceId: id, step: 'daily', message: toError(err).message });
+        }
+      }
+    } finally {
+      this.#ticking = false;
+    }
+    for (const e of report.errors) this.#logger.warn({ workspaceId: e.workspaceId, step: e.step, err: e.message }, 'scheduler step failed');
+    if (report.syncsQueued.length) this.#onEnqueued?.();
+    return report;
+  }
+
+  async #syncs(workspaceId: string, intervalMinutes: number, now: Date, report: TickReport): Promise<void> {
+    const due = now.getTime() - intervalMinutes * 60_000;
+    for (const integration of await listIntegrations(this.#db, workspaceId)) {
+      if (integration.state !== 'connected') continue;
+      // The last attempt counts too: a failing sync is retried once per interval, not every tick.
+      const lastJob = await this.#db.selectFrom('jobs').select('created_at').where('workspace_id', '=', workspaceId)
+        .where('source', '=', integration.provider).where('kind', '=', 'sync').orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+      const last = [integration.lastSyncAt, lastJob?.created_at].filter((x): x is string => !!x).map((x) => Date.parse(x));
+      if (last.length && Math.max(...last) > due) continue;
+      try {
+        const job = await enqueueJob(this.#db, { workspaceId, kind: 'sync', source: integration.provider, params: { mode: 'quick', scheduled: true } }, now);
+        report.syncsQueued.push({ workspaceId, provider: integration.provider, jobId: job.id });
+      } catch (err) {
+        if (!isChsError(err, 'JOB_CONFLICT')) throw err;
+      }
+    }
+  }
+}
