@@ -4,16 +4,21 @@
  * /metrics/summary and /metrics/trends/health through app.inject, p50/p95.
  *
  *   node bench/dist/health-metrics.js [--clients 500] [--interactions 100000] [--requests 200] [--db file]
+ *     [--base file] [--skip-full]
+ *
+ * `--base file`: the generated, never-scored database is kept there and copied (not regenerated)
+ * by later runs with the same file, so runs compare on identical data. `--skip-full`: only the
+ * daily run (the database must already be scored, e.g. `--db` of an earlier run).
  *
  * Rows are generated with one prepared statement (not through the engine) so generation time
  * stays out of the numbers. SQLite only.
  */
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
+import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
 import { buildApp } from '../../runner/dist/http/app.js';
 import { testConfig } from '../../runner/dist/http/testing.js';
 
@@ -26,6 +31,9 @@ const INTERACTIONS = arg('interactions', 100_000);
 const REQUESTS = arg('requests', 200);
 const dbArg = process.argv.indexOf('--db');
 const DB = dbArg >= 0 ? process.argv[dbArg + 1]! : join(mkdtempSync(join(tmpdir(), 'chs-bench-')), 'chs.db');
+const baseArg = process.argv.indexOf('--base');
+const BASE = baseArg >= 0 ? process.argv[baseArg + 1] : undefined;
+const SKIP_FULL = process.argv.includes('--skip-full');
 const NOW = '2024-06-30T12:00:00.000Z';
 const WS = 'bench.test';
 
@@ -46,8 +54,56 @@ const pct = (xs: number[], p: number): number => {
 };
 
 async function main(): Promise<void> {
+  if (BASE !== undefined && existsSync(BASE)) {
+    copyFileSync(BASE, DB);
+    console.log(`copied ${BASE} to ${DB}`);
+  } else if (!SKIP_FULL) await generate();
+  const engine = await createEngine({ database: DB, clock: fixedClock(NOW) });
+  const db = engine.store.db;
+  const key = await createApiKey(db, { workspaceId: WS, name: `bench ${Date.now()}` });
+  let t = performance.now();
+  if (!SKIP_FULL) {
+    const full = await recomputeHealth(db, { workspaceId: WS, now: new Date(NOW) });
+    const fullMs = performance.now() - t;
+    console.log(`recomputeHealth full rebuild: ${full.clientsScored} clients, ${full.snapshotsWritten} snapshots in ${(fullMs / 1000).toFixed(2)} s`);
+  }
+  t = performance.now();
+  const daily = await recomputeHealth(db, { workspaceId: WS, fromDay: NOW.slice(0, 10), now: new Date(NOW) });
+  console.log(`recomputeHealth daily run (fromDay = today): ${daily.snapshotsWritten} snapshots in ${((performance.now() - t) / 1000).toFixed(2)} s`);
+  t = performance.now();
+  const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
+  console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
+
+  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceDay: 1e9 } }) });
+  const headers = { authorization: `Bearer ${key.key}` };
+  for (const path of [
+    '/api/metrics/summary',
+    '/api/metrics/summary?windowDays=90',
+    '/api/metrics/trends/health',
+    '/api/metrics/trends/health?windowDays=365&interval=monthly',
+    '/api/metrics/deltas',
+    '/api/metrics/email-stats',
+    '/api/clients/c0',
+    '/api/clients/c2500',
+  ]) {
+    const url = `${path}${path.includes('?') ? '&' : '?'}workspaceId=${WS}`;
+    for (let i = 0; i < 5; i++) await app.inject({ method: 'GET', url, headers });
+    const times: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const s = performance.now();
+      const res = await app.inject({ method: 'GET', url, headers });
+      times.push(performance.now() - s);
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    }
+    console.log(`${path.padEnd(60)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
+  }
+  await app.close();
+  await engine.close();
+}
+
+async function generate(): Promise<void> {
   const setup = await createEngine({ database: DB });
-  const created = await createWorkspace(setup.store.db, { domain: WS, name: 'Bench', ownerEmail: `ana@${WS}`, ownerName: 'Ana' });
+  await createWorkspace(setup.store.db, { domain: WS, name: 'Bench', ownerEmail: `ana@${WS}`, ownerName: 'Ana' });
   await setup.close();
 
   const t0 = performance.now();
@@ -89,43 +145,7 @@ async function main(): Promise<void> {
   native.pragma('wal_checkpoint(TRUNCATE)');
   native.close();
   console.log(`generated ${CLIENTS} clients, ${INTERACTIONS} interactions in ${((performance.now() - t0) / 1000).toFixed(1)} s (${DB})`);
-
-  const engine = await createEngine({ database: DB, clock: fixedClock(NOW) });
-  const db = engine.store.db;
-  let t = performance.now();
-  const full = await recomputeHealth(db, { workspaceId: WS, now: new Date(NOW) });
-  const fullMs = performance.now() - t;
-  console.log(`recomputeHealth full rebuild: ${full.clientsScored} clients, ${full.snapshotsWritten} snapshots in ${(fullMs / 1000).toFixed(2)} s`);
-  t = performance.now();
-  const daily = await recomputeHealth(db, { workspaceId: WS, fromDay: NOW.slice(0, 10), now: new Date(NOW) });
-  console.log(`recomputeHealth daily run (fromDay = today): ${daily.snapshotsWritten} snapshots in ${((performance.now() - t) / 1000).toFixed(2)} s`);
-  t = performance.now();
-  const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
-  console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
-
-  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceDay: 1e9 } }) });
-  const headers = { authorization: `Bearer ${created.apiKey.key}` };
-  for (const path of [
-    '/api/metrics/summary',
-    '/api/metrics/summary?windowDays=90',
-    '/api/metrics/trends/health',
-    '/api/metrics/trends/health?windowDays=365&interval=monthly',
-    '/api/metrics/deltas',
-    '/api/metrics/email-stats',
-  ]) {
-    const url = `${path}${path.includes('?') ? '&' : '?'}workspaceId=${WS}`;
-    for (let i = 0; i < 5; i++) await app.inject({ method: 'GET', url, headers });
-    const times: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const s = performance.now();
-      const res = await app.inject({ method: 'GET', url, headers });
-      times.push(performance.now() - s);
-      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
-    }
-    console.log(`${path.padEnd(60)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
-  }
-  await app.close();
-  await engine.close();
+  if (BASE !== undefined) copyFileSync(DB, BASE);
 }
 
 await main();

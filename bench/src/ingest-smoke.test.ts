@@ -21,10 +21,10 @@ describe('ingest scenario (300 messages)', () => {
     expect(r.config).toMatchObject({ messages: 300, baselineSample: 300, stagesSample: 50, workers: 2 });
     const names = Object.keys(r.metrics);
     const expected = ['input.messages', 'input.fileMB', 'input.meanKB', 'input.medianKB', 'split.msgsPerSec', 'split.MBps',
-      'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec',
-      ...['split', 'cut', 'parseMessage', 'mimePostalMime', 'mimeMailparser', 'strip', 'filter', 'score'].map((s) => `stages.${s}.msPerMsg`)];
+      'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec', 'baseline.mailparser.cpuMsPerMsg', 'baseline.mailparser.coresUsed',
+      ...['split', 'cut', 'parseMessage', 'mimePostalMime', 'mimeMailparser', 'strip', 'filter', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`)];
     for (const p of ['postal-mime', 'mailparser']) {
-      for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'cpuMsPerMsg', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
+      for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'cpuMsPerMsg', 'coresUsed', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
         expected.push(`e2e.${p}.${s}`);
       }
       expected.push(`ratio.${p}`);

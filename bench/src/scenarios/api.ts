@@ -18,7 +18,7 @@ export interface ApiScenarioOptions {
   clients?: number;
   /** Default 1,000,000. */
   interactions?: number;
-  /** Seconds per endpoint. Default 10. */
+  /** Seconds per endpoint at `connections` (plus a 2 s warm-up and half as long on one connection). Default 10. */
   duration?: number;
   /** Concurrent connections. Default 10. */
   connections?: number;
@@ -118,6 +118,7 @@ export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResu
   const interactions = o.interactions ?? 1_000_000;
   const duration = o.duration ?? 10;
   const connections = o.connections ?? 10;
+  const soloDuration = Math.max(2, Math.round(duration / 2));
   const data = await ensureApiDataset(clients, interactions, o.dir ?? TMP_DIR, log);
 
   // A fresh key each run: the full key is never written anywhere.
@@ -165,6 +166,11 @@ export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResu
       m[`${e.name}.p95Ms`] = metric(res.p95Ms, 'ms', 'latency');
       m[`${e.name}.p99Ms`] = metric(res.p99Ms, 'ms', 'latency');
       if (res.non2xx + res.errors + res.timeouts > 0) log(`  ${e.name}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
+      // One connection: the time of one request alone, without queueing behind the others.
+      const solo = await load(`${e.base}${e.paths[0]}`, { duration: soloDuration, connections: 1, ...(e.headers ? { headers: e.headers } : {}), paths: e.paths });
+      details[`${e.name}.c1`] = solo;
+      m[`${e.name}.c1.p50Ms`] = metric(solo.p50Ms, 'ms', 'latency', 'one connection');
+      m[`${e.name}.c1.p95Ms`] = metric(solo.p95Ms, 'ms', 'latency', 'one connection');
     }
     const bareRate = m['bare.reqPerSec']!.value;
     m['clientById.shareOfBare'] = metric(round((m['clientById.reqPerSec']!.value / bareRate) * 100, 1), '%', 'ratio', 'GET /clients/{id} req/s ÷ bare Fastify route req/s');

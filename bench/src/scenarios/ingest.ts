@@ -62,12 +62,14 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   details.baseline = base;
   const baseRate = base.messages / (base.parseMs / 1000);
   m['baseline.mailparser.msgsPerSec'] = metric(round(baseRate, 0), 'msgs/s', 'throughput', 'messages / time inside simpleParser (split left out)');
+  m['baseline.mailparser.cpuMsPerMsg'] = metric(round(base.cpuMs / base.messages, 3), 'ms/msg', 'time', 'CPU of the process (split included) / messages');
+  m['baseline.mailparser.coresUsed'] = metric(round(base.cpuMs / base.wallMs, 2), 'cores', 'count', 'CPU time ÷ wall time: below 1 means other work took the core');
   m['baseline.mailparser.withSplit.msgsPerSec'] = metric(round(base.messages / (base.wallMs / 1000), 0), 'msgs/s', 'throughput', 'wall time, split included');
 
   log(`per-stage pass, sequential (${stagesSample} messages) …`);
   const stages = await runChild('stages', { path: box.path, limit: stagesSample });
   details.stages = stages;
-  for (const [k, v] of Object.entries(stages.msPerMessage)) m[`stages.${k}.msPerMsg`] = metric(round(v, 3), 'ms/msg', 'time', 'one thread, sequential sample');
+  for (const [k, v] of Object.entries(stages.msPerMessage)) m[`stages.${k}.cpuMsPerMsg`] = metric(round(v, 3), 'ms/msg', 'time', 'CPU time, one thread, sequential sample');
 
   const runs: Record<string, IngestResult> = {};
   for (const parser of parsers) {
@@ -86,6 +88,7 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     m[`${p}.healthSec`] = metric(round(res.healthMs / 1000, 2), 's', 'time');
     m[`${p}.peakRssMB`] = metric(round(peakRss(res) / MB), 'MB', 'memory', 'whole process (workers included): max of 25 ms samples and VmHWM');
     m[`${p}.cpuMsPerMsg`] = metric(round(res.cpuMs / n, 3), 'ms/msg', 'time', 'user+system CPU of all threads / messages');
+    m[`${p}.coresUsed`] = metric(round(res.cpuMs / res.wallMs, 2), 'cores', 'count', 'CPU time ÷ wall time of the whole process (health rebuild included)');
     m[`${p}.main.readSec`] = metric(round(res.stages.readMs / 1000, 2), 's', 'time', 'main thread: reading and splitting the mbox');
     m[`${p}.main.waitWorkersSec`] = metric(round(res.stages.waitMs / 1000, 2), 's', 'time', 'main thread: waiting for parse/filter/score results');
     m[`${p}.main.writeSec`] = metric(round(res.stages.writeMs / 1000, 2), 's', 'time', 'main thread: resolve + store (single writer)');
