@@ -2,10 +2,10 @@
  * Client attributes mail cannot give: mrr, renewal date, CSM owner, exclusion, a manual name and
  * extra domains. Set by `PATCH /clients/{id}`, `chs clients import` and the HubSpot connector.
  */
+import { newClientRow } from '../store/clients.js';
 import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
-import { newId } from '../util/ids.js';
 import { registrableDomain } from '../resolve/domains.js';
 
 export interface ClientAttributes {
@@ -84,37 +84,10 @@ export async function findClientByDomain(db: Db, workspaceId: string, domain: st
 
 /** Creates a client for a domain (its name derived from the domain unless given). */
 export async function createClient(db: Db, workspaceId: string, domain: string, name: string | undefined, now: Date = new Date()): Promise<string> {
-  const id = newId('cl');
-  const iso = now.toISOString();
-  await db
-    .insertInto('clients')
-    .values({
-      id,
-      workspace_id: workspaceId,
-      name: name?.trim() || displayName(domain),
-      name_source: name?.trim() ? 'manual' : 'domain',
-      primary_domain: domain,
-      mrr: null,
-      renewal_date: null,
-      csm_owner: null,
-      is_excluded: 0,
-      health_score: null,
-      health_updated_at: null,
-      last_interaction_at: null,
-      created_at: iso,
-      updated_at: iso,
-    })
-    .execute();
+  const row = newClientRow({ workspaceId, domain, ...(name !== undefined ? { name } : {}), nameSource: 'manual', now: now.toISOString() });
+  const id = row.id;
+  await db.insertInto('clients').values(row).execute();
   await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: id }).execute();
   return id;
 }
 
-/** `acme-corp.co.uk` → `Acme Corp`. */
-function displayName(domain: string): string {
-  const label = domain.split('.')[0] ?? domain;
-  return label
-    .split(/[-_]/)
-    .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join(' ');
-}

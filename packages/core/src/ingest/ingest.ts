@@ -6,9 +6,9 @@ import type { Db } from '../store/database.js';
 import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { ChsError } from '../errors.js';
 import { Resolver } from '../resolve/resolve.js';
-import { newId } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
 import type { BackendName } from '../parse/backends.js';
+import { finishIngestionRun, startIngestionRun } from './runs.js';
 import { createProcessPool, type ProcessPool } from './pool.js';
 import type { ProcessInput, ProcessResult } from './process.js';
 import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
@@ -113,13 +113,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     if (saved) resumedFrom = JSON.parse(saved.cursor_json) as SourceCursor;
   }
 
-  const runId = newId('run');
-  await db.insertInto('ingestion_runs').values({
-    id: runId, workspace_id: workspaceId, job_id: options.jobId ?? null, source: source.kind, status: 'running',
-    started_at: new Date().toISOString(), completed_at: null, filtered_json: '{}',
-    items_processed: 0, items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
-    parse_errors: 0, charset_errors: 0, attachment_errors: 0, sentiment_errors: 0, clients_created: 0, contacts_created: 0,
-  }).execute();
+  const runId = await startIngestionRun(db, { workspaceId, source: source.kind, jobId: options.jobId });
 
   const writer = await IngestWriter.open({
     db, workspaceId, runId, sourceKind: source.kind, sourceKey: source.key,
@@ -222,7 +216,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       resumedFrom, durationMs: Date.now() - started, stages, touched: writer.touched,
     };
   } catch (err) {
-    await db.updateTable('ingestion_runs').set({ status: 'failed', completed_at: new Date().toISOString() }).where('id', '=', runId).execute().catch(() => undefined);
+    await finishIngestionRun(db, runId, 'failed').catch(() => undefined);
     throw err;
   } finally {
     if (!options.pool) await pool.close();

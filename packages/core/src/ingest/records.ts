@@ -13,7 +13,8 @@ import { registrableDomain } from '../resolve/domains.js';
 import type { Resolver } from '../resolve/resolve.js';
 import { newId, sha256Hex } from '../util/ids.js';
 import { SUMMARY_LENGTH } from './process.js';
-import { emptyCounts, nameFromDomain, type BatchCheckpoint, type RunCounts } from './writer.js';
+import { emptyCounts, type BatchCheckpoint, type RunCounts } from './writer.js';
+import { newClientRow } from '../store/clients.js';
 
 export interface RecordWriterOptions {
   db: Db;
@@ -89,12 +90,12 @@ export class RecordWriter {
     for (const d of domains) clientId ??= await this.#clientByDomain(trx, d);
     if (!clientId) {
       if (domains.length === 0) return 'skipped'; // no domain: mail can never resolve to it
-      clientId = newId('cl');
-      await trx.insertInto('clients').values({
-        id: clientId, workspace_id: ws, name: r.name || nameFromDomain(domains[0]!), name_source: r.name ? this.#o.provider : 'domain',
-        primary_domain: domains[0]!, mrr: r.mrr ?? null, renewal_date: r.renewalDate ?? null, csm_owner: r.csmOwner ?? null, is_excluded: 0,
-        health_score: null, health_updated_at: null, last_interaction_at: null, created_at: now, updated_at: now,
-      }).execute();
+      const row = newClientRow({
+        workspaceId: ws, domain: domains[0]!, name: r.name, nameSource: this.#o.provider,
+        mrr: r.mrr ?? null, renewalDate: r.renewalDate ?? null, csmOwner: r.csmOwner ?? null, now,
+      });
+      clientId = row.id;
+      await trx.insertInto('clients').values(row).execute();
       this.counts.clientsCreated += 1;
       for (const d of domains) await trx.insertInto('client_domains').values({ workspace_id: ws, domain: d, client_id: clientId }).onConflict((oc) => oc.doNothing()).execute();
       await this.#setRef(trx, 'company', r.providerId, clientId);

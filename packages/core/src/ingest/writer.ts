@@ -9,6 +9,7 @@ import type { Database, InteractionsTable } from '../store/schema.js';
 import type { ProblemKind, SourceCursor } from '../interfaces.js';
 import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
+import { newClientRow } from '../store/clients.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 
 export interface WriteItem {
@@ -52,16 +53,6 @@ interface ContactState {
 
 /** Max rows per multi-row INSERT (keeps bound parameters under both dialects' limits). */
 const INSERT_CHUNK = 500;
-
-/** "globex.co.uk" → "Globex": a readable name until a better source names the client. */
-export function nameFromDomain(domain: string): string {
-  const label = domain.split('.')[0] ?? domain;
-  return label
-    .split(/[-_]/)
-    .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join(' ');
-}
 
 export interface WriterOptions {
   db: Db;
@@ -211,11 +202,7 @@ export class IngestWriter {
     const ws = this.#o.workspaceId;
     if (batch.newClients.length) {
       for (const part of chunks(batch.newClients, INSERT_CHUNK)) {
-        await trx.insertInto('clients').values(part.map((c) => ({
-          id: c.id, workspace_id: ws, name: nameFromDomain(c.domain), name_source: 'domain', primary_domain: c.domain,
-          mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null,
-          last_interaction_at: null, created_at: now, updated_at: now,
-        }))).execute();
+        await trx.insertInto('clients').values(part.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now }))).execute();
         await trx.insertInto('client_domains').values(part.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id }))).execute();
       }
       this.counts.clientsCreated += batch.newClients.length;

@@ -8,13 +8,13 @@ import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { ChsError, isChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
-import { newId } from '../util/ids.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
 import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
 import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
 import { ingestSource, type IngestProgress } from '../ingest/ingest.js';
 import type { ProcessPool } from '../ingest/pool.js';
 import { RecordWriter } from '../ingest/records.js';
+import { finishIngestionRun, startIngestionRun } from '../ingest/runs.js';
 import type { BatchCheckpoint, RunCounts } from '../ingest/writer.js';
 import { Resolver } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
@@ -181,12 +181,7 @@ async function syncRecords<O>(
   const cursor = saved ? (JSON.parse(saved.cursor_json) as SourceCursor) : undefined;
   const own = (await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute()).map((r) => r.domain);
   const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
-  const runId = newId('run');
-  await db.insertInto('ingestion_runs').values({
-    id: runId, workspace_id: workspaceId, job_id: input.jobId ?? null, source: provider, status: 'running', started_at: new Date().toISOString(),
-    completed_at: null, filtered_json: '{}', items_processed: 0, items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
-    parse_errors: 0, charset_errors: 0, attachment_errors: 0, sentiment_errors: 0, clients_created: 0, contacts_created: 0,
-  }).execute();
+  const runId = await startIngestionRun(db, { workspaceId, source: provider, jobId: input.jobId });
   const writer = new RecordWriter({
     db, workspaceId, provider, runId, sourceKey: cursorKey,
     resolver: new Resolver({ ownDomains: own.length ? own : [workspaceId], blocklist }),
@@ -209,7 +204,7 @@ async function syncRecords<O>(
       if (status === 'completed' && input.dropCursorOnComplete) await trx.deleteFrom('source_cursors').where('workspace_id', '=', workspaceId).where('source_key', '=', cursorKey).execute();
     });
   } catch (err) {
-    await db.updateTable('ingestion_runs').set({ status: 'failed', completed_at: new Date().toISOString() }).where('id', '=', runId).execute().catch(() => undefined);
+    await finishIngestionRun(db, runId, 'failed').catch(() => undefined);
     throw err;
   }
   const c = writer.counts;

@@ -1,0 +1,49 @@
+/** Row builders shared by everything that creates clients (mail ingestion, CRM records, CSV import). */
+import type { ClientsTable } from './schema.js';
+import { newId } from '../util/ids.js';
+
+/** "acme-corp.co.uk" → "Acme Corp": a readable name until a better source names the client. */
+export function nameFromDomain(domain: string): string {
+  const label = domain.split('.')[0] ?? domain;
+  return label
+    .split(/[-_]/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+export interface NewClient {
+  workspaceId: string;
+  /** Registrable domain: the client's primary domain. */
+  domain: string;
+  /** Default: derived from the domain (name source `domain`). */
+  name?: string;
+  /** Where the name came from when given: `manual`, `hubspot`, `intercom`. */
+  nameSource?: string;
+  mrr?: number | null;
+  renewalDate?: string | null;
+  csmOwner?: string | null;
+  /** Row timestamps (ISO). */
+  now: string;
+  id?: string;
+}
+
+export function newClientRow(c: NewClient): ClientsTable {
+  const named = c.name?.trim();
+  return {
+    id: c.id ?? newId('cl'),
+    workspace_id: c.workspaceId,
+    name: named || nameFromDomain(c.domain),
+    name_source: named ? (c.nameSource ?? 'manual') : 'domain',
+    primary_domain: c.domain,
+    mrr: c.mrr ?? null,
+    renewal_date: c.renewalDate ?? null,
+    csm_owner: c.csmOwner ?? null,
+    is_excluded: 0,
+    health_score: null,
+    health_updated_at: null,
+    last_interaction_at: null,
+    created_at: c.now,
+    updated_at: c.now,
+  };
+}
