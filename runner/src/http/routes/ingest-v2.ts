@@ -130,7 +130,8 @@ export const ingestV2Routes =
       const processed = stats.emailsProcessed ?? 0;
       // The provider's count (capped by maxEmails) once the job learned it; before that, unknown.
       const known = job?.totalItems ?? null;
-      const total = status === 'completed' ? Math.max(processed, stats.totalEmails ?? 0) : known !== null ? Math.min(Math.max(known, processed), cfg.maxEmails) : null;
+      // Finished: what there was to read is what was read (the cap is not a count).
+      const total = status === 'completed' ? processed : known !== null ? Math.min(Math.max(known, processed), cfg.maxEmails) : null;
       const ended = status === 'completed' || status === 'failed';
       const endedAt = s.completed_at ?? (ended ? job?.completedAt ?? null : null);
       let completionAt: string | null = null;
