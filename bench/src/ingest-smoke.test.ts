@@ -24,7 +24,7 @@ describe('ingest scenario (300 messages)', () => {
       'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec', 'baseline.mailparser.cpuMsPerMsg', 'baseline.mailparser.coresUsed',
       ...['split', 'cut', 'parseMessage', 'mimePostalMime', 'mimeMailparser', 'strip', 'filter', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`)];
     for (const p of ['postal-mime', 'mailparser']) {
-      for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'cpuMsPerMsg', 'coresUsed', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
+      for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'ingestPhasePeakRssMB', 'healthPhasePeakRssMB', 'cpuMsPerMsg', 'coresUsed', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
         expected.push(`e2e.${p}.${s}`);
       }
       expected.push(`ratio.${p}`);

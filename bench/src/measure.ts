@@ -1,5 +1,5 @@
 /** Small measuring tools: RSS sampling, CPU time, percentiles, the machine's description. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem, platform, release } from 'node:os';
 
 /**
@@ -23,6 +23,16 @@ export class RssSampler {
     this.#samples += 1;
   }
 
+  /** Ends a phase: its peaks, then both peaks start again from the current RSS. */
+  phase(): { sampledPeakBytes: number; hwmBytes: number | null } {
+    this.#sample();
+    const out = { sampledPeakBytes: this.#peak, hwmBytes: highWaterMark() };
+    this.#peak = 0;
+    resetHighWaterMark();
+    this.#sample();
+    return out;
+  }
+
   stop(): { sampledPeakBytes: number; samples: number; hwmBytes: number | null } {
     clearInterval(this.#timer);
     this.#sample();
@@ -37,6 +47,16 @@ export function highWaterMark(): number | null {
     return m ? Number(m[1]) * 1024 : null;
   } catch {
     return null;
+  }
+}
+
+/** Resets VmHWM to the current RSS (Linux: `5` into /proc/self/clear_refs); false when it cannot. */
+export function resetHighWaterMark(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -20,11 +20,11 @@ export interface Resources {
   rssHwmBytes: number | null;
 }
 
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; resources: Resources }> {
+async function measured<T>(fn: (rss: RssSampler) => Promise<T>): Promise<{ value: T; resources: Resources }> {
   const rss = new RssSampler();
   const cpu = process.cpuUsage();
   const t = performance.now();
-  const value = await fn();
+  const value = await fn(rss);
   const wallMs = performance.now() - t;
   const cpuMs = cpuMsSince(cpu);
   const r = rss.stop();
@@ -188,6 +188,10 @@ export interface IngestResult extends Resources {
   summary: Record<string, unknown>;
   /** RSS just before the run (engine open, workspace created). */
   rssBeforeBytes: number;
+  /** Peak RSS up to the last batch stored (before the health rebuild); the overall peak is in Resources. */
+  ingestPhasePeakBytes: number | null;
+  /** Peak RSS during the health rebuild that engine.ingest runs after storing. */
+  healthPhasePeakBytes: number | null;
 }
 
 export async function ingestTask(a: IngestArgs): Promise<IngestResult> {
@@ -196,10 +200,26 @@ export async function ingestTask(a: IngestArgs): Promise<IngestResult> {
   try {
     await createWorkspace(engine.store.db, { domain: a.workspace, name: 'Bench', ownerEmail: `bench@${a.workspace}` });
     const rssBeforeBytes = process.memoryUsage.rss();
-    const { value, resources } = await measured(() =>
-      engine.ingest({ workspaceId: a.workspace, source: mboxSource(a.path), workers: a.workers, ...(a.parser ? { parser: a.parser } : {}) }),
+    let ingestPeak: { sampledPeakBytes: number; hwmBytes: number | null } | null = null;
+    const { value, resources } = await measured((rss) =>
+      engine.ingest({
+        workspaceId: a.workspace, source: mboxSource(a.path), workers: a.workers, ...(a.parser ? { parser: a.parser } : {}),
+        // The last progress call comes after the last batch is stored, before the health rebuild:
+        // the peak so far is the pipeline's, and what follows is the rebuild's.
+        onProgress: (p) => {
+          if (p.total !== undefined && p.processed >= p.total && ingestPeak === null) ingestPeak = rss.phase();
+        },
+      }),
     );
     const { stages, durationMs, ...summary } = value;
+    const phase = ingestPeak as { sampledPeakBytes: number; hwmBytes: number | null } | null;
+    const ingestPhasePeakBytes = phase === null ? null : Math.max(phase.sampledPeakBytes, phase.hwmBytes ?? 0);
+    const healthPhasePeakBytes = phase === null ? null : Math.max(resources.rssSampledPeakBytes, resources.rssHwmBytes ?? 0);
+    if (phase) {
+      // The sampler and VmHWM were reset between the phases: the run's peak is the larger of the two.
+      resources.rssSampledPeakBytes = Math.max(resources.rssSampledPeakBytes, phase.sampledPeakBytes);
+      resources.rssHwmBytes = resources.rssHwmBytes === null ? phase.hwmBytes : Math.max(resources.rssHwmBytes, phase.hwmBytes ?? 0);
+    }
     return {
       parser: a.parser ?? 'default',
       workers: a.workers,
@@ -208,6 +228,8 @@ export async function ingestTask(a: IngestArgs): Promise<IngestResult> {
       stages,
       summary: { ...summary, durationMs },
       rssBeforeBytes,
+      ingestPhasePeakBytes,
+      healthPhasePeakBytes,
       ...resources,
     };
   } finally {

@@ -87,6 +87,8 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     m[`${p}.withHealth.msgsPerSec`] = metric(round(n / (res.wallMs / 1000), 0), 'msgs/s', 'throughput', 'engine.ingest: the above plus the health rebuild');
     m[`${p}.healthSec`] = metric(round(res.healthMs / 1000, 2), 's', 'time');
     m[`${p}.peakRssMB`] = metric(round(peakRss(res) / MB), 'MB', 'memory', 'whole process (workers included): max of 25 ms samples and VmHWM');
+    if (res.ingestPhasePeakBytes !== null) m[`${p}.ingestPhasePeakRssMB`] = metric(round(res.ingestPhasePeakBytes / MB), 'MB', 'memory', 'peak up to the last batch stored');
+    if (res.healthPhasePeakBytes !== null) m[`${p}.healthPhasePeakRssMB`] = metric(round(res.healthPhasePeakBytes / MB), 'MB', 'memory', 'peak during the health rebuild after it');
     m[`${p}.cpuMsPerMsg`] = metric(round(res.cpuMs / n, 3), 'ms/msg', 'time', 'user+system CPU of all threads / messages');
     m[`${p}.coresUsed`] = metric(round(res.cpuMs / res.wallMs, 2), 'cores', 'count', 'CPU time ÷ wall time of the whole process (health rebuild included)');
     m[`${p}.main.readSec`] = metric(round(res.stages.readMs / 1000, 2), 's', 'time', 'main thread: reading and splitting the mbox');

@@ -37,6 +37,8 @@ export async function memoryScenario(o: MemoryScenarioOptions = {}): Promise<Ben
     peaks.push(peak);
     const n = Number(res.summary.itemsProcessed);
     m[`memory.${size}.peakRssMB`] = metric(round(peak / MB), 'MB', 'memory', 'whole process (workers included): max of 25 ms samples and VmHWM');
+    if (res.ingestPhasePeakBytes !== null) m[`memory.${size}.ingestPhasePeakRssMB`] = metric(round(res.ingestPhasePeakBytes / MB), 'MB', 'memory', 'peak up to the last batch stored');
+    if (res.healthPhasePeakBytes !== null) m[`memory.${size}.healthPhasePeakRssMB`] = metric(round(res.healthPhasePeakBytes / MB), 'MB', 'memory', 'peak during the health rebuild after it');
     m[`memory.${size}.baselineRssMB`] = metric(round(res.rssBeforeBytes / MB), 'MB', 'memory', 'RSS before the run (engine open)');
     m[`memory.${size}.msgsPerSec`] = metric(round(n / (res.ingestMs / 1000), 0), 'msgs/s', 'throughput');
     m[`memory.${size}.fileMB`] = metric(round(box.bytes / MB), 'MB', 'count');
