@@ -121,6 +121,9 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     if (connector.capabilities.rawMail) {
       // Each message carries the cursor of the batch before it, and the batch's last message the
       // batch's own cursor: whatever prefix the writer commits is a safe place to resume.
+      // The cursor of the last batch, empty ones included: a read that ends with empty windows
+      // (and the switch to incremental reading) must still move the saved position.
+      let finalCursor: SourceCursor | undefined;
       const source: Source<RawMessage> = {
         kind: provider,
         key: cursorKey,
@@ -128,6 +131,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
           let previous: SourceCursor | undefined = from;
           for await (const batch of connector.sync(syncOptions(from)) as AsyncIterable<SyncBatch<RawMessage>>) {
             note(batch);
+            finalCursor = batch.cursor;
             const last = batch.items.length - 1;
             for (let i = 0; i <= last; i++) {
               const m = batch.items[i]!;
@@ -148,6 +152,12 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         ...(input.pool ? { pool: input.pool } : {}),
         ...(input.workers !== undefined ? { workers: input.workers } : {}),
       });
+      if (s.status === 'completed' && !input.dropCursorOnComplete && finalCursor) {
+        const cursor_json = JSON.stringify(finalCursor);
+        const updated_at = new Date().toISOString();
+        await db.insertInto('source_cursors').values({ workspace_id: workspaceId, source_key: cursorKey, cursor_json, updated_at })
+          .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at })).execute();
+      }
       summary = {
         provider, runId: s.runId, status: s.status, itemsProcessed: s.itemsProcessed, itemsAdded: s.itemsAdded, itemsUpdated: s.itemsUpdated,
         itemsSkipped: s.itemsSkipped, itemsFiltered: s.itemsFiltered, errorsCount: s.errorsCount, clientsCreated: s.clientsCreated,

@@ -123,6 +123,8 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
 
   async function startFull(o: SyncOptions): Promise<GoogleCursor> {
     const profile = await client.getProfile(o.signal);
+    // The mailbox's own count: an upper bound of what a full read can bring, for progress and estimates.
+    if (typeof profile.messagesTotal === 'number') o.onProgress?.({ phase: 'full', itemsYielded: 0, totalEstimate: profile.messagesTotal });
     const until = Math.floor((o.until ?? clock()).getTime() / 1000);
     const horizon = Math.floor((o.since ?? new Date(until * 1000 - horizonDays * DAY * 1000)).getTime() / 1000);
     return {
@@ -171,11 +173,13 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
     provider: 'google' as const,
     capabilities: GOOGLE_CAPABILITIES,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<RawMessage>> {
-      const saved = o.mode === 'quick' ? parseGoogleCursor(o.cursor) : undefined;
-      if (saved?.phase === 'incremental') {
-        yield* incremental(saved, o);
-      } else if (saved?.phase === 'full') {
+      const saved = parseGoogleCursor(o.cursor);
+      if (saved?.phase === 'full') {
+        // A full read that was interrupted (crash, shutdown, park) continues where it stopped,
+        // whichever mode asked for it: its windows were fixed when it started.
         yield* fullRead(saved, o);
+      } else if (saved?.phase === 'incremental' && o.mode === 'quick') {
+        yield* incremental(saved, o);
       } else {
         yield* fullRead(await startFull(o), o);
       }
