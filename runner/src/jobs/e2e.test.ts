@@ -242,10 +242,17 @@ describe('chs sync (foreground, end to end)', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'completed', itemsAdded: 0, errorsCount: 0 });
     expect(fake.stats.tokenRefreshes).toBe(1);
+
+    // New mail since: a quick sync reads the history since the saved cursor and brings just it.
+    const extra = makeMailbox(26).messages[25]!;
+    fake.addMessage({ ...extra, id: 'gnew', raw: extra.raw.replace('<m25@', '<new-m25@') });
+    const third = await chs(env, 'sync', '--workspace', 'acme.com', '--json');
+    expect(third.code, third.stderr).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ status: 'completed', itemsProcessed: 1, itemsAdded: 1, errorsCount: 0 });
     await store?.close();
     store = undefined;
     stored = await storedInteractions(join(dir, 'chs.db'));
-    expect(stored.rows).toBe(25);
+    expect(stored.rows).toBe(26);
 
     // An active job of the same source (e.g. a server's) refuses the foreground sync, naming it.
     const active = await enqueueJob(store!.db, { workspaceId: 'acme.com', kind: 'backfill', source: 'google' });
