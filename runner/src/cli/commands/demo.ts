@@ -9,7 +9,8 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createApiKey, createWorkspace, getWorkspace, mboxSource, verifyApiKey } from '@chs/core';
+import { createHash } from 'node:crypto';
+import { createApiKey, createWorkspace, getWorkspace, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
 import { DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
 import type { CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
@@ -48,6 +49,7 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
     const view = createProgressView(ctx.stderr, true, 'demo ingest');
     const s = await engine.ingest({ workspaceId: DEMO_WORKSPACE, source: mboxSource(mailbox), onProgress: (p) => view.update(p) });
     view.stop();
+    await giveDemoClientsRevenue(engine, DEMO_END_DATE);
     ctx.stdout.write(
       `Ingested ${s.itemsProcessed} messages in ${(s.durationMs / 1000).toFixed(1)} s: ${s.itemsAdded} added, ${s.itemsSkipped} skipped, ` +
         `${s.itemsFiltered} filtered, ${s.errorsCount} errors; ${s.clientsCreated} new clients.\n`,
@@ -75,6 +77,23 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
     ].join('\n'),
   );
   if (flags.serve) await serve(ctx, config, flags);
+}
+
+/**
+ * Mail cannot tell revenue or renewal dates (a CRM or `chs clients import` does): the demo gives
+ * each client without them a deterministic MRR (500–10,250) and a renewal date within 180 days
+ * of the demo's end, derived from its domain, so the revenue metrics have something to show.
+ */
+async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<void> {
+  const db = engine.store.db;
+  const clients = await db.selectFrom('clients').select(['id', 'primary_domain', 'mrr']).where('workspace_id', '=', DEMO_WORKSPACE).execute();
+  for (const c of clients) {
+    if (c.mrr !== null) continue;
+    const h = createHash('sha256').update(c.primary_domain).digest();
+    const mrr = 500 + (h.readUInt16BE(0) % 40) * 250;
+    const renewal = new Date(Date.parse(endDate) + ((h.readUInt16BE(2) % 180) + 1) * 86_400_000).toISOString().slice(0, 10);
+    await updateClientAttributes(db, DEMO_WORKSPACE, c.id, { mrr, renewalDate: renewal, csmOwner: `csm${h[4]! % 3 + 1}@${DEMO_WORKSPACE}` });
+  }
 }
 
 export const register: RegisterCommand = (program, ctx) => {
