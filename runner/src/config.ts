@@ -58,9 +58,17 @@ export interface RunnerConfig {
   providers: ProviderUrls;
   /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
   jobs?: JobsConfig;
+  /**
+   * PostgreSQL connections this runner may hold (CHS_PG_POOL_SIZE), shared by HTTP requests, job
+   * workers and the scheduler; requests beyond it wait for a free connection. Default 10. See
+   * docs/scale-out.md for sizing N runners against the server's max_connections.
+   */
+  pgPoolSize?: number;
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
+/** CHS_PG_POOL_SIZE when unset. */
+export const DEFAULT_PG_POOL_SIZE = 10;
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const v = env[name];
@@ -100,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     }),
     providers: Object.freeze(providers),
     jobs: loadJobsConfig(env),
+    pgPoolSize: intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE),
   });
 }
 

@@ -23,6 +23,7 @@ export function defaultContext(): CliContext {
     openEngine: (config) =>
       createEngine({
         database: config.databaseUrl,
+        ...(config.pgPoolSize ? { poolSize: config.pgPoolSize } : {}),
         clock: config.now ? fixedClock(config.now) : systemClock,
         // Lazy: only a provider sync needs the key, and reading it may create the key file.
         secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),

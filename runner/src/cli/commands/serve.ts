@@ -1,9 +1,10 @@
 /** `chs serve`: the HTTP API, then the background services, until SIGTERM/SIGINT. */
 import type { Command } from 'commander';
-import { ChsError, type Engine } from '@chs/core';
+import { ChsError, redactUrl, type Engine } from '@chs/core';
 import type { RunnerConfig } from '../../config.js';
 import { buildApp } from '../../http/app.js';
 import { createLogger } from '../../http/logging.js';
+import { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
 import { installGracefulShutdown } from '../../http/shutdown.js';
 import { createJobService } from '../../jobs/service.js';
 import type { CliContext } from '../context.js';
@@ -43,7 +44,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   // The job runner: routes wake its worker when they queue a job; it starts with the background services.
   const jobs = createJobService({ engine, config, logger });
   try {
-    app = await buildApp({ engine, config, logger, jobs });
+    const rateLimitStore = await sharedRateLimitStore(config, logger);
+    app = await buildApp({ engine, config, logger, jobs, ...(rateLimitStore ? { rateLimitStore } : {}) });
     await app.listen({ port, host: flags.host });
   } catch (err) {
     await app?.close().catch(() => undefined);
@@ -65,6 +67,22 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}); stop with Ctrl-C\n`);
   await done;
+}
+
+/**
+ * CHS_REDIS_URL set: rate-limit counters in Redis, shared by every runner using it; checked at
+ * start-up so a wrong URL stops `chs serve` instead of silently counting per runner.
+ */
+async function sharedRateLimitStore(config: RunnerConfig, logger: ReturnType<typeof createLogger>): Promise<RedisRateLimitStore | undefined> {
+  if (!config.redisUrl) return undefined;
+  const store = new RedisRateLimitStore({ url: config.redisUrl, logger });
+  try {
+    await store.connect();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw new ChsError('INVALID_INPUT', `CHS_REDIS_URL: Redis at ${redactUrl(config.redisUrl)} did not answer: ${(err as Error).message}`, { cause: err });
+  }
+  return store;
 }
 
 export const register: RegisterCommand = (program, ctx) => {
