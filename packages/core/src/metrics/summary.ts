@@ -1,7 +1,8 @@
 /**
  * GET /metrics/summary. Excluded clients are left out of every number. Client-level figures
- * come from one pass over the workspace's clients joined to two snapshot days by primary key;
- * interaction figures are index range counts over the window.
+ * are SQL aggregates over the workspace's clients (joined to one snapshot day each for change7
+ * and improving); interaction figures are index range counts over the window for the whole
+ * workspace minus the same over the excluded clients.
  */
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
@@ -54,125 +55,120 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
   const dayW = utcDay(addDays(now, -windowDays));
   const renewalEnd = utcDay(addDays(now, RENEWAL_DAYS));
 
-  const clientRows = await db
-    .selectFrom('clients as k')
-    .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 'k.health_updated_at', 'k.renewal_date'])
-    .where('k.workspace_id', '=', workspaceId)
-    .where('k.is_excluded', '=', 0)
+  // Client-level figures are SQL aggregates; only list candidates come back as rows, and the
+  // lists are ordered here so ties break by localeCompare exactly as they always have.
+  const score = sql<number>`coalesce(k.health_score, ${sql.lit(DEFAULT_SCORE)})`;
+  const included = db.selectFrom('clients as k').where('k.workspace_id', '=', workspaceId).where('k.is_excluded', '=', 0);
+  const totals = await included
+    .select([
+      sql<number>`count(*)`.as('n'),
+      sql<number | null>`sum(k.mrr)`.as('mrr_total'),
+      sql<number>`count(k.mrr)`.as('mrr_known'),
+      sql<number | null>`sum(${score})`.as('score_sum'),
+      sql<number>`sum(case when ${score} < ${threshold} then 1 else 0 end)`.as('at_risk'),
+      sql<number | null>`sum(case when ${score} < ${threshold} then coalesce(k.mrr, 0) else 0 end)`.as('mrr_at_risk'),
+    ])
+    .executeTakeFirstOrThrow();
+  // Driven from the snapshot day's range of the (workspace, date, client, score) index, then one
+  // client probe each: ten times cheaper than a snapshot probe per client.
+  const onDay = (day: string) =>
+    db
+      .selectFrom('health_snapshots as s')
+      .innerJoin('clients as k', 'k.id', 's.client_id')
+      .where('s.workspace_id', '=', workspaceId)
+      .where('s.date', '=', day)
+      .where('k.workspace_id', '=', workspaceId)
+      .where('k.is_excluded', '=', 0);
+  const change7Row = await onDay(day7)
+    .select([sql<number>`count(*)`.as('n'), sql<number | null>`sum(${score} - s.score)`.as('change'), sql<number | null>`sum(s.score)`.as('then')])
+    .executeTakeFirstOrThrow();
+  // round1(change) ≥ 5 ⟺ change · 10 ≥ 49.5 (Math.round rounds halves up); rechecked below.
+  const improvingRows = await onDay(dayW)
+    .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 's.score as then'])
+    .where(sql<boolean>`(${score} - s.score) * 10 >= ${IMPROVING_MIN_CHANGE * 10 - 0.5}`)
     .execute();
-  // The two past days in one contiguous range of the (workspace, date, client, score) index,
-  // joined here: cheaper than a primary-key probe per client into a large snapshot table.
-  const past = await db
-    .selectFrom('health_snapshots')
-    .select(['client_id', 'date', 'score'])
-    .where('workspace_id', '=', workspaceId)
-    .where('date', 'in', [day7, dayW])
+  const renewalRows = await included
+    .select(['k.id', 'k.name', 'k.mrr', 'k.renewal_date'])
+    .where('k.renewal_date', '>=', today)
+    .where('k.renewal_date', '<=', renewalEnd)
     .execute();
-  const at7 = new Map<string, number>();
-  const atW = new Map<string, number>();
-  for (const p of past) {
-    if (p.date === day7) at7.set(p.client_id, p.score);
-    if (p.date === dayW) atW.set(p.client_id, p.score);
-  }
-  const clients = clientRows.map((c) => ({ ...c, score7: at7.get(c.id) ?? null, scoreW: atW.get(c.id) ?? null }));
+  const risks = await topRisks(db, workspaceId, threshold);
 
-  const [contacts, interactions, open] = await Promise.all([
-    db
-      .selectFrom('contacts')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .where('client_id', 'in', includedClients(db, workspaceId))
-      .executeTakeFirstOrThrow(),
-    db
+  // Interaction figures: the whole workspace's range (index-only, no per-row membership test)
+  // minus the same figure over the few excluded clients (their own index ranges).
+  const excluded = db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 1);
+  const windowCount = async (onlyExcluded: boolean): Promise<number> => {
+    let q = db.selectFrom('interactions').select(sql<number>`count(*)`.as('n')).where('occurred_at', '>=', windowStartIso).where('occurred_at', '<=', nowIso);
+    q = onlyExcluded ? q.where('client_id', 'in', excluded) : q.where('workspace_id', '=', workspaceId);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  };
+  // Open tasks: e-mail threads active in the window whose latest message is theirs (awaiting our reply).
+  const openThreads = async (onlyExcluded: boolean): Promise<number> => {
+    let threads = db
       .selectFrom('interactions')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('workspace_id', '=', workspaceId)
+      .select([
+        sql<string | null>`max(case when direction = 'inbound' then occurred_at end)`.as('last_in'),
+        sql<string | null>`max(case when direction = 'outbound' then occurred_at end)`.as('last_out'),
+      ])
       .where('occurred_at', '>=', windowStartIso)
       .where('occurred_at', '<=', nowIso)
-      .where('client_id', 'in', includedClients(db, workspaceId))
-      .executeTakeFirstOrThrow(),
-    // Open tasks: e-mail threads active in the window whose latest message is theirs (awaiting our reply).
-    db
-      .selectFrom(
-        db
-          .selectFrom('interactions')
-          .select([
-            sql<string | null>`max(case when direction = 'inbound' then occurred_at end)`.as('last_in'),
-            sql<string | null>`max(case when direction = 'outbound' then occurred_at end)`.as('last_out'),
-          ])
-          .where('workspace_id', '=', workspaceId)
-          .where('occurred_at', '>=', windowStartIso)
-          .where('occurred_at', '<=', nowIso)
-          .where('type', '=', 'email')
-          .where('thread_id', 'is not', null)
-          .where('client_id', 'in', includedClients(db, workspaceId))
-          .groupBy(['client_id', 'thread_id'])
-          .as('t'),
-      )
+      .where('type', '=', 'email')
+      .where('thread_id', 'is not', null)
+      .groupBy(['client_id', 'thread_id']);
+    threads = onlyExcluded ? threads.where('client_id', 'in', excluded) : threads.where('workspace_id', '=', workspaceId);
+    const row = await db
+      .selectFrom(threads.as('t'))
       .select(sql<number>`count(*)`.as('n'))
       .where('t.last_in', 'is not', null)
       .where((eb) => eb.or([eb('t.last_out', 'is', null), eb('t.last_out', '<', eb.ref('t.last_in'))]))
-      .executeTakeFirstOrThrow(),
-  ]);
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  const contactCount = async (onlyExcluded: boolean): Promise<number> => {
+    let q = db.selectFrom('contacts').select(sql<number>`count(*)`.as('n')).where('workspace_id', '=', workspaceId);
+    q = onlyExcluded ? q.where('client_id', 'in', excluded) : q.where('client_id', 'is not', null);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  };
+  const interactionsWindow = (await windowCount(false)) - (await windowCount(true));
+  const openTasks = (await openThreads(false)) - (await openThreads(true));
+  const contacts = (await contactCount(false)) - (await contactCount(true));
 
-  let mrrTotal = 0;
-  let mrrKnown = 0;
-  let scoreSum = 0;
-  let change7Sum = 0;
-  let then7Sum = 0;
-  let change7N = 0;
-  const atRisk: typeof clients = [];
-  const improving: { c: (typeof clients)[number]; change: number }[] = [];
-  const renewals: typeof clients = [];
-  for (const c of clients) {
-    const mrr = c.mrr ?? 0;
-    mrrTotal += mrr;
-    if (c.mrr !== null) mrrKnown += 1;
-    const score = c.health_score ?? DEFAULT_SCORE;
-    scoreSum += score;
-    if (c.score7 !== null) {
-      change7Sum += score - c.score7;
-      then7Sum += c.score7;
-      change7N += 1;
-    }
-    if (score < threshold) atRisk.push(c);
-    if (c.scoreW !== null) {
-      const change = round1(score - c.scoreW);
-      if (change >= IMPROVING_MIN_CHANGE) improving.push({ c, change });
-    }
-    if (c.renewal_date !== null && c.renewal_date >= today && c.renewal_date <= renewalEnd) renewals.push(c);
-  }
-  const n = clients.length;
-  const change7 = change7N > 0 ? change7Sum / change7N : 0;
-  const then7 = change7N > 0 ? then7Sum / change7N : 0;
+  const n = Number(totals.n);
+  const mrrTotal = Number(totals.mrr_total ?? 0);
+  const mrrKnown = Number(totals.mrr_known);
+  const change7N = Number(change7Row.n);
+  const change7 = change7N > 0 ? Number(change7Row.change ?? 0) / change7N : 0;
+  const then7 = change7N > 0 ? Number(change7Row.then ?? 0) / change7N : 0;
 
-  atRisk.sort((a, b) => (b.mrr ?? 0) - (a.mrr ?? 0) || (a.health_score ?? DEFAULT_SCORE) - (b.health_score ?? DEFAULT_SCORE) || a.name.localeCompare(b.name));
+  const improving = improvingRows
+    .map((c) => ({ c, change: round1((c.health_score ?? DEFAULT_SCORE) - c.then) }))
+    .filter((x) => x.change >= IMPROVING_MIN_CHANGE);
   improving.sort((a, b) => b.change - a.change || (b.c.mrr ?? 0) - (a.c.mrr ?? 0) || a.c.name.localeCompare(b.c.name));
+  const renewals = [...renewalRows];
   renewals.sort((a, b) => (a.renewal_date ?? '').localeCompare(b.renewal_date ?? '') || (b.mrr ?? 0) - (a.mrr ?? 0) || a.name.localeCompare(b.name));
 
-  const risks = atRisk.slice(0, LIST_SIZE);
   const reasons = await riskReasons(db, risks, dayW);
 
   return {
     totals: {
       clients: n,
-      contacts: Number(contacts.n),
-      interactionsWindow: Number(interactions.n),
+      contacts,
+      interactionsWindow,
       renewals30d: renewals.length,
-      openTasks: Number(open.n),
+      openTasks,
     },
     revenue: {
       mrrTotal: round2(mrrTotal),
-      mrrAtRisk: round2(atRisk.reduce((s, c) => s + (c.mrr ?? 0), 0)),
+      mrrAtRisk: round2(Number(totals.mrr_at_risk ?? 0)),
       renewals30dValue: round2(renewals.reduce((s, c) => s + (c.mrr ?? 0), 0)),
       avgClientValue: mrrKnown > 0 ? round2(mrrTotal / mrrKnown) : 0,
     },
     health: {
-      avgScore: n > 0 ? round1(scoreSum / n) : 0,
+      avgScore: n > 0 ? round1(Number(totals.score_sum ?? 0) / n) : 0,
       change7: round1(change7),
       change7Pct: then7 > 0 ? round1((change7 / then7) * 100) : 0,
       threshold,
-      atRiskCount: atRisk.length,
+      atRiskCount: Number(totals.at_risk ?? 0),
       improvingCount: improving.length,
     },
     lists: {
@@ -198,6 +194,43 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
     windowDays,
     asOf: nowIso,
   };
+}
+
+interface RiskRow {
+  id: string;
+  name: string;
+  mrr: number | null;
+  health_score: number | null;
+  health_updated_at: string | null;
+}
+
+/**
+ * The first LIST_SIZE at-risk clients by revenue at risk, then score, then name. SQL orders by
+ * the numeric keys; every client tied with the last of those on both keys is fetched too, so the
+ * name tie-break (localeCompare, which no SQL collation matches) is done here on a complete set.
+ */
+async function topRisks(db: Db, workspaceId: string, threshold: number): Promise<RiskRow[]> {
+  const mrr = sql<number>`coalesce(k.mrr, 0)`;
+  const score = sql<number>`coalesce(k.health_score, ${sql.lit(DEFAULT_SCORE)})`;
+  const atRisk = db
+    .selectFrom('clients as k')
+    .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 'k.health_updated_at'])
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.is_excluded', '=', 0)
+    .where(sql<boolean>`${score} < ${threshold}`);
+  const first = await atRisk.orderBy(mrr, 'desc').orderBy(score, 'asc').limit(LIST_SIZE).execute();
+  const last = first[LIST_SIZE - 1];
+  let rows: RiskRow[] = first;
+  if (last) {
+    const ties = await atRisk
+      .where(sql<boolean>`${mrr} = ${last.mrr ?? 0}`)
+      .where(sql<boolean>`${score} = ${last.health_score ?? DEFAULT_SCORE}`)
+      .execute();
+    const seen = new Set(first.map((r) => r.id));
+    rows = [...first, ...ties.filter((r) => !seen.has(r.id))];
+  }
+  rows.sort((a, b) => (b.mrr ?? 0) - (a.mrr ?? 0) || (a.health_score ?? DEFAULT_SCORE) - (b.health_score ?? DEFAULT_SCORE) || a.name.localeCompare(b.name));
+  return rows.slice(0, LIST_SIZE);
 }
 
 /**
