@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createEngine, createWorkspace, fixedClock, systemClock, type Engine } from '@chs/core';
-import { sqliteDialect, type TestDialect } from '@chs/core/testing';
+import { defaultTestDialect, dropTestSchema, type TestDialect } from '@chs/core/testing';
 import type { RunnerConfig } from '../config.js';
 import { createLogger } from './logging.js';
 import { buildApp } from './app.js';
@@ -46,7 +46,7 @@ export interface TestApp {
 }
 
 export interface StartTestAppOptions extends Partial<Omit<AppDeps, 'engine' | 'config'>> {
-  /** Default: SQLite in memory. */
+  /** Default: SQLite in memory; a fresh PostgreSQL schema when CHS_TEST_DATABASE=postgres (dropped on close). */
   dialect?: TestDialect;
   config?: Partial<RunnerConfig>;
   /** Default `acme.com`. */
@@ -56,7 +56,7 @@ export interface StartTestAppOptions extends Partial<Omit<AppDeps, 'engine' | 'c
 }
 
 export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
-  const { dialect = sqliteDialect, config: overrides, workspace = 'acme.com', now, ...rest } = options;
+  const { dialect = defaultTestDialect(), config: overrides, workspace = 'acme.com', now, ...rest } = options;
   const store = await dialect.open();
   const engine = await createEngine({ database: store, clock: now ? fixedClock(now) : systemClock });
   const config = testConfig(overrides);
@@ -89,6 +89,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     async close() {
       await app.close();
       await engine.close();
+      if (store.schema) await dropTestSchema(store.schema);
     },
   };
 }

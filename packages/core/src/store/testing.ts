@@ -6,6 +6,9 @@
  * Elsewhere, when no server answers, PostgreSQL cases are left out with a printed message.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from './database.js';
 
@@ -63,9 +66,85 @@ export const postgresDialect: TestDialect = {
   },
 };
 
+/**
+ * The dialect a test uses when it does not loop over every dialect (HTTP tests through
+ * `startTestApp`, spawned `chs` processes): SQLite, or PostgreSQL when `CHS_TEST_DATABASE=postgres`
+ * (the second pass of `.ci/run`). Default SQLite.
+ */
+export function defaultTestDialectName(): 'sqlite' | 'postgres' {
+  const v = process.env.CHS_TEST_DATABASE;
+  if (v === undefined || v === '' || v === 'sqlite') return 'sqlite';
+  if (v === 'postgres') return 'postgres';
+  throw new Error(`CHS_TEST_DATABASE must be sqlite or postgres, got "${v}"`);
+}
+
+/** `sqliteDialect`, or `postgresDialect` when `CHS_TEST_DATABASE=postgres`. */
+export function defaultTestDialect(): TestDialect {
+  return defaultTestDialectName() === 'postgres' ? postgresDialect : sqliteDialect;
+}
+
+export interface TestDatabase {
+  /** What `--db` / `CHS_DATABASE_URL` takes: a SQLite file path, or a `postgres://` URL of a fresh database. */
+  url: string;
+  dialect: 'sqlite' | 'postgres';
+  /** Removes it (PostgreSQL: drops the database, ending any session still on it). */
+  drop(): Promise<void>;
+}
+
+/** Where the SQLite file of a `TestDatabase` goes: a fresh folder under the system temp dir. */
+function tempSqliteFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'chs-testdb-')), 'chs.db');
+}
+
+/** `TEST_PG_URL` with another database name (and optional query parameters such as application_name). */
+export function pgUrlFor(database: string, params: Record<string, string> = {}): string {
+  const u = new URL(TEST_PG_URL);
+  u.pathname = `/${database}`;
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/**
+ * A fresh, empty database a child process (`chs` spawned by a test) can open by URL; not migrated.
+ * PostgreSQL gets a whole database (`CREATE DATABASE chs_test_<random>`), since the CLI takes a
+ * URL and no schema. Default dialect: `defaultTestDialectName()`.
+ */
+export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = defaultTestDialectName()): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const url = tempSqliteFile();
+    return { url, dialect, drop: async () => rmSync(dirname(url), { recursive: true, force: true }) };
+  }
+  if (!(await postgresAvailable())) throw new Error(`PostgreSQL at ${TEST_PG_URL} did not answer`);
+  const name = `chs_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((c) => c.query(`create database ${name}`));
+  return {
+    url: pgUrlFor(name),
+    dialect,
+    drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
+
+async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_PG_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The dialects to run a suite over: SQLite always, PostgreSQL when it answers (always in CI). */
 export async function testDialects(): Promise<TestDialect[]> {
   return (await postgresAvailable()) ? [sqliteDialect, postgresDialect] : [sqliteDialect];
+}
+
+/** Drops one schema made by `postgresDialect` (a test that closes its store early). */
+export async function dropTestSchema(schema: string): Promise<void> {
+  const i = created.indexOf(schema);
+  if (i < 0) return;
+  created.splice(i, 1);
+  await withAdmin((c) => c.query(`drop schema if exists ${schema} cascade`));
 }
 
 /** Drops the schemas made by `postgresDialect` in this process. */
