@@ -22,3 +22,4 @@ export * from './connectors/index.js';
 export * from './integrations/index.js';
 export * from './sync/index.js';
 export { createJobHandlers, type IngestionSessionStats } from './engine/job-handlers.js';
+export * from './notify/index.js';

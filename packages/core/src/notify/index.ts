@@ -1,0 +1,6 @@
+export * from './types.js';
+export { localTime, mondayOf, digestsDue, currentPeriod, dedupeKeys, type LocalTime, type DueDigest } from './schedule.js';
+export { scoreDropAlerts, renewalAlerts, dropPercent, type ScoreDropOptions, type RenewalOptions } from './alerts.js';
+export { buildDigest, digestIsQuiet, type DigestOptions } from './digest.js';
+export { renderScoreDrop, renderRenewal, renderDigest, type Rendered } from './templates.js';
+export { planNotifications, lastDigestSentAt, type PlanOptions, type NotificationPlan, type QuietDigest } from './plan.js';
