@@ -6,7 +6,9 @@
  * - once per local day of the workspace's time zone (the first tick after local midnight, and
  *   the first tick after start-up), the daily health snapshot and the pruning of history older
  *   than `dataRetentionDays`. Both are idempotent (snapshots are upserts; pruning deletes by a
- *   horizon), so several runners, or a restart, may repeat them harmlessly.
+ *   horizon), so several runners, or a restart, may repeat them harmlessly;
+ * - then, when a notify hook is given, the workspace's alerts and due digests (the sent-log
+ *   keeps each at most once across runners and restarts).
  */
 import {
   enqueueJob, getSettings, isChsError, listIntegrations, recomputeHealth, silentLogger, utcDay, toError,
@@ -20,12 +22,18 @@ export interface SchedulerOptions {
   logger?: Logger;
   /** Called after a job was queued (wakes the worker). Default none. */
   onEnqueued?: () => void;
+  /** Alerts and digests (runner/src/notify), run per workspace after its daily work on every tick. Default none. */
+  notify?: NotifyHook;
 }
+
+/** Sends what is due for a workspace at `now` (wall clock); the sent-log keeps it at most once. */
+export type NotifyHook = (workspaceId: string, now: Date) => Promise<{ sent: unknown[]; failed: unknown[] }>;
 
 export interface TickReport {
   syncsQueued: Array<{ workspaceId: string; provider: Provider; jobId: string }>;
   daily: Array<{ workspaceId: string; localDay: string; clientsScored: number; snapshotsWritten: number; pruned: PruneCounts }>;
-  errors: Array<{ workspaceId: string; step: 'sync' | 'daily'; message: string }>;
+  notified: Array<{ workspaceId: string; sent: number; failed: number }>;
+  errors: Array<{ workspaceId: string; step: 'sync' | 'daily' | 'notify'; message: string }>;
 }
 
 export interface PruneCounts {
@@ -83,6 +91,7 @@ export class Scheduler {
   readonly #dataClock: (() => Date) | undefined;
   readonly #logger: Logger;
   readonly #onEnqueued: (() => void) | undefined;
+  readonly #notify: NotifyHook | undefined;
   /** Workspace → the local day whose daily work is done (in memory; the work itself is idempotent). */
   readonly #dailyDone = new Map<string, string>();
   #ticking = false;
@@ -92,11 +101,12 @@ export class Scheduler {
     this.#dataClock = options.dataClock;
     this.#logger = options.logger ?? silentLogger;
     this.#onEnqueued = options.onEnqueued;
+    this.#notify = options.notify;
   }
 
   /** One pass over every workspace. Overlapping calls return an empty report (the previous pass is still running). */
   async tick(now: Date): Promise<TickReport> {
-    const report: TickReport = { syncsQueued: [], daily: [], errors: [] };
+    const report: TickReport = { syncsQueued: [], daily: [], notified: [], errors: [] };
     if (this.#ticking) return report;
     this.#ticking = true;
     try {
@@ -109,15 +119,23 @@ export class Scheduler {
           report.errors.push({ workspaceId: id, step: 'sync', message: toError(err).message });
         }
         const day = localDay(now, settings.timezone);
-        if (this.#dailyDone.get(id) === day) continue;
+        if (this.#dailyDone.get(id) !== day) {
+          try {
+            const dataNow = this.#dataClock?.() ?? now;
+            const health = await recomputeHealth(this.#db, { workspaceId: id, fromDay: utcDay(dataNow), now: dataNow });
+            const pruned = await pruneHistory(this.#db, id, settings.dataRetentionDays, now, dataNow);
+            this.#dailyDone.set(id, day);
+            report.daily.push({ workspaceId: id, localDay: day, clientsScored: health.clientsScored, snapshotsWritten: health.snapshotsWritten, pruned });
+          } catch (err) {
+            report.errors.push({ workspaceId: id, step: 'daily', message: toError(err).message });
+          }
+        }
+        if (!this.#notify) continue;
         try {
-          const dataNow = this.#dataClock?.() ?? now;
-          const health = await recomputeHealth(this.#db, { workspaceId: id, fromDay: utcDay(dataNow), now: dataNow });
-          const pruned = await pruneHistory(this.#db, id, settings.dataRetentionDays, now, dataNow);
-          this.#dailyDone.set(id, day);
-          report.daily.push({ workspaceId: id, localDay: day, clientsScored: health.clientsScored, snapshotsWritten: health.snapshotsWritten, pruned });
+          const n = await this.#notify(id, now);
+          if (n.sent.length || n.failed.length) report.notified.push({ workspaceId: id, sent: n.sent.length, failed: n.failed.length });
         } catch (err) {
-          report.errors.push({ workspaceId: id, step: 'daily', message: toError(err).message });
+          report.errors.push({ workspaceId: id, step: 'notify', message: toError(err).message });
         }
       }
     } finally {

@@ -8,6 +8,7 @@
 import { JobWorker, createJobHandlers, silentLogger, type Db, type Engine, type Job, type JobEvent, type Logger } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../config.js';
 import { Scheduler } from './scheduler.js';
+import { createNotifier } from '../notify/notifier.js';
 
 export interface JobService {
   readonly worker: JobWorker;
@@ -57,7 +58,7 @@ export function createJobService({ engine, config, logger = silentLogger }: JobS
     db, handlers: createJobHandlers(engine), concurrency: jc.concurrency, leaseMs: jc.leaseMs, pollMs: jc.pollMs, sweepMs: jc.sweepMs, logger, onEvent,
   });
   const scheduler = jc.schedulerEnabled
-    ? new Scheduler({ db, dataClock: engine.clock, logger, onEnqueued: () => worker.nudge() })
+    ? new Scheduler({ db, dataClock: engine.clock, logger, onEnqueued: () => worker.nudge(), notify: ((n) => (ws, now) => n.run(ws, now))(createNotifier(engine, config, logger)) })
     : undefined;
   let timer: NodeJS.Timeout | undefined;
   let tick: Promise<unknown> = Promise.resolve();

@@ -1,0 +1,67 @@
+/**
+ * The sent-log (`notification_log`): a message is claimed by inserting its row with status
+ * `sending` BEFORE it is handed to the transport. UNIQUE(workspace_id, dedupe_key) lets exactly
+ * one runner win the insert; a retry after a failure is claimed by a compare-and-set on the
+ * status it read. So two runners, or a restart, never both send the same alert.
+ *
+ * A runner that dies between claim and delivery leaves `sending` behind: the message may or may
+ * not have gone out, and at most once means it is not sent again.
+ */
+import { MAX_SEND_ATTEMPTS, newId, retryableAttempts, type Db, type NotificationKind } from '@chs/core';
+
+export interface ClaimInput {
+  workspaceId: string;
+  kind: NotificationKind;
+  dedupeKey: string;
+  recipients: string[];
+  subject: string;
+  transport: string;
+  now: Date;
+}
+
+/** Claims a message; resolves to the attempt number (1 for a first send), or null when another claim holds it. */
+export async function claimNotification(db: Db, c: ClaimInput): Promise<number | null> {
+  const inserted = await db
+    .insertInto('notification_log')
+    .values({
+      id: newId('ntf'), workspace_id: c.workspaceId, kind: c.kind, dedupe_key: c.dedupeKey, recipients: c.recipients.join(', '),
+      subject: c.subject.slice(0, 500), transport: c.transport, status: 'sending', sent_at: c.now.toISOString(),
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return 1;
+  const row = await db.selectFrom('notification_log').select('status').where('workspace_id', '=', c.workspaceId).where('dedupe_key', '=', c.dedupeKey).executeTakeFirst();
+  const attempts = row ? retryableAttempts(row.status) : null;
+  if (!row || attempts === null) return null;
+  const updated = await db
+    .updateTable('notification_log')
+    .set({ status: 'sending', sent_at: c.now.toISOString(), recipients: c.recipients.join(', '), transport: c.transport })
+    .where('workspace_id', '=', c.workspaceId)
+    .where('dedupe_key', '=', c.dedupeKey)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1 ? attempts + 1 : null;
+}
+
+export async function markSent(db: Db, workspaceId: string, dedupeKey: string, transport: string, now: Date): Promise<void> {
+  await db.updateTable('notification_log').set({ status: 'sent', transport, sent_at: now.toISOString() })
+    .where('workspace_id', '=', workspaceId).where('dedupe_key', '=', dedupeKey).where('status', '=', 'sending').execute();
+}
+
+/** Records a failed attempt: retryable until MAX_SEND_ATTEMPTS, then `abandoned`. */
+export async function markFailed(db: Db, workspaceId: string, dedupeKey: string, attempt: number, now: Date): Promise<'retry' | 'abandoned'> {
+  const final = attempt >= MAX_SEND_ATTEMPTS;
+  await db.updateTable('notification_log').set({ status: final ? 'abandoned' : `failed:${attempt}`, sent_at: now.toISOString() })
+    .where('workspace_id', '=', workspaceId).where('dedupe_key', '=', dedupeKey).where('status', '=', 'sending').execute();
+  return final ? 'abandoned' : 'retry';
+}
+
+/** A due digest with nothing to report: its period is done (first writer wins, like a send). */
+export async function recordSkipped(db: Db, workspaceId: string, kind: NotificationKind, dedupeKey: string, reason: string, now: Date): Promise<boolean> {
+  const r = await db
+    .insertInto('notification_log')
+    .values({ id: newId('ntf'), workspace_id: workspaceId, kind, dedupe_key: dedupeKey, recipients: '', subject: reason.slice(0, 500), transport: 'none', status: 'skipped', sent_at: now.toISOString() })
+    .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
