@@ -1,6 +1,7 @@
 /**
  * End to end through the built `chs` binary (run `npx tsc -b` first) against a local fake Gmail
- * server over a real socket (CHS_GOOGLE_API_URL / CHS_GOOGLE_TOKEN_URL), on SQLite files:
+ * server over a real socket (CHS_GOOGLE_API_URL / CHS_GOOGLE_TOKEN_URL), on SQLite files (a fresh
+ * PostgreSQL database per test when CHS_TEST_DATABASE=postgres, the second pass of `.ci/run`):
  * (a) `chs serve`: POST /ingest/run, poll GET /ingest/status to completion, then history and clients;
  * (b) a crash: SIGKILL mid-way through a large ingestion, restart, and exactly the expected
  *     interactions — none lost, none doubled;
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
+import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
 import { makeMailbox, startDelayProxy } from './testing.js';
 
 const BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
@@ -22,10 +24,17 @@ const SLOW = 90_000;
 
 interface Env { [k: string]: string }
 
+/** The database of the current test: a SQLite file, or a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres. */
+let database: TestDatabase | undefined;
+async function freshDatabase(): Promise<string> {
+  database = await createTestDatabase();
+  return database.url;
+}
+
 function baseEnv(dir: string, api: string, token: string, extra: Env = {}): Env {
   return {
     ...(process.env as Env),
-    CHS_DATABASE_URL: join(dir, 'chs.db'), CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
+    CHS_DATABASE_URL: database?.url ?? join(dir, 'chs.db'), CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
     CHS_GOOGLE_API_URL: api, CHS_GOOGLE_TOKEN_URL: token, CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '200',
     ...extra,
   };
@@ -87,6 +96,8 @@ afterEach(async () => {
   store = undefined;
   await fake?.close();
   fake = undefined;
+  await database?.drop();
+  database = undefined;
 });
 
 async function initAndConnect(env: Env): Promise<string> {
@@ -112,6 +123,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
     const box = makeMailbox(40);
     fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'rep@acme.com' });
     const dir = mkdtempSync(join(tmpdir(), 'chs-e2e-a-'));
+    await freshDatabase();
     const env = baseEnv(dir, fake.apiUrl, fake.tokenUrl);
     const key = await initAndConnect(env);
     const s = await serve(env);
@@ -144,7 +156,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
       const page = (await (await api(`/clients/${c.id}/interactions?workspaceId=acme.com&limit=200`)).json()) as { pagination: { total: number } };
       expect(page.pagination.total, c.domain).toBe(box.perDomain.get(c.domain));
     }
-    const stored = await storedInteractions(join(dir, 'chs.db'));
+    const stored = await storedInteractions(database!.url);
     expect(stored.rows).toBe(40);
     expect(stored.keys).toEqual(box.messageIds);
 
@@ -163,6 +175,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
     const proxy = await startDelayProxy(fake.url, 8);
     try {
       const dir = mkdtempSync(join(tmpdir(), 'chs-e2e-b-'));
+      await freshDatabase();
       const env = baseEnv(dir, `${proxy.url}/`, `${proxy.url}/token`, { CHS_JOB_LEASE_MS: '2000' });
       const key = await initAndConnect(env);
       let s = await serve(env);
@@ -188,7 +201,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
 
       s.proc.kill('SIGKILL');
       await s.exited;
-      const before = await storedInteractions(join(dir, 'chs.db'));
+      const before = await storedInteractions(database!.url);
       await store?.close();
       store = undefined;
       expect(before.rows).toBeGreaterThan(0);
@@ -203,7 +216,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
       expect(done.sessionId).toBe(session.sessionId);
       expect(done.progress.percentComplete).toBe(100);
 
-      const after = await storedInteractions(join(dir, 'chs.db'));
+      const after = await storedInteractions(database!.url);
       expect(after.rows).toBe(N); // none doubled
       expect(after.keys).toEqual(box.messageIds); // none lost
       const job = await store!.db.selectFrom('jobs').selectAll().where('kind', '=', 'ingest').executeTakeFirstOrThrow();
@@ -224,6 +237,7 @@ describe('chs sync (foreground, end to end)', () => {
     const box = makeMailbox(25);
     fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'rep@acme.com' });
     const dir = mkdtempSync(join(tmpdir(), 'chs-e2e-c-'));
+    await freshDatabase();
     const env = baseEnv(dir, fake.apiUrl, fake.tokenUrl);
     await initAndConnect(env);
 
@@ -233,7 +247,7 @@ describe('chs sync (foreground, end to end)', () => {
     expect(summary).toMatchObject({ status: 'completed', itemsProcessed: 25, itemsAdded: 25, itemsSkipped: 0, errorsCount: 0 });
     expect(summary.providers.google).toMatchObject({ status: 'completed', itemsProcessed: 25, itemsAdded: 25, itemsSkipped: 0, errorsCount: 0 });
     expect(fake.stats.tokenRefreshes).toBe(1);
-    let stored = await storedInteractions(join(dir, 'chs.db'));
+    let stored = await storedInteractions(database!.url);
     expect(stored.rows).toBe(25);
     expect(stored.keys).toEqual(box.messageIds);
 
@@ -251,7 +265,7 @@ describe('chs sync (foreground, end to end)', () => {
     expect(JSON.parse(third.stdout)).toMatchObject({ status: 'completed', itemsProcessed: 1, itemsAdded: 1, errorsCount: 0 });
     await store?.close();
     store = undefined;
-    stored = await storedInteractions(join(dir, 'chs.db'));
+    stored = await storedInteractions(database!.url);
     expect(stored.rows).toBe(26);
 
     // An active job of the same source (e.g. a server's) refuses the foreground sync, naming it.

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixturePath, SMALL_FIXTURE } from '@chs/fixtures';
-import { dropTestSchemas, sqliteDialect, testDialects, type TestDialect } from '../store/testing.js';
+import { defaultTestDialect, dropTestSchemas, testDialects, type TestDialect } from '../store/testing.js';
 import { createEngine, type Engine } from '../engine/engine.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { emlDirSource, maildirSource, mboxSource } from '../source/index.js';
@@ -49,8 +49,8 @@ const dialects = await testDialects();
 afterAll(dropTestSchemas);
 
 const cases = [
-  ...Object.keys(formats).map((format) => ({ format, dialect: sqliteDialect })),
-  ...dialects.filter((d) => d.name === 'postgres').map((dialect) => ({ format: 'mbox', dialect })),
+  ...Object.keys(formats).map((format) => ({ format, dialect: defaultTestDialect() })),
+  ...dialects.filter((d) => d.name !== defaultTestDialect().name).map((dialect) => ({ format: 'mbox', dialect })),
 ];
 
 describe.each(cases)('ingest small $format on $dialect.name', ({ format, dialect }) => {
@@ -130,7 +130,7 @@ describe.each(cases)('ingest small $format on $dialect.name', ({ format, dialect
 
 describe('ingest resumes after an interruption without loss or duplicates', () => {
   it('a cancelled run keeps its cursor; the next run continues from it and the totals are exact', async () => {
-    const engine = await freshEngine(sqliteDialect);
+    const engine = await freshEngine(defaultTestDialect());
     try {
       const stop = new AbortController();
       let seen = 0;
@@ -164,7 +164,7 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
   });
 
   it('worker threads give the same result as in-process processing', async () => {
-    const engine = await freshEngine(sqliteDialect);
+    const engine = await freshEngine(defaultTestDialect());
     try {
       const s = await engine.ingest({ workspaceId: 'ourco.com', source: formats.mbox!(), workers: 2 });
       expect([s.itemsProcessed, s.itemsAdded, s.itemsFiltered, s.itemsSkipped, s.errorsCount]).toEqual([34, 23, 6, 4, 1]);

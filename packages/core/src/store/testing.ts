@@ -134,8 +134,16 @@ async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** The dialects to run a suite over: SQLite always, PostgreSQL when it answers (always in CI). */
+/**
+ * The dialects to run a suite over: SQLite always, PostgreSQL when it answers (always in CI).
+ * With CHS_TEST_DATABASE=postgres (the PostgreSQL pass of `.ci/run`, after a pass that already
+ * covered both), PostgreSQL only.
+ */
 export async function testDialects(): Promise<TestDialect[]> {
+  if (defaultTestDialectName() === 'postgres') {
+    if (!(await postgresAvailable())) throw new Error(`CHS_TEST_DATABASE=postgres but PostgreSQL at ${TEST_PG_URL} did not answer`);
+    return [postgresDialect];
+  }
   return (await postgresAvailable()) ? [sqliteDialect, postgresDialect] : [sqliteDialect];
 }
 

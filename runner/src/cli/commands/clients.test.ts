@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createWorkspace, parseCsv } from '@chs/core';
+import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
@@ -30,8 +31,17 @@ function context(): { ctx: CliContext; stdout: Capture; stderr: Capture } {
   return { ctx, stdout, stderr };
 }
 
-afterEach(() => {
+const databases: TestDatabase[] = [];
+/** A SQLite file, or a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres. */
+async function freshDatabase(): Promise<string> {
+  const d = await createTestDatabase();
+  databases.push(d);
+  return d.url;
+}
+
+afterEach(async () => {
   process.exitCode = undefined;
+  for (const d of databases.splice(0)) await d.drop();
 });
 
 describe('parseCsv', () => {
@@ -49,7 +59,7 @@ describe('parseCsv', () => {
 describe('chs clients import', () => {
   it('creates unknown domains, updates known ones, reports bad rows by line and exits non-zero', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chs-clients-'));
-    const dbFile = join(dir, 'chs.db');
+    const dbFile = await freshDatabase();
     const setup = await createEngine({ database: dbFile });
     await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
     const at = '2024-01-01T00:00:00.000Z';

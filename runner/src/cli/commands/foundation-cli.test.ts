@@ -8,13 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, defaultTestDialectName } from '@chs/core/testing';
 
 // Each spawn pays the CLI's start-up (about 1.5 s here), so these tests get more than the default.
 const SLOW = 90_000;
 
 const BIN = fileURLToPath(new URL('../../../bin/chs.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'chs-cli-'));
-const db = join(dir, 'data', 'chs.db');
+// SQLite in a folder that does not exist yet (init creates it); a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres.
+const database = defaultTestDialectName() === 'postgres' ? await createTestDatabase('postgres') : undefined;
+const db = database?.url ?? join(dir, 'data', 'chs.db');
+afterAll(async () => database?.drop());
 const env = { ...process.env, CHS_LOG_LEVEL: 'warn', CHS_DATABASE_URL: '', CHS_SMTP_URL: '', CHS_DATA_DIR: '' };
 
 function chs(...args: string[]): { code: number; stdout: string; stderr: string } {
