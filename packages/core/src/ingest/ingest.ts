@@ -123,7 +123,10 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   });
   const pool = options.pool ?? createProcessPool(options.workers ?? 2);
   const batchSize = options.batchSize ?? 1000;
-  const maxInFlight = Math.max(2, pool.threads * 2);
+  // Enough tasks queued that both workers keep parsing while this thread writes a batch
+  // (a write of 1,000 rows takes about as long as parsing a few hundred messages); bounded, so
+  // memory stays flat: at most maxInFlight × TASK_SIZE raw messages are held.
+  const maxInFlight = Math.max(2, pool.threads * 4);
   let total: number | undefined;
   let status: IngestSummary['status'] = 'completed';
   const stages: IngestStageTimes = { readMs: 0, waitMs: 0, writeMs: 0 };
