@@ -9,12 +9,14 @@ import { apiScenario } from './scenarios/api.js';
 import { ingestScenario } from './scenarios/ingest.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { RESULTS_DIR, TMP_DIR } from './paths.js';
+import { scaleOutScenario } from './scale-out.js';
 import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, type ScenarioName } from './results.js';
 
 const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [options]]
   ingest:  --messages 50000 --baseline-sample <all> --stages-sample 3000 --workers 2 --parsers postal-mime,mailparser --cpu-prof <dir>
   memory:  --sizes 20000,200000
   api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
+  scale-out (only when named; PostgreSQL + Redis): --messages 5000 --duration 10 --connections 12
   common:  --tmp-dir bench/tmp --results-dir bench/results`;
 
 function int(name: string, v: string | undefined): number | undefined {
@@ -49,7 +51,8 @@ async function main(): Promise<void> {
     return;
   }
   for (const p of positionals) if (!(SCENARIOS as readonly string[]).includes(p)) throw new Error(`unknown scenario "${p}"\n${USAGE}`);
-  const chosen: ScenarioName[] = positionals.length ? (positionals as ScenarioName[]) : [...SCENARIOS];
+  // scale-out needs PostgreSQL and Redis: it runs when named (`npm run bench -- scale-out`).
+  const chosen: ScenarioName[] = positionals.length ? (positionals as ScenarioName[]) : SCENARIOS.filter((s) => s !== 'scale-out');
   const parsers = values.parsers?.split(',').map((p) => {
     if (!(BACKEND_NAMES as readonly string[]).includes(p)) throw new Error(`unknown parser "${p}" (${BACKEND_NAMES.join(', ')})`);
     return p as BackendName;
@@ -76,6 +79,11 @@ async function main(): Promise<void> {
       const sizes = values.sizes?.split(',').map((s) => int('sizes', s)!);
       const workers = int('workers', values.workers);
       result = await memoryScenario({ dir, log, ...(sizes ? { sizes } : {}), ...(workers ? { workers } : {}) });
+    } else if (scenario === 'scale-out') {
+      const messages = int('messages', values.messages);
+      const duration = int('duration', values.duration);
+      const connections = int('connections', values.connections);
+      result = await scaleOutScenario({ log, ...(messages ? { messages } : {}), ...(duration ? { duration } : {}), ...(connections ? { connections } : {}) });
     } else {
       const clients = int('clients', values.clients);
       const interactions = int('interactions', values.interactions);
