@@ -71,4 +71,15 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
     expect(first.itemsAdded + second.itemsAdded).toBe(400);
     expect(await count()).toBe(400);
   });
+  it('a malformed message in the middle is counted with its reason and the rest is kept', async () => {
+    // Not a message at all (no header block), placed among the others by date.
+    server.addMessage({ id: 'gbad', internalDate: NOW - 100 * 43_200_000 - 1000, raw: '\u0000\u0001 binary junk, not RFC 5322\r\n' });
+    const s = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * 86_400_000) });
+    expect([s.status, s.itemsProcessed, s.itemsAdded, s.errorsCount]).toEqual(['completed', 401, 400, 1]);
+    const errors = await engine.store.db.selectFrom('ingestion_errors').select(['kind', 'reason', 'location']).execute();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ kind: 'parse', location: 'gmail:gbad' });
+    expect(errors[0]!.reason.length).toBeGreaterThan(0);
+    expect(await count()).toBe(400);
+  });
 });
