@@ -93,6 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
   const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
   const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
+  const jobs = loadJobsConfig(env);
+  const pgPoolSize = intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE);
+  // Each running job may hold a connection for a whole batch; HTTP needs at least one left.
+  if (isPostgresUrl(databaseUrl) && pgPoolSize <= jobs.concurrency) {
+    throw new Error(`CHS_PG_POOL_SIZE (${pgPoolSize}) must be greater than CHS_JOB_CONCURRENCY (${jobs.concurrency}), so HTTP requests are not starved by jobs`);
+  }
   return Object.freeze({
     databaseUrl,
     dataDir,
@@ -107,8 +113,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
       perWorkspaceDay: intEnv(env, 'CHS_RATE_LIMIT_PER_DAY', 10000),
     }),
     providers: Object.freeze(providers),
-    jobs: loadJobsConfig(env),
-    pgPoolSize: intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE),
+    jobs,
+    pgPoolSize,
   });
 }
 

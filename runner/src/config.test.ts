@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+const PG = 'postgres://chs@db.internal:5432/chs';
+
+describe('scale-out settings in the config', () => {
+  it('CHS_PG_POOL_SIZE: default 10, a positive integer, more than the job concurrency on PostgreSQL', () => {
+    expect(loadConfig({ CHS_DATABASE_URL: PG }).pgPoolSize).toBe(10);
+    expect(loadConfig({ CHS_DATABASE_URL: PG, CHS_PG_POOL_SIZE: '25' }).pgPoolSize).toBe(25);
+    expect(() => loadConfig({ CHS_DATABASE_URL: PG, CHS_PG_POOL_SIZE: '0' })).toThrow(/CHS_PG_POOL_SIZE must be a positive integer/);
+    expect(() => loadConfig({ CHS_DATABASE_URL: PG, CHS_PG_POOL_SIZE: 'ten' })).toThrow(/CHS_PG_POOL_SIZE/);
+    // Two jobs could hold both connections for a whole batch and starve HTTP.
+    expect(() => loadConfig({ CHS_DATABASE_URL: PG, CHS_PG_POOL_SIZE: '2', CHS_JOB_CONCURRENCY: '2' })).toThrow(/greater than CHS_JOB_CONCURRENCY \(2\)/);
+    expect(loadConfig({ CHS_DATABASE_URL: PG, CHS_PG_POOL_SIZE: '3', CHS_JOB_CONCURRENCY: '2' }).pgPoolSize).toBe(3);
+    // SQLite has no pool: the setting is not checked against the concurrency there.
+    expect(loadConfig({ CHS_DATABASE_URL: '/tmp/x/chs.db', CHS_PG_POOL_SIZE: '1' }).pgPoolSize).toBe(1);
+  });
+
+  it('CHS_REDIS_URL is kept as given; absent or empty means per-runner counters', () => {
+    expect(loadConfig({ CHS_REDIS_URL: 'redis://cache:6379/2' }).redisUrl).toBe('redis://cache:6379/2');
+    expect(loadConfig({ CHS_REDIS_URL: '' }).redisUrl).toBeUndefined();
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+  });
+});
