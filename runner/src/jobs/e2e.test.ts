@@ -16,11 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
-import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
+import { createTestDatabase, defaultTestDialectName, type TestDatabase } from '@chs/core/testing';
 import { makeMailbox, startDelayProxy } from './testing.js';
 
 const BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
-const SLOW = 90_000;
+// PostgreSQL (CHS_TEST_DATABASE=postgres) writes each batch with more round trips than SQLite: more time.
+const SLOW = defaultTestDialectName() === 'postgres' ? 150_000 : 90_000;
 
 interface Env { [k: string]: string }
 
@@ -211,7 +212,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
       const done = await until('the ingestion to complete after the restart', async () => {
         const st = await status(s.base);
         return st.status === 'completed' || st.status === 'failed' ? st : undefined;
-      }, 50_000, 200);
+      }, SLOW - 40_000, 200);
       expect(done.status, s.stderr()).toBe('completed');
       expect(done.sessionId).toBe(session.sessionId);
       expect(done.progress.percentComplete).toBe(100);
