@@ -282,3 +282,16 @@ describe.runIf(hasPg)('several chs serve runners on one PostgreSQL database', ()
     for (const r of runners) expect((await fetch(`${r.base}/api/clients?workspaceId=acme.com`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
   }, SLOW);
 });
+
+describe('chs serve with CHS_REDIS_URL that does not answer', () => {
+  it('refuses to start, naming the setting, rather than silently counting per runner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-scale-d-'));
+    // Nothing listens on port 1; the password must not be printed.
+    const env = baseEnv(join(dir, 'chs.db'), dir, { CHS_REDIS_URL: 'redis://:hunter2@127.0.0.1:1' });
+    const r = await chs(env, 'serve', '--port', '0');
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toMatch(/serving/);
+    expect(r.stderr.trim()).toMatch(/^chs: CHS_REDIS_URL: Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/? did not answer.*\[INVALID_INPUT\]$/);
+    expect(r.stderr).not.toContain('hunter2');
+  }, SLOW);
+});
