@@ -9,9 +9,8 @@
  * whose Retry-After waits for every exhausted window, and nothing counted for a refused request
  * (a client stopped by the minute limit must not burn its hour or day). So: fixed windows aligned
  * to the clock (minute, hour, UTC day) behind a small all-or-nothing store interface. The store
- * here is in memory (one process); several runners need a shared store (Redis: one Lua script
- * doing the same check-then-increment over the listed keys; or the database) behind the same
- * interface, passed in AppDeps.rateLimitStore.
+ * here is in memory (one process); several runners share RedisRateLimitStore (redis-rate-limit.ts,
+ * chosen by `chs serve` when CHS_REDIS_URL is set), passed in AppDeps.rateLimitStore.
  */
 import type { RateLimitConfig } from '../config.js';
 
