@@ -150,13 +150,16 @@ export function replyTimeValue(hours: number): number {
  * Scores day `i` of `buckets` (index 0 = the first fetched day) from that day's and earlier
  * buckets only. `weights` are normalised.
  */
+/** Decay weight of the sentiment of k days ago, 0.5^(k / half-life): computed once, not per scored day. */
+const SENTIMENT_DECAY: readonly number[] = Array.from({ length: SENTIMENT_LOOKBACK_DAYS }, (_, k) => 0.5 ** (k / SENTIMENT_HALF_LIFE_DAYS));
+
 export function scoreDay(buckets: readonly DayBucket[], i: number, weights: Record<HealthComponent, number>): HealthResult {
   let wSum = 0;
   let wCount = 0;
   for (let k = 0; k < SENTIMENT_LOOKBACK_DAYS && i - k >= 0; k++) {
     const b = buckets[i - k];
     if (!b || b.sentimentCount === 0) continue;
-    const w = 0.5 ** (k / SENTIMENT_HALF_LIFE_DAYS);
+    const w = SENTIMENT_DECAY[k] ?? 0;
     wSum += w * b.sentimentSum;
     wCount += w * b.sentimentCount;
   }

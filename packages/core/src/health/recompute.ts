@@ -1,8 +1,8 @@
 /**
- * Rebuilds daily health snapshots. Per batch of clients it runs three grouped SQL queries
- * (day aggregates, thread reply events, the top interactions of each day for evidence), so the
- * database returns at most a few rows per client and day — never every interaction — and the
- * windows are rolled in JavaScript over those day buckets.
+ * Rebuilds daily health snapshots. Per batch of clients it runs one grouped SQL query (day
+ * aggregates, thread reply events and the top three interactions of each day for evidence, from
+ * one read of the rows), so the database returns one row per client and day — never every
+ * interaction — and the windows are rolled in JavaScript over those day buckets.
  */
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
@@ -43,8 +43,6 @@ export interface RecomputeHealthResult {
 
 /** Clients per batch: bounds IN lists and the memory of one batch's day buckets. */
 const CLIENT_BATCH = 250;
-/** Top interactions per client-day kept as evidence. */
-const EVIDENCE_PER_DAY = 3;
 const INSERT_CHUNK = 300;
 
 interface ClientRow {
@@ -128,36 +126,67 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
     const minStart = plans.reduce((m, p) => minDay(m, p.start), today);
     const fetchStart = utcDay(addDays(new Date(`${minStart}T00:00:00Z`), -LOOKBACK_DAYS));
     const endExclusive = utcDay(addDays(new Date(`${today}T00:00:00Z`), 1));
+    // Day labels of the batch's span, formatted once (not once per snapshot).
+    const days = Array.from({ length: daysBetween(fetchStart, today) + 1 }, (_, i) => dayAt(fetchStart, i));
+    const dayIndex = new Map(days.map((d, i) => [d, i]));
     const ids = plans.map((p) => p.client.id);
     const span = daysBetween(fetchStart, today) + 1;
     const buckets = new Map<string, DayBucket[]>();
     const bucket = (clientId: string, day: string): DayBucket | undefined => {
+      const i = dayIndex.get(day);
+      if (i === undefined) return undefined;
       let arr = buckets.get(clientId);
       if (!arr) {
         arr = Array.from({ length: span }, emptyBucket);
         buckets.set(clientId, arr);
       }
-      return arr[daysBetween(fetchStart, day)];
+      return arr[i];
     };
 
-    const day = sql<string>`substr(occurred_at, 1, 10)`;
-    const aggregates = await db
+    // One pass over the batch's rows: the day aggregates, the reply events (a message whose
+    // predecessor in its e-mail thread went the other way) and the day's top three interactions
+    // by |sentiment| for evidence. Reading the rows once matters more than the extra window sort.
+    // Rows that are not threaded e-mails share one null partition key and their lag is dropped.
+    const threadKey = sql`case when type = 'email' then thread_id end`;
+    const rowsInWindow = db
       .selectFrom('interactions')
       .select([
         'client_id',
-        day.as('day'),
-        sql<number>`count(*)`.as('n'),
-        sql<number>`sum(case when direction = 'inbound' or type in ('meeting', 'call') then 1 else 0 end)`.as('contacts'),
-        sql<number>`sum(case when direction <> 'outbound' then sentiment_score else 0 end)`.as('s_sum'),
-        sql<number>`sum(case when direction <> 'outbound' then 1 else 0 end)`.as('s_n'),
-        sql<number>`sum(case when direction = 'outbound' and type = 'email' then 1 else 0 end)`.as('out_emails'),
+        'id',
+        'occurred_at',
+        'direction',
+        'type',
+        'sentiment_score',
+        sql<string>`substr(occurred_at, 1, 10)`.as('day'),
+        sql<string | null>`case when type = 'email' and thread_id is not null then lag(direction) over (partition by client_id, ${threadKey} order by occurred_at, id) end`.as('prev_dir'),
+        sql<string | null>`lag(occurred_at) over (partition by client_id, ${threadKey} order by occurred_at, id)`.as('prev_at'),
+        sql<number>`row_number() over (partition by client_id, substr(occurred_at, 1, 10) order by abs(sentiment_score) desc, occurred_at desc, id)`.as('rn'),
       ])
       // Client ids are unique across workspaces: filtering on them alone keeps the planner on
       // interactions_client_time instead of scanning the workspace's time range.
       .where('client_id', 'in', ids)
       .where('occurred_at', '>=', fetchStart)
-      .where('occurred_at', '<', endExclusive)
-      .groupBy(['client_id', day])
+      .where('occurred_at', '<', endExclusive);
+    const ourReply = sql`t.direction = 'outbound' and t.prev_dir = 'inbound'`;
+    const top = (k: number) => sql<string | null>`max(case when t.rn = ${sql.lit(k)} then t.id end)`;
+    const aggregates = await db
+      .selectFrom(rowsInWindow.as('t'))
+      .select([
+        't.client_id',
+        't.day',
+        sql<number>`count(*)`.as('n'),
+        sql<number>`sum(case when t.direction = 'inbound' or t.type in ('meeting', 'call') then 1 else 0 end)`.as('contacts'),
+        sql<number>`sum(case when t.direction <> 'outbound' then t.sentiment_score else 0 end)`.as('s_sum'),
+        sql<number>`sum(case when t.direction <> 'outbound' then 1 else 0 end)`.as('s_n'),
+        sql<number>`sum(case when t.direction = 'outbound' and t.type = 'email' then 1 else 0 end)`.as('out_emails'),
+        sql<number>`sum(case when ${ourReply} then 1 else 0 end)`.as('ours'),
+        sql<number>`sum(case when ${ourReply} then ${hoursBetween(db, sql.ref('t.prev_at'), sql.ref('t.occurred_at'))} else 0 end)`.as('our_hours'),
+        sql<number>`sum(case when t.direction = 'inbound' and t.prev_dir = 'outbound' then 1 else 0 end)`.as('theirs'),
+        top(1).as('top1'),
+        top(2).as('top2'),
+        top(3).as('top3'),
+      ])
+      .groupBy(['t.client_id', 't.day'])
       .execute();
     for (const a of aggregates) {
       const b = bucket(a.client_id, a.day);
@@ -167,66 +196,11 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
       b.sentimentSum = Number(a.s_sum);
       b.sentimentCount = Number(a.s_n);
       b.outboundEmails = Number(a.out_emails);
+      b.ourReplies = Number(a.ours);
+      b.ourReplyHours = Number(a.our_hours);
+      b.theirReplies = Number(a.theirs);
+      for (const id of [a.top1, a.top2, a.top3]) if (id !== null) b.topIds.push(id);
     }
-
-    // Reply events: a message whose predecessor in the same thread went the other way.
-    const ordered = db
-      .selectFrom('interactions')
-      .select([
-        'client_id',
-        'occurred_at',
-        'direction',
-        sql<string | null>`lag(direction) over (partition by client_id, thread_id order by occurred_at, id)`.as('prev_dir'),
-        sql<string | null>`lag(occurred_at) over (partition by client_id, thread_id order by occurred_at, id)`.as('prev_at'),
-      ])
-      // Client ids are unique across workspaces: filtering on them alone keeps the planner on
-      // interactions_client_time instead of scanning the workspace's time range.
-      .where('client_id', 'in', ids)
-      .where('type', '=', 'email')
-      .where('thread_id', 'is not', null)
-      .where('occurred_at', '>=', fetchStart)
-      .where('occurred_at', '<', endExclusive);
-    const replies = await db
-      .selectFrom(ordered.as('t'))
-      .select([
-        't.client_id',
-        sql<string>`substr(t.occurred_at, 1, 10)`.as('day'),
-        sql<number>`sum(case when t.direction = 'outbound' and t.prev_dir = 'inbound' then 1 else 0 end)`.as('ours'),
-        sql<number>`sum(case when t.direction = 'outbound' and t.prev_dir = 'inbound' then ${hoursBetween(db, sql.ref('t.prev_at'), sql.ref('t.occurred_at'))} else 0 end)`.as('our_hours'),
-        sql<number>`sum(case when t.direction = 'inbound' and t.prev_dir = 'outbound' then 1 else 0 end)`.as('theirs'),
-      ])
-      .groupBy(['t.client_id', sql`substr(t.occurred_at, 1, 10)`])
-      .execute();
-    for (const r of replies) {
-      const b = bucket(r.client_id, r.day);
-      if (!b) continue;
-      b.ourReplies = Number(r.ours);
-      b.ourReplyHours = Number(r.our_hours);
-      b.theirReplies = Number(r.theirs);
-    }
-
-    const ranked = db
-      .selectFrom('interactions')
-      .select([
-        'client_id',
-        'id',
-        day.as('day'),
-        sql<number>`row_number() over (partition by client_id, substr(occurred_at, 1, 10) order by abs(sentiment_score) desc, occurred_at desc, id)`.as('rn'),
-      ])
-      // Client ids are unique across workspaces: filtering on them alone keeps the planner on
-      // interactions_client_time instead of scanning the workspace's time range.
-      .where('client_id', 'in', ids)
-      .where('occurred_at', '>=', fetchStart)
-      .where('occurred_at', '<', endExclusive);
-    const top = await db
-      .selectFrom(ranked.as('r'))
-      .select(['r.client_id', 'r.id', 'r.day'])
-      .where('r.rn', '<=', EVIDENCE_PER_DAY)
-      .orderBy('r.client_id')
-      .orderBy('r.day')
-      .orderBy('r.rn')
-      .execute();
-    for (const t of top) bucket(t.client_id, t.day)?.topIds.push(t.id);
 
     for (const { client, start } of plans) {
       const arr = buckets.get(client.id) ?? Array.from({ length: span }, emptyBucket);
@@ -250,7 +224,7 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         rows.push({
           workspace_id: workspaceId,
           client_id: client.id,
-          date: dayAt(fetchStart, i),
+          date: days[i]!,
           score: current.score,
           confidence: current.confidence,
           components_json: JSON.stringify({ ...current.components, inputs: roundInputs(current) }),
@@ -261,7 +235,7 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
             to: current.score,
             changes: ex.changes,
             driver: ex.driver,
-            day: lastActive >= 0 ? dayAt(fetchStart, lastActive) : null,
+            day: lastActive >= 0 ? (days[lastActive] ?? null) : null,
             interactionIds: evidenceIds,
           }),
           created_at: nowIso,
@@ -290,11 +264,15 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
   }
 
   await db.transaction().execute(async (trx) => {
-    for (const p of plans) {
-      await trx.deleteFrom('health_snapshots').where('client_id', '=', p.client.id).where('date', '>=', p.start).execute();
+    // One delete per distinct first rebuilt day: a daily run deletes a whole batch at once.
+    const byStart = new Map<string, string[]>();
+    for (const [id, start] of [...plans.map((p) => [p.client.id, p.start] as const), ...noData.map((c) => [c.id, today] as const)]) {
+      const ids = byStart.get(start) ?? [];
+      ids.push(id);
+      byStart.set(start, ids);
     }
-    for (const c of noData) {
-      await trx.deleteFrom('health_snapshots').where('client_id', '=', c.id).where('date', '>=', today).execute();
+    for (const [start, ids] of byStart) {
+      await trx.deleteFrom('health_snapshots').where('client_id', 'in', ids).where('date', '>=', start).execute();
     }
     for (const part of chunks(rows, INSERT_CHUNK)) {
       await trx.insertInto('health_snapshots').values(part).execute();

@@ -53,37 +53,108 @@ function bucketStart(day: string, interval: TrendInterval): string {
   return utcDay(addDays(d, -sinceMonday));
 }
 
-export async function healthTrend(db: Db, workspaceId: string, options: { windowDays?: number; interval?: TrendInterval; now: Date }): Promise<HealthTrendItem[]> {
-  const windowDays = options.windowDays ?? 30;
-  const interval = options.interval ?? 'daily';
-  const today = utcDay(options.now);
-  const from = windowStartDay(options.now, windowDays);
-  // Grouped by day in index order (≤ 365 rows), then bucketed here.
+interface DayTotal {
+  date: string;
+  total: number;
+  n: number;
+}
+
+/**
+ * Per day: sum and count of the snapshots of the workspace's non-excluded clients. Read as the
+ * whole workspace's days (index-only, streaming in date order, no per-row membership test) minus
+ * the excluded clients' days (their own short ranges of the (client, date, score) index).
+ */
+async function includedDayTotals(db: Db, workspaceId: string, from: string, to: string): Promise<DayTotal[]> {
   const rows = await db
     .selectFrom('health_snapshots')
     .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
     .where('workspace_id', '=', workspaceId)
     .where('date', '>=', from)
-    .where('date', '<=', today)
+    .where('date', '<=', to)
+    .groupBy('date')
+    .orderBy('date')
+    .execute();
+  const excludedRows = await db
+    .selectFrom('health_snapshots')
+    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
+    .where('client_id', 'in', db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 1))
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .groupBy('date')
+    .execute();
+  const excluded = new Map(excludedRows.map((r) => [r.date, { total: Number(r.total), n: Number(r.n) }]));
+  const out: DayTotal[] = [];
+  for (const r of rows) {
+    const x = excluded.get(r.date);
+    const n = Number(r.n) - (x?.n ?? 0);
+    if (n > 0) out.push({ date: r.date, total: x ? Number(r.total) - x.total : Number(r.total), n });
+  }
+  return out;
+}
+
+/**
+ * The same sums read the direct way (a membership test per row), added up day by day in date
+ * order: the reference the fast path must agree with.
+ */
+async function includedRangeTotal(db: Db, workspaceId: string, from: string, to: string): Promise<{ total: number; n: number }> {
+  const rows = await db
+    .selectFrom('health_snapshots')
+    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
     .where('client_id', 'in', includedClients(db, workspaceId))
     .groupBy('date')
     .orderBy('date')
     .execute();
-  const out: HealthTrendItem[] = [];
-  let cur: { date: string; total: number; n: number; last: number } | undefined;
+  let total = 0;
+  let n = 0;
+  for (const r of rows) {
+    total += Number(r.total);
+    n += Number(r.n);
+  }
+  return { total, n };
+}
+
+/** True when a mean sits so near a rounding edge of round1 that summation order could flip it. */
+function nearRoundingEdge(mean: number): boolean {
+  const tenths = mean * 10;
+  return Math.abs(tenths - Math.floor(tenths) - 0.5) < 1e-6;
+}
+
+export async function healthTrend(db: Db, workspaceId: string, options: { windowDays?: number; interval?: TrendInterval; now: Date }): Promise<HealthTrendItem[]> {
+  const windowDays = options.windowDays ?? 30;
+  const interval = options.interval ?? 'daily';
+  const today = utcDay(options.now);
+  const from = windowStartDay(options.now, windowDays);
+  const rows = await includedDayTotals(db, workspaceId, from, today);
+  const buckets: { date: string; first: string; lastDay: string; total: number; n: number; last: number }[] = [];
   for (const r of rows) {
     const key = bucketStart(r.date, interval);
+    let cur = buckets[buckets.length - 1];
     if (!cur || cur.date !== key) {
-      if (cur) out.push({ date: cur.date, avgScore: round1(cur.total / cur.n), clientCount: cur.last });
-      cur = { date: key, total: 0, n: 0, last: 0 };
+      cur = { date: key, first: r.date, lastDay: r.date, total: 0, n: 0, last: 0 };
+      buckets.push(cur);
     }
-    cur.total += Number(r.total);
-    cur.n += Number(r.n);
+    cur.total += r.total;
+    cur.n += r.n;
+    cur.lastDay = r.date;
     // Every scored client has a snapshot every day from its first one on, so the count on the
     // bucket's last day is the number of clients scored in the bucket.
-    cur.last = Number(r.n);
+    cur.last = r.n;
   }
-  if (cur) out.push({ date: cur.date, avgScore: round1(cur.total / cur.n), clientCount: cur.last });
+  const out: HealthTrendItem[] = [];
+  for (const b of buckets) {
+    let mean = b.total / b.n;
+    // The subtraction above sums in another order than one pass over the included rows; on a
+    // mean that ends in exactly …5 in the second decimal that could round the other way, so
+    // such a bucket is summed again directly.
+    if (nearRoundingEdge(mean)) {
+      const exact = await includedRangeTotal(db, workspaceId, b.first, b.lastDay);
+      mean = exact.total / exact.n;
+    }
+    out.push({ date: b.date, avgScore: round1(mean), clientCount: b.last });
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@ import * as m001 from './001-initial.js';
 import * as m002 from './002-external-refs.js';
 import * as m003 from './003-metrics-indexes.js';
 import * as m004 from './004-job-groups.js';
+import * as m005 from './005-snapshot-index-trim.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002-external-refs': m002,
   '003-metrics-indexes': m003,
   '004-job-groups': m004,
+  '005-snapshot-index-trim': m005,
 };
