@@ -109,15 +109,18 @@ export async function getClientDetails(db: Db, workspaceId: string, clientId: st
   const nowIso = now.toISOString();
   const d30 = addDays(now, -30).toISOString();
   const d60 = addDays(now, -60).toISOString();
+  // The all-time count is index-only; the figures that read rows need only the last 60 days.
+  const total = await db.selectFrom('interactions').select(sql<number>`count(*)`.as('n')).where('client_id', '=', clientId).executeTakeFirstOrThrow();
   const counts = await db
     .selectFrom('interactions')
     .select([
-      sql<number>`count(*)`.as('total'),
-      sql<number>`sum(case when occurred_at >= ${d30} and occurred_at <= ${nowIso} then 1 else 0 end)`.as('last_month'),
-      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d30} and occurred_at <= ${nowIso} then sentiment_score end)`.as('s_recent'),
-      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d60} and occurred_at < ${d30} then sentiment_score end)`.as('s_before'),
+      sql<number>`sum(case when occurred_at >= ${d30} then 1 else 0 end)`.as('last_month'),
+      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d30} then sentiment_score end)`.as('s_recent'),
+      sql<number | null>`avg(case when direction <> 'outbound' and occurred_at < ${d30} then sentiment_score end)`.as('s_before'),
     ])
     .where('client_id', '=', clientId)
+    .where('occurred_at', '>=', d60)
+    .where('occurred_at', '<=', nowIso)
     .executeTakeFirstOrThrow();
 
   const ordered = db
@@ -156,7 +159,7 @@ export async function getClientDetails(db: Db, workspaceId: string, clientId: st
   return {
     client: toClientView(row),
     metrics: {
-      totalInteractions: Number(counts.total),
+      totalInteractions: Number(total.n),
       avgResponseTime: reply?.hours === null || reply?.hours === undefined ? null : Math.round(Number(reply.hours) * 100) / 100,
       lastMonthInteractions: Number(counts.last_month ?? 0),
       sentimentTrend: sentimentTrend(counts.s_recent, counts.s_before),
