@@ -55,9 +55,19 @@ export const sqliteDialect: TestDialect = {
 export const postgresDialect: TestDialect = {
   name: 'postgres',
   async open() {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    created.push(schema);
-    return openStore({ url: TEST_PG_URL, schema, poolSize: 4 });
+    // Kysely's migrator looks for its tables by listing every table of the database; when another
+    // test file drops its schema at that moment, the listing fails (42P01). Only tests share one
+    // database between schemas that come and go, so a fresh schema is tried again.
+    for (let attempt = 1; ; attempt++) {
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      created.push(schema);
+      try {
+        return await openStore({ url: TEST_PG_URL, schema, poolSize: 4 });
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string } }).cause;
+        if (attempt >= 3 || cause?.code !== '42P01') throw err;
+      }
+    }
   },
   async url() {
     const schema = `t_${randomBytes(6).toString('hex')}`;
