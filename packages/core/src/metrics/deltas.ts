@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
 import { DEFAULT_SCORE, explainChange, round1, type StoredComponents } from '../health/model.js';
+import { chunks } from '../health/sql.js';
 
 export interface DeltaClient {
   id: string;
@@ -28,16 +29,29 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
   const windowDays = options.windowDays ?? 7;
   const minDelta = options.minDelta ?? 10;
   const dayW = utcDay(addDays(options.now, -windowDays));
+  // Driven from the past day's range of the (workspace, date, client, score) snapshot index with
+  // one client probe per row; current components are fetched for the few rows that qualify.
   const rows = await db
-    .selectFrom('clients as k')
-    .innerJoin('health_snapshots as p', (j) => j.onRef('p.client_id', '=', 'k.id').on('p.date', '=', dayW))
-    .leftJoin('health_snapshots as c', (j) => j.onRef('c.client_id', '=', 'k.id').on('c.date', '=', sql<string>`substr(k.health_updated_at, 1, 10)`))
-    .select(['k.id', 'k.name', 'k.health_score', 'p.score as prev_score', 'p.components_json as prev_components', 'c.components_json as cur_components'])
+    .selectFrom('health_snapshots as p')
+    .innerJoin('clients as k', 'k.id', 'p.client_id')
+    .select(['k.id', 'k.name', 'k.health_score', 'k.health_updated_at', 'p.score as prev_score', 'p.components_json as prev_components'])
+    .where('p.workspace_id', '=', workspaceId)
+    .where('p.date', '=', dayW)
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
     // Scores carry one decimal; the margin keeps borderline rows for the exact check below.
     .where(sql<boolean>`abs(coalesce(k.health_score, ${DEFAULT_SCORE}) - p.score) >= ${Math.max(0, minDelta - 0.05)}`)
     .execute();
+  const currentComponents = new Map<string, string>();
+  for (const part of chunks(rows.filter((r) => r.health_updated_at !== null), 200)) {
+    const snaps = await db
+      .selectFrom('health_snapshots')
+      .select(['client_id', 'date', 'components_json'])
+      .where('client_id', 'in', part.map((r) => r.id))
+      .where('date', 'in', [...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
+      .execute();
+    for (const c of snaps) currentComponents.set(`${c.client_id}|${c.date}`, c.components_json);
+  }
 
   const groups = new Map<string, DeltaClient[]>();
   for (const r of rows) {
@@ -45,7 +59,8 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
     const delta = round1(current - r.prev_score);
     if (Math.abs(delta) < minDelta) continue;
     const prev = JSON.parse(r.prev_components) as StoredComponents;
-    const cur = r.cur_components ? (JSON.parse(r.cur_components) as StoredComponents) : null;
+    const curJson = r.health_updated_at === null ? undefined : currentComponents.get(`${r.id}|${r.health_updated_at.slice(0, 10)}`);
+    const cur = curJson ? (JSON.parse(curJson) as StoredComponents) : null;
     const reason = cur ? explainChange(r.prev_score, prev, current, cur).reason : 'no_data';
     const list = groups.get(reason) ?? [];
     list.push({ id: r.id, name: r.name, delta, currentScore: current, previousScore: r.prev_score });
