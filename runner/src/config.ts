@@ -19,6 +19,8 @@ export interface ProviderUrls {
   googleToken?: string;
   hubspotApi?: string;
   intercomApi?: string;
+  /** Gmail's per-user quota spent by the client-side limiter (CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE; 0 = off). Default 15,000. */
+  googleQuotaPerMinute?: number;
 }
 
 /** The job runner inside `chs serve` (CHS_JOB_* / CHS_SCHEDULER_*). */
@@ -93,6 +95,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
   const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
   const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
+  const gq = optional(env, 'CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE');
+  if (gq !== undefined) {
+    if (!/^\d+$/.test(gq)) throw new Error(`CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE must be a whole number of units (0 = no client-side limit), got "${gq}"`);
+    providers.googleQuotaPerMinute = Number(gq);
+  }
   const jobs = loadJobsConfig(env);
   const pgPoolSize = intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE);
   // Each running job may hold a connection for a whole batch; HTTP needs at least one left.

@@ -11,6 +11,8 @@ export interface ProviderUrlOverrides {
   googleToken?: string | undefined;
   hubspotApi?: string | undefined;
   intercomApi?: string | undefined;
+  /** Gmail's per-user quota in units per minute for the client-side limiter; 0 turns it off. Default 15,000. */
+  googleQuotaPerMinute?: number | undefined;
 }
 
 export interface CreateConnectorOptions<P extends Provider> extends ConnectorBaseOptions {
@@ -29,7 +31,9 @@ type Factory<P extends Provider> = (options: CreateConnectorOptions<P>) => Promi
 export const connectorFactories: { readonly [P in Provider]: Factory<P> } = Object.freeze({
   google: async (o: CreateConnectorOptions<'google'>) => {
     const { createGoogleConnector } = await import('./google/google-connector.js');
-    return createGoogleConnector({ ...o, apiUrl: o.urls?.googleApi, tokenUrl: o.urls?.googleToken, onTokens: o.onTokens });
+    const perMinute = o.urls?.googleQuotaPerMinute;
+    const quota = perMinute === undefined ? undefined : perMinute > 0 ? { units: perMinute, windowMs: 60_000 } : false as const;
+    return createGoogleConnector({ ...o, apiUrl: o.urls?.googleApi, tokenUrl: o.urls?.googleToken, onTokens: o.onTokens, ...(quota !== undefined ? { quota } : {}) });
   },
   hubspot: async (o: CreateConnectorOptions<'hubspot'>) => {
     const { createHubSpotConnector } = await import('./hubspot/hubspot-connector.js');

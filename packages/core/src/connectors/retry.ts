@@ -150,3 +150,85 @@ export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message.split('\n')[0] ?? err.message;
   return String(err);
 }
+
+/** A provider's per-user quota: `units` per `windowMs` (Gmail: 15,000 units a minute). */
+export interface QuotaLimit {
+  units: number;
+  /** Default 60,000 ms. */
+  windowMs?: number;
+}
+
+export interface RateLimiterOptions extends QuotaLimit {
+  /**
+   * Share of the quota left unused, so that requests already in flight and a server window that
+   * does not start when ours does never push a window over the limit. Default 0.02.
+   */
+  headroom?: number;
+  /** Units that may be spent at once after an idle spell. Default: one second's worth of quota. */
+  burst?: number;
+  /** Monotonic milliseconds. Default `performance.now`. */
+  now?: () => number;
+  /** Default: a real, abortable timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * A client-side token bucket matched to a provider quota. Reactive politeness alone (wait for the
+ * 429, honour Retry-After) lets a fast client spend a minute's quota in its first seconds and then
+ * collect a 429 on every request in flight, window after window; spending at the quota's own rate
+ * keeps the client at the ceiling without being refused. Takers are served in arrival order. A 429
+ * that still comes (another client of the same account) is left to `withRetry`, which waits out
+ * its Retry-After while holding its concurrency slot.
+ */
+export class RateLimiter {
+  readonly #rate: number;
+  readonly #capacity: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  #tokens: number;
+  #last: number;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(o: RateLimiterOptions) {
+    if (!(o.units > 0)) throw new ChsError('INVALID_INPUT', `a quota needs units > 0, got ${o.units}`);
+    const windowMs = o.windowMs ?? 60_000;
+    const headroom = Math.min(0.5, Math.max(0, o.headroom ?? 0.02));
+    this.#rate = (o.units * (1 - headroom)) / windowMs;
+    this.#capacity = Math.max(1, o.burst ?? this.#rate * 1000);
+    this.#now = o.now ?? (() => performance.now());
+    this.#sleep = o.sleep ?? realSleep;
+    this.#tokens = this.#capacity;
+    this.#last = this.#now();
+  }
+
+  /** Units per minute this limiter spends at most, steadily. */
+  get unitsPerMinute(): number {
+    return this.#rate * 60_000;
+  }
+
+  /** Waits until `units` may be spent, then spends them. */
+  take(units: number, signal?: AbortSignal): Promise<void> {
+    const turn = this.#queue.then(() => this.#wait(units, signal));
+    this.#queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  #refill(now: number): void {
+    if (now > this.#last) this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#last) * this.#rate);
+    this.#last = Math.max(this.#last, now);
+  }
+
+  async #wait(units: number, signal?: AbortSignal): Promise<void> {
+    // A call dearer than the burst would never fit: it goes when the bucket is full, into debt.
+    const need = Math.min(units, this.#capacity);
+    for (;;) {
+      signal?.throwIfAborted();
+      this.#refill(this.#now());
+      if (this.#tokens >= need) {
+        this.#tokens -= units;
+        return;
+      }
+      await this.#sleep(Math.max(1, Math.ceil((need - this.#tokens) / this.#rate)), signal);
+    }
+  }
+}

@@ -8,7 +8,7 @@ import { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
 import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { GoogleCredentials } from '../types.js';
-import { errorText, headerValue, parseRetryAfter, withRetry, type RetryPolicy, type Verdict } from '../retry.js';
+import { errorText, headerValue, parseRetryAfter, withRetry, type RateLimiter, type RetryPolicy, type Verdict } from '../retry.js';
 
 export const DEFAULT_GOOGLE_API_URL = 'https://gmail.googleapis.com/';
 export const DEFAULT_GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -26,7 +26,12 @@ export interface GoogleClientOptions {
   now: () => Date;
   /** Gmail user id. Default `me`. */
   userId?: string | undefined;
+  /** Spends quota units before each request (see GMAIL_UNITS). Default: none. */
+  limiter?: RateLimiter | undefined;
 }
+
+/** Quota units per call, as Gmail counts them. */
+export const GMAIL_UNITS = Object.freeze({ profile: 1, list: 5, get: 5, history: 2 });
 
 /** What the Gmail error envelope says, from a GaxiosError-like value. */
 interface HttpFailure {
@@ -181,11 +186,15 @@ export class GoogleClient {
   }
 
   /** One API call with bounded retries; a 401 gets one forced refresh when a refresh token exists. */
-  async #call<T>(what: string, op: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async #call<T>(what: string, units: number, op: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let forcedRefresh = false;
+    const limiter = this.#opts.limiter;
     return withRetry(
       'google',
-      () => op(),
+      async () => {
+        await limiter?.take(units, signal);
+        return op();
+      },
       (err) => {
         if (statusOf(err) === 401 && !describe(err, this.#opts.now()).oauth) {
           if (this.#credentials.refreshToken && !forcedRefresh) {
@@ -208,12 +217,13 @@ export class GoogleClient {
   }
 
   getProfile(signal?: AbortSignal): Promise<gmail_v1.Schema$Profile> {
-    return this.#call('users.getProfile', async () => (await this.#gmail.users.getProfile({ userId: this.#userId }, { retry: false, ...(signal ? { signal } : {}) })).data, signal);
+    return this.#call('users.getProfile', GMAIL_UNITS.profile, async () => (await this.#gmail.users.getProfile({ userId: this.#userId }, { retry: false, ...(signal ? { signal } : {}) })).data, signal);
   }
 
   listMessages(params: { q?: string; pageToken?: string; maxResults: number }, signal?: AbortSignal): Promise<gmail_v1.Schema$ListMessagesResponse> {
     return this.#call(
       'users.messages.list',
+      GMAIL_UNITS.list,
       async () =>
         (
           await this.#gmail.users.messages.list(
@@ -233,6 +243,7 @@ export class GoogleClient {
   getRaw(id: string, signal?: AbortSignal): Promise<gmail_v1.Schema$Message> {
     return this.#call(
       'users.messages.get',
+      GMAIL_UNITS.get,
       async () => (await this.#gmail.users.messages.get({ userId: this.#userId, id, format: 'raw' }, { retry: false, ...(signal ? { signal } : {}) })).data,
       signal,
     );
@@ -241,6 +252,7 @@ export class GoogleClient {
   listHistory(params: { startHistoryId: string; pageToken?: string; maxResults: number }, signal?: AbortSignal): Promise<gmail_v1.Schema$ListHistoryResponse> {
     return this.#call(
       'users.history.list',
+      GMAIL_UNITS.history,
       async () =>
         (
           await this.#gmail.users.history.list(

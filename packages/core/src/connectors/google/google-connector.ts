@@ -11,9 +11,9 @@ import { isChsError } from '../../errors.js';
 import { silentLogger } from '../../util/logger.js';
 import { systemClock } from '../../util/time.js';
 import { fetchWindow } from '../reconcile.js';
-import { retryPolicy } from '../retry.js';
+import { RateLimiter, retryPolicy, type QuotaLimit } from '../retry.js';
 import type { Connector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
-import { GoogleClient } from './google-client.js';
+import { DEFAULT_GOOGLE_API_URL, GoogleClient } from './google-client.js';
 import {
   addedMessageIds,
   nextWindow,
@@ -41,6 +41,30 @@ export interface GoogleConnectorOptions extends ConnectorBaseOptions {
   pageSize?: number;
   /** Extra Gmail search terms for full reads, e.g. `-in:chats`. Default ''. */
   query?: string;
+  /**
+   * The account's per-user quota, spent proactively by a token bucket (2% headroom) shared by
+   * every connector of the same account and API root in this process; `false` turns it off.
+   * Default Gmail's: 15,000 units per minute.
+   */
+  quota?: QuotaLimit | false;
+}
+
+export const GMAIL_DEFAULT_QUOTA: Readonly<Required<QuotaLimit>> = Object.freeze({ units: 15_000, windowMs: 60_000 });
+
+// One bucket per account: a sync and a large ingestion of the same mailbox draw on one quota.
+const sharedLimiters = new Map<string, RateLimiter>();
+
+function limiterFor(quota: QuotaLimit | false | undefined, apiUrl: string, account: string | undefined): RateLimiter | undefined {
+  if (quota === false) return undefined;
+  const q = { units: quota?.units ?? GMAIL_DEFAULT_QUOTA.units, windowMs: quota?.windowMs ?? GMAIL_DEFAULT_QUOTA.windowMs };
+  if (account === undefined) return new RateLimiter(q);
+  const key = `${apiUrl}\u0000${account.toLowerCase()}\u0000${q.units}/${q.windowMs}`;
+  let l = sharedLimiters.get(key);
+  if (!l) {
+    l = new RateLimiter(q);
+    sharedLimiters.set(key, l);
+  }
+  return l;
 }
 
 export const GOOGLE_CAPABILITIES = Object.freeze({
@@ -71,6 +95,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
     policy,
     logger,
     now: clock,
+    limiter: limiterFor(opts.quota, opts.apiUrl ?? DEFAULT_GOOGLE_API_URL, opts.credentials.email),
   });
   const limit = pLimit(opts.concurrency ?? 5);
 
