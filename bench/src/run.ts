@@ -6,16 +6,18 @@
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES, type BackendName } from '@chs/core';
 import { apiScenario } from './scenarios/api.js';
+import { gmailScenario } from './scenarios/gmail.js';
 import { ingestScenario } from './scenarios/ingest.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { RESULTS_DIR, TMP_DIR } from './paths.js';
 import { scaleOutScenario } from './scale-out.js';
 import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, type ScenarioName } from './results.js';
 
-const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [options]]
+const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [gmail] [options]]
   ingest:  --messages 50000 --baseline-sample <all> --stages-sample 3000 --workers 2 --parsers postal-mime,mailparser --cpu-prof <dir>
   memory:  --sizes 20000,200000
   api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
+  gmail:   --messages 50000 --quota-scale 10 (Gmail's 15,000 units/min × K, window 60 s) --window-ms 60000 --batch-size 1000 --no-client-limit
   scale-out (only when named; PostgreSQL + Redis): --messages 5000 --duration 10 --connections 12
   common:  --tmp-dir bench/tmp --results-dir bench/results`;
 
@@ -41,6 +43,10 @@ async function main(): Promise<void> {
       interactions: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
+      'quota-scale': { type: 'string' },
+      'window-ms': { type: 'string' },
+      'batch-size': { type: 'string' },
+      'no-client-limit': { type: 'boolean' },
       'tmp-dir': { type: 'string' },
       'results-dir': { type: 'string' },
       help: { type: 'boolean' },
@@ -79,6 +85,16 @@ async function main(): Promise<void> {
       const sizes = values.sizes?.split(',').map((s) => int('sizes', s)!);
       const workers = int('workers', values.workers);
       result = await memoryScenario({ dir, log, ...(sizes ? { sizes } : {}), ...(workers ? { workers } : {}) });
+    } else if (scenario === 'gmail') {
+      const messages = int('messages', values.messages);
+      const quotaScale = values['quota-scale'] === undefined ? undefined : Number(values['quota-scale']);
+      if (quotaScale !== undefined && !(quotaScale > 0)) throw new Error(`--quota-scale must be a positive number, got "${values['quota-scale']}"`);
+      const windowMs = int('window-ms', values['window-ms']);
+      const batchSize = int('batch-size', values['batch-size']);
+      result = await gmailScenario({
+        dir, log, ...(messages ? { messages } : {}), ...(quotaScale ? { quotaScale } : {}), ...(windowMs ? { windowMs } : {}), ...(batchSize ? { batchSize } : {}),
+        ...(values['no-client-limit'] ? { clientLimit: false } : {}),
+      });
     } else if (scenario === 'scale-out') {
       const messages = int('messages', values.messages);
       const duration = int('duration', values.duration);
