@@ -222,6 +222,8 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
       CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_SECRET_KEY: SECRET, CHS_REDIS_URL: REDIS_URL, CHS_LOG_LEVEL: 'warn',
       CHS_SMTP_URL: '', CHS_NOW: '', CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '100',
       CHS_GOOGLE_API_URL: `${router.url}/`, CHS_GOOGLE_TOKEN_URL: `${router.url}/token`,
+      // The fake Gmail has no quota; Gmail's real 15,000 units/minute would make this a quota benchmark.
+      CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: '0',
       CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
     };
     runners.push(...(await Promise.all(Array.from({ length: n }, () => startRunner(env)))));
