@@ -44,6 +44,69 @@ export interface RecomputeHealthResult {
 /** Clients per batch: bounds IN lists and the memory of one batch's day buckets. */
 const CLIENT_BATCH = 250;
 const INSERT_CHUNK = 300;
+/** Top interactions per client-day kept as evidence. */
+const EVIDENCE_PER_DAY = 3;
+/** Mean rebuilt days per client from which evidence is ranked in the main query. */
+const EVIDENCE_QUERY_MIN_DAYS = 7;
+/** (client, day) pairs per evidence query: three parameters each. */
+const EVIDENCE_PAIR_CHUNK = 500;
+
+const evidenceRank = sql<number>`row_number() over (partition by client_id, substr(occurred_at, 1, 10) order by abs(sentiment_score) desc, occurred_at desc, id)`;
+
+/**
+ * The day's top interactions (largest |sentiment| first) for the days the snapshots being written
+ * will name as evidence: for each client, the last day with data up to its first rebuilt day, and
+ * every day with data after it. Each day is read whole, so the ranking is the main query's.
+ */
+async function fetchEvidence(
+  db: Db,
+  plans: { client: ClientRow; start: string }[],
+  buckets: Map<string, DayBucket[]>,
+  days: string[],
+  fetchStart: string,
+): Promise<void> {
+  const pairs: { clientId: string; day: string }[] = [];
+  for (const { client, start } of plans) {
+    const arr = buckets.get(client.id);
+    if (!arr) continue;
+    const startIdx = daysBetween(fetchStart, start);
+    for (let k = startIdx; k >= 0; k--) {
+      if ((arr[k]?.n ?? 0) > 0) {
+        pairs.push({ clientId: client.id, day: days[k]! });
+        break;
+      }
+    }
+    for (let k = startIdx + 1; k < arr.length; k++) if ((arr[k]?.n ?? 0) > 0) pairs.push({ clientId: client.id, day: days[k]! });
+  }
+  for (const part of chunks(pairs, EVIDENCE_PAIR_CHUNK)) {
+    const ranked = db
+      .selectFrom('interactions')
+      .select(['client_id', 'id', sql<string>`substr(occurred_at, 1, 10)`.as('day'), evidenceRank.as('rn')])
+      .where((eb) =>
+        eb.or(
+          part.map((p) =>
+            eb.and([
+              eb('client_id', '=', p.clientId),
+              eb('occurred_at', '>=', p.day),
+              eb('occurred_at', '<', utcDay(addDays(new Date(`${p.day}T00:00:00Z`), 1))),
+            ]),
+          ),
+        ),
+      );
+    const top = await db
+      .selectFrom(ranked.as('r'))
+      .select(['r.client_id', 'r.id', 'r.day'])
+      .where('r.rn', '<=', EVIDENCE_PER_DAY)
+      .orderBy('r.client_id')
+      .orderBy('r.day')
+      .orderBy('r.rn')
+      .execute();
+    for (const t of top) {
+      const i = daysBetween(fetchStart, t.day);
+      buckets.get(t.client_id)?.[i]?.topIds.push(t.id);
+    }
+  }
+}
 
 interface ClientRow {
   id: string;
@@ -148,6 +211,11 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
     // by |sentiment| for evidence. Reading the rows once matters more than the extra window sort.
     // Rows that are not threaded e-mails share one null partition key and their lag is dropped.
     const threadKey = sql`case when type = 'email' then thread_id end`;
+    // A long rebuild needs the evidence of most days: rank every row in the main query. A short
+    // one (the daily run, an ingest of recent mail) needs a day or two per client: rank only
+    // those days' rows afterwards and spare the main query a sort of the whole lookback.
+    const rebuiltDays = plans.reduce((sum, p) => sum + daysBetween(p.start, today) + 1, 0);
+    const evidenceInQuery = rebuiltDays > EVIDENCE_QUERY_MIN_DAYS * plans.length;
     const rowsInWindow = db
       .selectFrom('interactions')
       .select([
@@ -160,8 +228,8 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         sql<string>`substr(occurred_at, 1, 10)`.as('day'),
         sql<string | null>`case when type = 'email' and thread_id is not null then lag(direction) over (partition by client_id, ${threadKey} order by occurred_at, id) end`.as('prev_dir'),
         sql<string | null>`lag(occurred_at) over (partition by client_id, ${threadKey} order by occurred_at, id)`.as('prev_at'),
-        sql<number>`row_number() over (partition by client_id, substr(occurred_at, 1, 10) order by abs(sentiment_score) desc, occurred_at desc, id)`.as('rn'),
       ])
+      .$if(evidenceInQuery, (qb) => qb.select(evidenceRank.as('rn')))
       // Client ids are unique across workspaces: filtering on them alone keeps the planner on
       // interactions_client_time instead of scanning the workspace's time range.
       .where('client_id', 'in', ids)
@@ -182,10 +250,8 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
         sql<number>`sum(case when ${ourReply} then 1 else 0 end)`.as('ours'),
         sql<number>`sum(case when ${ourReply} then ${hoursBetween(db, sql.ref('t.prev_at'), sql.ref('t.occurred_at'))} else 0 end)`.as('our_hours'),
         sql<number>`sum(case when t.direction = 'inbound' and t.prev_dir = 'outbound' then 1 else 0 end)`.as('theirs'),
-        top(1).as('top1'),
-        top(2).as('top2'),
-        top(3).as('top3'),
       ])
+      .$if(evidenceInQuery, (qb) => qb.select([top(1).as('top1'), top(2).as('top2'), top(3).as('top3')]))
       .groupBy(['t.client_id', 't.day'])
       .execute();
     for (const a of aggregates) {
@@ -199,8 +265,9 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
       b.ourReplies = Number(a.ours);
       b.ourReplyHours = Number(a.our_hours);
       b.theirReplies = Number(a.theirs);
-      for (const id of [a.top1, a.top2, a.top3]) if (id !== null) b.topIds.push(id);
+      for (const id of [a.top1, a.top2, a.top3]) if (id !== null && id !== undefined) b.topIds.push(id);
     }
+    if (!evidenceInQuery) await fetchEvidence(db, plans, buckets, days, fetchStart);
 
     for (const { client, start } of plans) {
       const arr = buckets.get(client.id) ?? Array.from({ length: span }, emptyBucket);
