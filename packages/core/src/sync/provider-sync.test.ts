@@ -32,7 +32,7 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
     // 400 messages over the 200 days before NOW, one every 12 hours.
     server = await startFakeGmailServer({ messages: Array.from({ length: 400 }, (_, i) => message(i, NOW - (i + 1) * 43_200_000)) });
     const key = randomBytes(32);
-    engine = await createEngine({ database: await dialect.open(), clock: () => new Date(NOW), secretKey: key, providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl } });
+    engine = await createEngine({ database: await dialect.open(), clock: () => new Date(NOW), secretKey: key, providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 } });
     await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
     await connectIntegration(engine.store.db, key, { workspaceId: 'acme.com', provider: 'google', credentials: { accessToken: 'fake-access-token' }, accountEmail: 'rep@acme.com' });
   });
