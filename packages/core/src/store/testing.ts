@@ -56,8 +56,9 @@ export const postgresDialect: TestDialect = {
   name: 'postgres',
   async open() {
     // Kysely's migrator looks for its tables by listing every table of the database; when another
-    // test file drops its schema at that moment, the listing fails (42P01). Only tests share one
-    // database between schemas that come and go, so a fresh schema is tried again.
+    // test file drops its schema at that moment, the listing fails (42P01 for a table, 3F000 for
+    // the schema, naming the other file's schema). Only tests share one database between schemas
+    // that come and go, so a fresh schema is tried again.
     for (let attempt = 1; ; attempt++) {
       const schema = `t_${randomBytes(6).toString('hex')}`;
       created.push(schema);
@@ -65,7 +66,7 @@ export const postgresDialect: TestDialect = {
         return await openStore({ url: TEST_PG_URL, schema, poolSize: 4 });
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause;
-        if (attempt >= 3 || cause?.code !== '42P01') throw err;
+        if (attempt >= 5 || (cause?.code !== '42P01' && cause?.code !== '3F000')) throw err;
       }
     }
   },
