@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from './database.js';
+import { isChsError } from '../errors.js';
 
 export const TEST_PG_URL = process.env.CHS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -56,17 +57,16 @@ export const postgresDialect: TestDialect = {
   name: 'postgres',
   async open() {
     // Kysely's migrator looks for its tables by listing every table of the database; when another
-    // test file drops its schema at that moment, the listing fails (42P01 for a table, 3F000 for
-    // the schema, naming the other file's schema). Only tests share one database between schemas
-    // that come and go, so a fresh schema is tried again.
+    // test file drops its schema at that moment, the listing fails (42P01, 3F000, 42703: whichever
+    // catalog row vanished first, naming the other file's schema). Only tests share one database
+    // between schemas that come and go, so the migration is tried again on a fresh schema.
     for (let attempt = 1; ; attempt++) {
       const schema = `t_${randomBytes(6).toString('hex')}`;
       created.push(schema);
       try {
         return await openStore({ url: TEST_PG_URL, schema, poolSize: 4 });
       } catch (err) {
-        const cause = (err as { cause?: { code?: string } }).cause;
-        if (attempt >= 5 || (cause?.code !== '42P01' && cause?.code !== '3F000')) throw err;
+        if (attempt >= 5 || !isChsError(err, 'MIGRATION_FAILED')) throw err;
       }
     }
   },
