@@ -4,3 +4,4 @@ export { processOne, processBatch, SUMMARY_LENGTH, type ProcessResult, type Proc
 export { type RunCounts, type BatchCheckpoint } from './writer.js';
 export { startIngestionRun, finishIngestionRun } from './runs.js';
 export { nameFromDomain, newClientRow, type NewClient } from '../store/clients.js';
+export type { RunTotals } from './ingest.js';

@@ -66,7 +66,8 @@ export interface IngestStageTimes {
   writeMs: number;
 }
 
-export interface IngestSummary {
+/** The counts every run reports (local mailbox, provider sync): the spec's sync-history fields. */
+export interface RunTotals {
   runId: string;
   status: 'completed' | 'cancelled';
   itemsProcessed: number;
@@ -75,11 +76,14 @@ export interface IngestSummary {
   itemsSkipped: number;
   itemsFiltered: number;
   errorsCount: number;
+  clientsCreated: number;
+  contactsCreated: number;
+}
+
+export interface IngestSummary extends RunTotals {
   skipped: RunCounts['skippedBy'];
   filtered: Record<string, number>;
   processingErrors: { parseErrors: number; charsetErrors: number; attachmentErrors: number; sentimentErrors: number };
-  clientsCreated: number;
-  contactsCreated: number;
   interactionsCreated: number;
   resumedFrom: SourceCursor | null;
   durationMs: number;

@@ -17,25 +17,17 @@ export function hasBareCr(buf: Buffer): boolean {
  * ending turned into LF, so no parser ever sees a CR-only line break.
  */
 export function normalizeLineEndings(buf: Buffer): Buffer {
-  if (!hasBareCr(buf)) return buf;
-  const out = Buffer.allocUnsafeSlow(buf.length);
-  let o = 0;
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i] as number;
-    if (c === CR) {
-      out[o++] = LF;
-      if (buf[i + 1] === LF) i++;
-    } else {
-      out[o++] = c;
-    }
-  }
-  return out.subarray(0, o);
+  return hasBareCr(buf) ? crToLf(buf) : buf;
 }
 
 /** LF-only form of a message, used wherever the same mail in CRLF and LF must compare equal. */
 export function toLf(buf: Buffer): Buffer {
-  if (buf.indexOf(CR) === -1) return buf;
-  const out = Buffer.allocUnsafe(buf.length);
+  return buf.indexOf(CR) === -1 ? buf : crToLf(buf);
+}
+
+/** Every CRLF and bare CR as LF, in a new buffer. */
+function crToLf(buf: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(buf.length);
   let o = 0;
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i] as number;

@@ -11,7 +11,7 @@ import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
 import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
 import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
-import { ingestSource, type IngestProgress } from '../ingest/ingest.js';
+import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
 import type { ProcessPool } from '../ingest/pool.js';
 import { RecordWriter } from '../ingest/records.js';
 import { finishIngestionRun, startIngestionRun } from '../ingest/runs.js';
@@ -54,18 +54,8 @@ export interface ProviderSyncInput {
   workers?: number;
 }
 
-export interface ProviderSyncSummary {
+export interface ProviderSyncSummary extends RunTotals {
   provider: Provider;
-  runId: string;
-  status: 'completed' | 'cancelled';
-  itemsProcessed: number;
-  itemsAdded: number;
-  itemsUpdated: number;
-  itemsSkipped: number;
-  itemsFiltered: number;
-  errorsCount: number;
-  clientsCreated: number;
-  contactsCreated: number;
   /** Items the provider listed but that could not be read after a retry, with reasons. */
   unreconciled: UnreconciledItem[];
   /** Set when the provider refused the incremental cursor and a full resync ran. */
