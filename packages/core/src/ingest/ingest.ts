@@ -1,11 +1,10 @@
 /**
- * Ingestion of one source into one workspace: read → (worker pool: parse, strip, filter, score)
- * → resolve → store, streaming with bounded memory, idempotent, resumable.
+ * Ingestion of one source into one workspace: read → (worker pool: head, filter, resolve, body,
+ * strip, score) → store, streaming with bounded memory, idempotent, resumable.
  */
 import type { Db } from '../store/database.js';
 import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { ChsError } from '../errors.js';
-import { Resolver } from '../resolve/resolve.js';
 import type { Logger } from '../util/logger.js';
 import type { BackendName } from '../parse/backends.js';
 import { finishIngestionRun, startIngestionRun } from './runs.js';
@@ -108,7 +107,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `unknown workspace: ${workspaceId}`);
   const ownDomains = (await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute()).map((r) => r.domain);
   const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
-  const rules = { blocklist };
+  const rules = { blocklist, ownDomains: ownDomains.length ? ownDomains : [workspaceId] };
 
   let resumedFrom: SourceCursor | null = null;
   if (options.resume ?? true) {
@@ -121,7 +120,6 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
 
   const writer = await IngestWriter.open({
     db, workspaceId, runId, sourceKind: source.kind, sourceKey: source.key,
-    resolver: new Resolver({ ownDomains: ownDomains.length ? ownDomains : [workspaceId], blocklist }),
     now: () => new Date(),
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   });

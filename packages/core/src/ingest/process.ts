@@ -1,12 +1,15 @@
 /**
- * The CPU-bound half of ingestion, run in worker threads: parse → strip → filter → score.
- * Plain data in, plain data out (structured clone); no store, no shared state.
+ * The CPU-bound half of ingestion, run in worker threads: head → filter → resolve → body →
+ * strip → score. A message is decided on its header block first: one that is filtered (bulk,
+ * list, auto-reply, bounce…), undated or not a client's (internal, no client domain) is never
+ * MIME-parsed. Plain data in, plain data out (structured clone); no store, no shared state.
  */
 import { createHash } from 'node:crypto';
 import type { Address, MailSignals, ParseWarning, ProblemKind, SentimentResult, SentimentScorer } from '../interfaces.js';
-import { parseMessage, MessageParseError } from '../parse/parse.js';
+import { readBody, readHead, MessageParseError, type HeadRead } from '../parse/parse.js';
 import type { BackendName } from '../parse/backends.js';
 import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
+import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 
 export interface ProcessInput {
@@ -15,9 +18,15 @@ export interface ProcessInput {
   envelopeDate?: string;
 }
 
+/** The workspace's rules a worker needs: the filter's blocklist and the resolver's own domains. */
+export interface ProcessRules extends FilterRules {
+  /** The workspace's own registrable domains (staff mail). */
+  ownDomains: string[];
+}
+
 export interface ProcessTask {
   messages: ProcessInput[];
-  rules: FilterRules;
+  rules: ProcessRules;
   /** MIME parser backend. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
 }
@@ -25,8 +34,10 @@ export interface ProcessTask {
 /** Longest summary kept per interaction (characters of the message's own new text). */
 export const SUMMARY_LENGTH = 280;
 
+/** A message to store: one interaction per client domain. */
 export interface ProcessedMessage {
   ok: true;
+  outcome: 'kept';
   location: string;
   messageId: string;
   threadId: string;
@@ -39,79 +50,119 @@ export interface ProcessedMessage {
   summary: string;
   attachmentCount: number;
   sentiment: SentimentResult;
-  /** Null when kept; the reason when the filter dropped it. */
-  filtered: FilterReason | null;
+  direction: 'inbound' | 'outbound';
+  /** Registrable domains of the clients it belongs to (at least one). */
+  clientDomains: string[];
+  /** Client-side participants (staff, free mail and blocklisted addresses left out). */
+  participants: ResolvedParticipant[];
   warnings: ParseWarning[];
   /** Hash of the fields that are stored, to tell an unchanged re-ingest from a changed one. */
   contentHash: string;
 }
+
+/** A message not stored: dropped by the filter, or no client's (decided on its header block). */
+export type DroppedMessage =
+  | { ok: true; outcome: 'filtered'; location: string; reason: FilterReason; warnings: ParseWarning[] }
+  | { ok: true; outcome: 'skipped'; location: string; reason: 'internal' | 'no_client'; warnings: ParseWarning[] };
 
 export interface FailedMessage {
   ok: false;
   location: string;
   kind: ProblemKind;
   reason: string;
+  /** Problems found before it failed (charset…). */
+  warnings?: ParseWarning[];
 }
 
-export type ProcessResult = ProcessedMessage | FailedMessage;
+export type ProcessResult = ProcessedMessage | DroppedMessage | FailedMessage;
 
 let scorer: SentimentScorer | undefined;
 
-function summarise(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+/** Whitespace collapsed and cut to SUMMARY_LENGTH; only the text's beginning is looked at. */
+export function summarise(text: string): string {
+  // Collapsing a prefix gives the same first SUMMARY_LENGTH characters as collapsing the whole
+  // text whenever that prefix is still longer than the summary once collapsed.
+  const prefix = text.length > SUMMARY_LENGTH * 4 ? text.slice(0, SUMMARY_LENGTH * 4) : text;
+  let flat = prefix.replace(/\s+/g, ' ').trim();
+  if (prefix !== text && flat.length <= SUMMARY_LENGTH + 1) flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= SUMMARY_LENGTH ? flat : `${flat.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`;
 }
 
-export async function processOne(input: ProcessInput, rules: FilterRules, parser?: BackendName): Promise<ProcessResult> {
-  let parsed;
+function failure(location: string, err: unknown, warnings?: ParseWarning[]): FailedMessage {
+  const base = err instanceof MessageParseError
+    ? { ok: false as const, location, kind: err.kind, reason: err.reason }
+    : { ok: false as const, location, kind: 'parse' as const, reason: err instanceof Error ? err.message : String(err) };
+  return warnings?.length ? { ...base, warnings } : base;
+}
+
+export async function processOne(input: ProcessInput, rules: ProcessRules, parser?: BackendName, resolver?: Resolver): Promise<ProcessResult> {
+  const raw = Buffer.isBuffer(input.raw) ? input.raw : Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength);
+  let read: HeadRead;
   try {
-    parsed = await parseMessage({
-      raw: Buffer.isBuffer(input.raw) ? input.raw : Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength),
-      ...(input.envelopeDate ? { envelopeDate: input.envelopeDate } : {}),
-      location: input.location,
-    }, parser ? { backend: parser } : {});
+    read = readHead({ raw, location: input.location, ...(input.envelopeDate ? { envelopeDate: input.envelopeDate } : {}) });
   } catch (err) {
-    if (err instanceof MessageParseError) return { ok: false, location: input.location, kind: err.kind, reason: err.reason };
-    return { ok: false, location: input.location, kind: 'parse', reason: err instanceof Error ? err.message : String(err) };
+    return failure(input.location, err);
   }
-  const verdict = classifyMessage(parsed, rules);
-  const warnings = [...parsed.warnings];
+  const { head } = read;
+  const verdict = classifyMessage(head, rules);
+  if (!verdict.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: verdict.reason, warnings: head.warnings };
+  if (head.dateSource === 'none') {
+    // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01 would
+    // corrupt the client's history, so it is an error instead.
+    return {
+      ok: false, location: input.location, kind: 'parse',
+      reason: 'no usable date (Date, Received and envelope all missing or invalid)',
+      ...(head.warnings.length ? { warnings: head.warnings } : {}),
+    };
+  }
+  const resolution = (resolver ?? new Resolver(rules)).resolve(head);
+  if (resolution.kind === 'skip') return { ok: true, outcome: 'skipped', location: input.location, reason: resolution.reason, warnings: head.warnings };
+
+  let body;
+  try {
+    body = await readBody(read, parser ? { backend: parser } : {});
+  } catch (err) {
+    return failure(input.location, err, head.warnings);
+  }
+  const warnings = [...head.warnings, ...body.warnings];
   let sentiment: SentimentResult = { label: 'neutral', score: 0 };
-  if (verdict.keep) {
-    try {
-      scorer ??= createSentimentScorer();
-      sentiment = scorer.score(parsed.newText);
-    } catch (err) {
-      warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
-    }
+  try {
+    scorer ??= createSentimentScorer();
+    sentiment = scorer.score(body.newText);
+  } catch (err) {
+    warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
   }
-  const summary = summarise(parsed.newText);
+  const summary = summarise(body.newText);
   const contentHash = createHash('sha1')
-    .update(JSON.stringify([parsed.subject, parsed.date, parsed.from?.email ?? '', parsed.to.map((a) => a.email), parsed.cc.map((a) => a.email), summary, sentiment.label, sentiment.score, parsed.threadId]))
+    .update(JSON.stringify([head.subject, head.date, head.from?.email ?? '', head.to.map((a) => a.email), head.cc.map((a) => a.email), summary, sentiment.label, sentiment.score, head.threadId]))
     .digest('base64url');
   return {
     ok: true,
+    outcome: 'kept',
     location: input.location,
-    messageId: parsed.messageId,
-    threadId: parsed.threadId,
-    date: parsed.date,
-    dateSource: parsed.dateSource,
-    from: parsed.from,
-    to: parsed.to,
-    cc: parsed.cc,
-    subject: parsed.subject,
+    messageId: head.messageId,
+    threadId: head.threadId,
+    date: head.date,
+    dateSource: head.dateSource,
+    from: head.from,
+    to: head.to,
+    cc: head.cc,
+    subject: head.subject,
     summary,
-    attachmentCount: parsed.attachmentCount,
+    attachmentCount: body.attachmentCount,
     sentiment,
-    filtered: verdict.keep ? null : verdict.reason,
+    direction: resolution.direction,
+    clientDomains: resolution.clientDomains,
+    participants: resolution.participants,
     warnings,
     contentHash,
   };
 }
 
 export async function processBatch(task: ProcessTask): Promise<ProcessResult[]> {
+  const resolver = new Resolver(task.rules);
   const out: ProcessResult[] = [];
-  for (const m of task.messages) out.push(await processOne(m, task.rules, task.parser));
+  for (const m of task.messages) out.push(await processOne(m, task.rules, task.parser, resolver));
   return out;
 }
 

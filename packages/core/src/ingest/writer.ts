@@ -1,13 +1,13 @@
 /**
- * The single writer: resolves processed messages to clients and contacts and stores them in
- * one transaction per batch, together with the source's cursor and the run's counters, so a
+ * The single writer: maps processed messages (already resolved to client domains by the
+ * workers) to client and contact rows and stores them in one transaction per batch, together with the source's cursor and the run's counters, so a
  * crash loses nothing and a restart doubles nothing.
  */
 import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, InteractionsTable } from '../store/schema.js';
 import type { ProblemKind, SourceCursor } from '../interfaces.js';
-import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
+import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
@@ -62,7 +62,6 @@ export interface WriterOptions {
   sourceKind: string;
   /** Cursor key of the source (source_cursors.source_key). */
   sourceKey: string;
-  resolver: Resolver;
   /** Wall clock for row timestamps. */
   now: () => Date;
   /** Called inside each batch's transaction after it is stored (e.g. to record job progress with the data). */
@@ -110,34 +109,25 @@ export class IngestWriter {
       const plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }> = [];
       for (const { result } of items) {
         this.counts.processed += 1;
+        for (const w of result.warnings ?? []) this.counts.problems[w.kind] += 1;
         if (!result.ok) {
           this.counts.errors += 1;
           this.counts.problems[result.kind] += 1;
           batch.errors.push({ kind: result.kind, reason: result.reason, location: result.location });
           continue;
         }
-        for (const w of result.warnings) this.counts.problems[w.kind] += 1;
-        if (result.filtered) {
+        if (result.outcome === 'filtered') {
           this.counts.filtered += 1;
-          this.counts.filteredBy[result.filtered] = (this.counts.filteredBy[result.filtered] ?? 0) + 1;
+          this.counts.filteredBy[result.reason] = (this.counts.filteredBy[result.reason] ?? 0) + 1;
           continue;
         }
-        if (result.dateSource === 'none') {
-          // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01
-          // would corrupt the client's history, so it is recorded as an error instead.
-          this.counts.errors += 1;
-          this.counts.problems.parse += 1;
-          batch.errors.push({ kind: 'parse', reason: 'no usable date (Date, Received and envelope all missing or invalid)', location: result.location });
-          continue;
-        }
-        const resolution = this.#o.resolver.resolve(result);
-        if (resolution.kind === 'skip') {
+        if (result.outcome === 'skipped') {
           this.counts.skipped += 1;
-          this.counts.skippedBy[resolution.reason] += 1;
+          this.counts.skippedBy[result.reason] += 1;
           continue;
         }
-        const rows = resolution.clientDomains.map((domain) => this.#row(result, this.#clientFor(domain, batch), resolution.direction));
-        for (const p of resolution.participants) this.#seeContact(p, result.date, batch);
+        const rows = result.clientDomains.map((domain) => this.#row(result, this.#clientFor(domain, batch), result.direction));
+        for (const p of result.participants) this.#seeContact(p, result.date, batch);
         plans.push({ msg: result, rows });
       }
       await this.#flushClientsAndContacts(trx, batch);

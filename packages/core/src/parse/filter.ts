@@ -66,7 +66,7 @@ function blocked(email: string, rules: FilterRules): boolean {
  * general, so a bounce from `mailer-daemon@` counts as `bounce`, not `no_reply`. Only the SENDER
  * is checked against the blocklist: a client cc'ing a blocked domain is still a conversation.
  */
-export function classifyMessage(msg: ParsedMessage, rules: FilterRules): FilterDecision {
+export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 'signals'>, rules: FilterRules): FilterDecision {
   const s = msg.signals;
   const sender = msg.from?.email ?? '';
   if (sender !== '' && blocked(sender, rules)) return { keep: false, reason: 'blocklist' };

@@ -6,6 +6,7 @@ import { CUT_THRESHOLD, cutAttachmentBodies } from './cut.js';
 import { headerBlockEnd, type HeaderMap, mediaType, parseHeaderBlock, startsWithHeader } from './headers.js';
 import { htmlToText } from './html.js';
 import { extractNewText } from './strip.js';
+import { decodeAddressHeaders, decodeSubject } from './addresses.js';
 
 /** Options of {@link parseMessage}. */
 export interface ParseOptions {
@@ -103,7 +104,7 @@ function gmailLabels(value: string | undefined): string[] {
   return out;
 }
 
-function signalsOf(h: HeaderMap, cutRaw: Buffer, fromEmail: string | undefined): MailSignals {
+function signalsOf(h: HeaderMap, raw: Buffer, fromEmail: string | undefined): MailSignals {
   const autoSubmitted = (header(h, 'auto-submitted') ?? '').toLowerCase();
   const suppress = (header(h, 'x-auto-response-suppress') ?? '').toLowerCase();
   const topType = mediaType(header(h, 'content-type'));
@@ -120,8 +121,8 @@ function signalsOf(h: HeaderMap, cutRaw: Buffer, fromEmail: string | undefined):
       /\b(?:all|oof|autoreply)\b/.test(suppress),
     deliveryReport:
       topType === 'multipart/report' ||
-      cutRaw.indexOf('message/delivery-status', 0, 'latin1') !== -1 ||
-      cutRaw.indexOf('Message/Delivery-Status', 0, 'latin1') !== -1 ||
+      raw.indexOf('message/delivery-status', 0, 'latin1') !== -1 ||
+      raw.indexOf('Message/Delivery-Status', 0, 'latin1') !== -1 ||
       local === 'mailer-daemon' ||
       local === 'postmaster',
     gmailLabels: gmailLabels(header(h, 'x-gmail-labels')),
@@ -146,29 +147,39 @@ function charsetKnown(label: string): boolean {
   return ok;
 }
 
+const UNDECODABLE: ParseWarning = { kind: 'charset', reason: 'undecodable bytes replaced' };
+
 /**
- * Charset labels come from Content-Type header lines (of the message and of every part) and
- * from encoded words in the top header block; a `charset=` inside a body (HTML meta tags in
- * quoted-printable) is no label of ours.
+ * Charset problems: unknown labels on Content-Type header lines (of the message and of every
+ * part) and in encoded words of the top header block, and text that had undecodable bytes. A
+ * `charset=` inside a body (HTML meta tags in quoted-printable) is no label of ours. `known`
+ * holds the warnings found so far (the head's when the body is checked): none is repeated.
  */
-function charsetWarnings(cutRaw: Buffer, topHeaders: string, texts: string[]): ParseWarning[] {
+function charsetWarnings(
+  sources: { contentTypeLines?: string; encodedWords?: string; texts: string[] },
+  known: readonly ParseWarning[] = [],
+): ParseWarning[] {
   const warnings: ParseWarning[] = [];
-  const seen = new Set<string>();
+  const seen = new Set(known.map((w) => w.reason));
+  const add = (w: ParseWarning) => {
+    if (seen.has(w.reason)) return;
+    seen.add(w.reason);
+    warnings.push(w);
+  };
   const check = (raw: string) => {
     const label = raw.replace(/\*.*$/, '').toLowerCase();
-    if (label === '' || seen.has(label)) return;
-    seen.add(label);
-    if (!charsetKnown(label)) warnings.push({ kind: 'charset', reason: `unknown charset "${label.slice(0, 40)}"` });
+    if (label !== '' && !charsetKnown(label)) add({ kind: 'charset', reason: `unknown charset "${label.slice(0, 40)}"` });
   };
-  const s = cutRaw.toString('latin1');
-  for (const line of s.matchAll(/^content-type:[^\n]*(?:\n[ \t][^\n]*)*/gim)) {
-    const m = /charset\s*=\s*"?([^"';\s]+)/i.exec(line[0]);
-    if (m?.[1]) check(m[1]);
+  if (sources.contentTypeLines !== undefined) {
+    for (const line of sources.contentTypeLines.matchAll(/^content-type:[^\n]*(?:\n[ \t][^\n]*)*/gim)) {
+      const m = /charset\s*=\s*"?([^"';\s]+)/i.exec(line[0]);
+      if (m?.[1]) check(m[1]);
+    }
   }
-  for (const m of topHeaders.matchAll(/=\?([^?\s]+)\?[bqBQ]\?/g)) if (m[1]) check(m[1]);
-  if (texts.some((t) => t.indexOf('\ufffd') !== -1)) {
-    warnings.push({ kind: 'charset', reason: 'undecodable bytes replaced' });
+  if (sources.encodedWords !== undefined) {
+    for (const m of sources.encodedWords.matchAll(/=\?([^?\s]+)\?[bqBQ]\?/g)) if (m[1]) check(m[1]);
   }
+  if (sources.texts.some((t) => t.indexOf('\ufffd') !== -1)) add(UNDECODABLE);
   return warnings;
 }
 
@@ -191,43 +202,54 @@ function resolveBackend(b: ParseOptions['backend']): ParserBackend {
   return b;
 }
 
+/** What the header block alone tells: enough to filter and resolve a message before its body is read. */
+export type MessageHead = Omit<ParsedMessage, 'text' | 'newText' | 'attachmentCount'>;
+
+/** A message whose header block is read; {@link readBody} reads the rest. */
+export interface HeadRead {
+  head: MessageHead;
+  /** The message: line ends normalised, byte-order mark and Unix-from line dropped. */
+  raw: Buffer;
+  /** Index of the first body byte in `raw`. */
+  bodyStart: number;
+  /** The top header block as latin1 text (`raw` up to `bodyStart`). */
+  headerText: string;
+  /** Where the message came from, for errors. */
+  location: string | undefined;
+}
+
+/** What the body tells. */
+export interface MessageBody {
+  /** The full body as text (HTML turned to text when there is no text part). */
+  text: string;
+  /** What this message itself says: quotes, forwarded blocks, signatures and disclaimers removed. */
+  newText: string;
+  attachmentCount: number;
+  /** Problems found in the body only (the head's are in `head.warnings`). */
+  warnings: ParseWarning[];
+}
+
 /**
- * Parses one raw message into plain data (safe to call from a worker thread: no state, no I/O).
+ * Reads a message's header block (no MIME parsing): ids, thread, date, addresses, subject and
+ * the filter signals. Cheap, synchronous and without state (safe in a worker thread).
  *
  * Dates: the Date header; when missing or invalid the date of the last (earliest-hop) `Received`
  * header; then the mbox envelope date; else epoch with `dateSource: 'none'`.
- * Throws {@link MessageParseError} when the bytes are not a message at all or the parser fails.
+ * Throws {@link MessageParseError} when the bytes are not a message at all.
  */
-export async function parseMessage(
-  input: { raw: Buffer; envelopeDate?: string; location?: string },
-  options: ParseOptions = {},
-): Promise<ParsedMessage> {
-  const backend = resolveBackend(options.backend);
+export function readHead(input: { raw: Buffer; envelopeDate?: string; location?: string }): HeadRead {
   const location = input.location;
-  const original = normalizeLineEndings(skipUnixFrom(input.raw));
-  if (original.length === 0 || original.indexOf(':') === -1 || !startsWithHeader(original)) {
-    throw new MessageParseError(original.length === 0 ? 'empty message' : 'no header block', { location: location ?? '' });
+  const raw = normalizeLineEndings(skipUnixFrom(input.raw));
+  if (raw.length === 0 || raw.indexOf(':') === -1 || !startsWithHeader(raw)) {
+    throw new MessageParseError(raw.length === 0 ? 'empty message' : 'no header block', { location: location ?? '' });
   }
 
-  const hEnd = headerBlockEnd(original, 0);
-  const headerText = original.toString('latin1', 0, hEnd);
+  const bodyStart = headerBlockEnd(raw, 0);
+  const headerText = raw.toString('latin1', 0, bodyStart);
   const headers = parseHeaderBlock(headerText);
-  const cut = cutAttachmentBodies(original, options.cutThreshold ?? CUT_THRESHOLD);
-
-  let parsed;
-  try {
-    parsed = await backend.parse(cut.raw);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new MessageParseError(`${backend.name}: ${reason.slice(0, 200)}`, { location: location ?? '', cause: err });
-  }
-
-  let text = parsed.text;
-  if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
-  text = text.replace(/\r\n?/g, '\n');
 
   const headerMessageId = firstId(header(headers, 'message-id'));
-  const messageId = headerMessageId ?? `sha256:${createHash('sha256').update(toLf(original)).digest('hex')}`;
+  const messageId = headerMessageId ?? `sha256:${createHash('sha256').update(toLf(raw)).digest('hex')}`;
   const references = allIds(headers.get('references')?.join(' '));
   const inReplyTo = firstId(header(headers, 'in-reply-to'));
   const gmThread = header(headers, 'x-gm-thrid')?.trim();
@@ -254,9 +276,10 @@ export async function parseMessage(
     dateSource = 'none';
   }
 
-  const warnings: ParseWarning[] = [...cut.warnings, ...charsetWarnings(cut.raw, headerText, [text, parsed.subject])];
-
-  return {
+  // The first From (the one mail clients show); every To and Cc line.
+  const from = decodeAddressHeaders(headers.get('from')?.slice(0, 1))[0] ?? null;
+  const subject = decodeSubject(header(headers, 'subject'));
+  const head: MessageHead = {
     messageId,
     messageIdSynthetic: headerMessageId === null,
     threadId,
@@ -264,15 +287,82 @@ export async function parseMessage(
     references,
     date,
     dateSource,
-    from: parsed.from,
-    to: parsed.to,
-    cc: parsed.cc,
-    subject: parsed.subject.replace(/\s+/g, ' ').trim(),
+    from,
+    to: decodeAddressHeaders(headers.get('to')),
+    cc: decodeAddressHeaders(headers.get('cc')),
+    subject,
+    sizeBytes: input.raw.length,
+    signals: signalsOf(headers, raw, from?.email),
+    warnings: charsetWarnings({ contentTypeLines: headerText, encodedWords: headerText, texts: [subject] }),
+  };
+  return { head, raw, bodyStart, headerText, location };
+}
+
+/** Header fields the MIME parser reads; the rest of the top block (Received, DKIM…) is not handed to it. */
+const BODY_HEADERS = /^(?:content-type|content-transfer-encoding|content-disposition|mime-version)[ \t]*:/i;
+
+/** The top header block reduced to the fields that shape the body, latin1, ending with its blank line. */
+function bodyHeaderBlock(headerText: string): Buffer {
+  const lines = headerText.split('\n');
+  let out = '';
+  let keep = false;
+  for (const line of lines) {
+    if (line === '') continue;
+    const c = line.charCodeAt(0);
+    if (c !== 32 && c !== 9) keep = BODY_HEADERS.test(line);
+    if (keep) out += line + '\n';
+  }
+  return Buffer.from(out + '\n', 'latin1');
+}
+
+/**
+ * Reads the body of a message whose head {@link readHead} read: attachment bodies cut, the MIME
+ * parser run over the body-shaping headers and the body, HTML turned to text when there is no
+ * text part, and the message's own new text separated from quotes and signatures.
+ * Throws {@link MessageParseError} when the MIME parser fails.
+ */
+export async function readBody(read: HeadRead, options: ParseOptions = {}): Promise<MessageBody> {
+  const backend = resolveBackend(options.backend);
+  const { raw, bodyStart } = read;
+  const cut = cutAttachmentBodies(raw, options.cutThreshold ?? CUT_THRESHOLD);
+  // Cuts only touch part bodies, never the top header block: the body starts at the same index.
+  const forParser = Buffer.concat([bodyHeaderBlock(read.headerText), cut.raw.subarray(bodyStart)]);
+
+  let parsed;
+  try {
+    parsed = await backend.parse(forParser);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new MessageParseError(`${backend.name}: ${reason.slice(0, 200)}`, { location: read.location ?? '', cause: err });
+  }
+
+  let text = parsed.text;
+  if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
+  text = text.replace(/\r\n?/g, '\n');
+  const bodyLines = forParser.toString('latin1');
+  return {
     text,
     newText: options.stripQuotes === false ? text : extractNewText(text),
     attachmentCount: parsed.attachmentCount,
-    sizeBytes: input.raw.length,
-    signals: signalsOf(headers, cut.raw, parsed.from?.email),
-    warnings,
+    warnings: [...cut.warnings, ...charsetWarnings({ contentTypeLines: bodyLines, texts: [text] }, read.head.warnings)],
+  };
+}
+
+/**
+ * Parses one raw message into plain data: {@link readHead} then {@link readBody} (safe to call
+ * from a worker thread: no state, no I/O).
+ */
+export async function parseMessage(
+  input: { raw: Buffer; envelopeDate?: string; location?: string },
+  options: ParseOptions = {},
+): Promise<ParsedMessage> {
+  const read = readHead(input);
+  const body = await readBody(read, options);
+  return {
+    ...read.head,
+    text: body.text,
+    newText: body.newText,
+    attachmentCount: body.attachmentCount,
+    warnings: [...read.head.warnings, ...body.warnings],
   };
 }
