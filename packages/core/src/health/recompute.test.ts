@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { updateSettings } from '../settings/settings.js';
-import { recomputeHealth } from './recompute.js';
+import { batchesOf, recomputeHealth, type BatchContext, type ClientRow } from './recompute.js';
 import { insertClient, insertInteractions, insertWorkspace } from './test-fixtures.js';
 
 const NOW = new Date('2024-06-30T12:00:00.000Z');
@@ -132,3 +132,29 @@ for (const dialect of await testDialects()) {
     });
   });
 }
+
+describe('rebuild batches', () => {
+  const ctx: BatchContext = { today: '2024-06-30', now: NOW, retentionStart: '2023-01-01', fromDay: undefined, weights: { sentiment: 0.4, engagement: 0.2, responsiveness: 0.2, recency: 0.2 } };
+  const client = (id: string, first: string | null, scored: string | null = null): ClientRow => ({ id, first_at: first, last_at: first, health_updated_at: scored });
+
+  it('cut by the snapshots each client will write, not only by client count', () => {
+    const clients = [
+      client('a', '2024-06-21T10:00:00Z'), // 10 days
+      client('b', '2024-06-26T10:00:00Z'), // 5 days
+      client('c', null), // no data: 1 (today's default)
+      client('d', '2024-06-01T10:00:00Z', '2024-06-29T00:00:00Z'), // no fromDay: a full rebuild, 30 days
+      client('e', '2022-01-01T10:00:00Z'), // from the retention start: 547 days
+      client('f', '2024-06-30T08:00:00Z'), // 1
+    ];
+    const ids = (limitClients: number, limitSnapshots: number, c: BatchContext = ctx) =>
+      [...batchesOf(clients, c, limitClients, limitSnapshots)].map((b) => b.map((x) => x.id).join(''));
+    expect(ids(250, 16)).toEqual(['abc', 'd', 'e', 'f']);
+    expect(ids(250, 46)).toEqual(['abcd', 'e', 'f']);
+    expect(ids(2, 1_000)).toEqual(['ab', 'cd', 'ef']);
+    expect(ids(250, 10_000)).toEqual(['abcdef']);
+    // From 06-29 on: only d was scored before, so only d is rebuilt from 06-29 (2 days); the
+    // others have no history yet and are rebuilt whole (a 10, b 5, c 1, e 547, f 1).
+    expect(ids(250, 4, { ...ctx, fromDay: '2024-06-29' })).toEqual(['a', 'b', 'cd', 'e', 'f']);
+    expect(ids(250, 10, { ...ctx, fromDay: '2024-06-29' })).toEqual(['a', 'bcd', 'e', 'f']);
+  });
+});
