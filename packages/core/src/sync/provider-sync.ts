@@ -12,6 +12,7 @@ import { createConnector, type ProviderUrlOverrides } from '../connectors/regist
 import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
 import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
+import { readAhead } from '../util/read-ahead.js';
 import type { ProcessPool } from '../ingest/pool.js';
 import { RecordWriter } from '../ingest/records.js';
 import { finishIngestionRun, startIngestionRun } from '../ingest/runs.js';
@@ -119,7 +120,9 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         key: cursorKey,
         async *items(from?: SourceCursor) {
           let previous: SourceCursor | undefined = from;
-          for await (const batch of connector.sync(syncOptions(from)) as AsyncIterable<SyncBatch<RawMessage>>) {
+          // The next page is fetched while this one is parsed and stored: quota time is not left
+          // idle while the pipeline works (one page of look-ahead; a resume re-reads it).
+          for await (const batch of readAhead(connector.sync(syncOptions(from)) as AsyncIterable<SyncBatch<RawMessage>>)) {
             note(batch);
             finalCursor = batch.cursor;
             const last = batch.items.length - 1;
