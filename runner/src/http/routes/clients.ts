@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { getClientDetails, lastInteractions, listClientInteractions, listClients, toClientView, updateClientAttributes } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
+import { Coalescer } from '../coalesce.js';
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -38,27 +39,29 @@ export const clientRoutes =
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const db = deps.engine.store.db;
     const tags = ['clients'];
+    // Identical reads arriving together are computed once (see coalesce.ts).
+    const shared = new Coalescer();
 
     app.get('/clients', { schema: { tags, summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery } }, async (request) =>
-      listClients(db, request.auth.workspaceId),
+      shared.forRequest(request, () => listClients(db, request.auth.workspaceId)),
     );
 
     app.get(
       '/clients/last-interactions',
       { schema: { tags, summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery } },
-      async (request) => lastInteractions(db, request.auth.workspaceId),
+      async (request) => shared.forRequest(request, () => lastInteractions(db, request.auth.workspaceId)),
     );
 
     app.get(
       '/clients/:clientId',
       { schema: { tags, summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery } },
-      async (request) => getClientDetails(db, request.auth.workspaceId, request.params.clientId, deps.engine.clock()),
+      async (request) => shared.forRequest(request, () => getClientDetails(db, request.auth.workspaceId, request.params.clientId, deps.engine.clock())),
     );
 
     app.get(
       '/clients/:clientId/interactions',
       { schema: { tags, summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery } },
-      async (request) => listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset }),
+      async (request) => shared.forRequest(request, () => listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset })),
     );
 
     app.patch(

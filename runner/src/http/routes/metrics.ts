@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { emailEngagement, getSummary, healthTrend, interactionMix, scoreDeltas, sentimentTrendSeries, TREND_INTERVALS } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
+import { Coalescer } from '../coalesce.js';
 
 const windowDays = (def: number, max: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: def, description: `Days, 1-${max} (default ${def})` });
@@ -36,32 +37,34 @@ export const metricsRoutes =
     const db = deps.engine.store.db;
     const tags = ['metrics'];
     const now = () => deps.engine.clock();
+    // Identical dashboard reads arriving together are computed once (see coalesce.ts).
+    const shared = new Coalescer();
 
     app.get('/metrics/summary', { schema: { tags, summary: 'Portfolio summary (excluded clients left out)', querystring: SummaryQuery } }, async (request) =>
-      getSummary(db, request.auth.workspaceId, {
+      shared.forRequest(request, () => getSummary(db, request.auth.workspaceId, {
         windowDays: request.query.windowDays,
         ...(request.query.riskThreshold !== undefined ? { riskThreshold: request.query.riskThreshold } : {}),
         now: now(),
-      }),
+      })),
     );
 
     app.get('/metrics/trends/health', { schema: { tags, summary: 'Average health score per day, ISO week or month', querystring: HealthTrendQuery } }, async (request) =>
-      healthTrend(db, request.auth.workspaceId, { windowDays: request.query.windowDays, interval: request.query.interval, now: now() }),
+      shared.forRequest(request, () => healthTrend(db, request.auth.workspaceId, { windowDays: request.query.windowDays, interval: request.query.interval, now: now() })),
     );
 
     app.get('/metrics/trends/sentiment', { schema: { tags, summary: 'Sentiment per day; avgSentiment in [0, 1], 0.5 neutral', querystring: WindowQuery30 } }, async (request) =>
-      sentimentTrendSeries(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+      shared.forRequest(request, () => sentimentTrendSeries(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() })),
     );
 
     app.get('/metrics/trends/interactions', { schema: { tags, summary: 'Interaction mix by type; percentages sum to 100', querystring: WindowQuery30 } }, async (request) =>
-      interactionMix(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+      shared.forRequest(request, () => interactionMix(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() })),
     );
 
     app.get('/metrics/deltas', { schema: { tags, summary: 'Score changes over the window grouped by reason', querystring: DeltasQuery } }, async (request) =>
-      scoreDeltas(db, request.auth.workspaceId, { windowDays: request.query.windowDays, minDelta: request.query.minDelta, now: now() }),
+      shared.forRequest(request, () => scoreDeltas(db, request.auth.workspaceId, { windowDays: request.query.windowDays, minDelta: request.query.minDelta, now: now() })),
     );
 
     app.get('/metrics/email-stats', { schema: { tags, summary: 'E-mail engagement: open rate (where tracked) and response rate from threads', querystring: WindowQuery30 } }, async (request) =>
-      emailEngagement(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() }),
+      shared.forRequest(request, () => emailEngagement(db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: now() })),
     );
   };
