@@ -8,23 +8,18 @@
  * (c) `chs sync --json` in the foreground, with a token refresh, then incremental, then a conflict.
  * Every stored access token starts expired, so each run begins with a refresh.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { makeMailbox, startDelayProxy } from './testing.js';
+import { chs, killServes, makeMailbox, serve, sleep, startDelayProxy, until, type Env, type Serve } from './testing.js';
 
-const BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
 // Generous: these spawn processes that share the CPUs with the rest of the suite (two forks), and
 // PostgreSQL (CHS_TEST_DATABASE=postgres) writes each batch with more round trips than SQLite.
 const SLOW = 150_000;
-
-interface Env { [k: string]: string }
 
 /** The database of the current test: a SQLite file, or a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres. */
 let database: TestDatabase | undefined;
@@ -44,58 +39,12 @@ function baseEnv(dir: string, api: string, token: string, extra: Env = {}): Env 
   };
 }
 
-/** Runs `chs` without blocking this process's event loop (the fake server lives here). */
-function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-interface Serve { proc: ChildProcess; base: string; stderr: () => string; exited: Promise<number | null> }
-
 const serves: Serve[] = [];
-async function serve(env: Env): Promise<Serve> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env });
-  let out = '';
-  let err = '';
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`chs serve did not start: ${err}`)), 20_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
-    });
-    proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve exited ${code}: ${err}`)); });
-  });
-  const s = { proc, base, stderr: () => err, exited };
-  serves.push(s);
-  return s;
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 40_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
 afterEach(async () => {
-  for (const s of serves.splice(0)) if (s.proc.exitCode === null && s.proc.signalCode === null) { s.proc.kill('SIGKILL'); await s.exited; }
+  await killServes(serves);
   await store?.close();
   store = undefined;
   await fake?.close();
@@ -130,7 +79,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
     await freshDatabase();
     const env = baseEnv(dir, fake.apiUrl, fake.tokenUrl);
     const key = await initAndConnect(env);
-    const s = await serve(env);
+    const s = await serve(serves, env, 'runner', 20_000);
     const api = (path: string, init: RequestInit = {}) => fetch(`${s.base}/api${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
 
     const run = await api('/ingest/run?workspaceId=acme.com', { method: 'POST' });
@@ -182,7 +131,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
       await freshDatabase();
       const env = baseEnv(dir, `${proxy.url}/`, `${proxy.url}/token`, { CHS_JOB_LEASE_MS: '2000' });
       const key = await initAndConnect(env);
-      let s = await serve(env);
+      let s = await serve(serves, env, 'runner', 20_000);
       const api = (base: string, path: string, init: RequestInit = {}) =>
         fetch(`${base}/api${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
       const start = await api(s.base, '/ingest/v2/start', { method: 'POST', body: JSON.stringify({ workspaceId: 'acme.com', sinceDays: 30, batchSize: 100 }) });
@@ -211,7 +160,7 @@ describe('chs serve + fake Gmail (end to end)', () => {
       expect(before.rows).toBeGreaterThan(0);
       expect(before.rows).toBeLessThan(N);
 
-      s = await serve(env);
+      s = await serve(serves, env, 'runner', 20_000);
       const done = await until('the ingestion to complete after the restart', async () => {
         const st = await status(s.base);
         return st.status === 'completed' || st.status === 'failed' ? st : undefined;

@@ -10,26 +10,21 @@
  * (c) three runners starting at once on an empty database migrate it once, without error.
  * PostgreSQL and Redis are required in CI; locally, without them, these cases are left out.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { migrateToLatest, openStore, type Store } from '@chs/core';
 import { createTestDatabase, pgUrlFor, postgresAvailable, type TestDatabase } from '@chs/core/testing';
 import { redisAvailable, TEST_REDIS_URL } from '../http/redis-testing.js';
-import { makeMailbox, startDelayProxy } from './testing.js';
+import { chs, killServes, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
 
-const BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
 const SLOW = 120_000;
 const hasPg = await postgresAvailable();
 const hasRedis = await redisAvailable();
-
-interface Env { [k: string]: string }
 
 function baseEnv(db: string, dir: string, extra: Env = {}): Env {
   return {
@@ -40,57 +35,15 @@ function baseEnv(db: string, dir: string, extra: Env = {}): Env {
   };
 }
 
-function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-interface Serve { name: string; proc: ChildProcess; base: string; stderr: () => string; exited: Promise<number | null> }
-
 const serves: Serve[] = [];
-function serve(name: string, env: Env): Promise<Serve> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env });
-  let out = '';
-  let err = '';
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  const entry = { name, proc, base: '', stderr: () => err, exited };
-  serves.push(entry);
-  proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  return new Promise<Serve>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`chs serve ${name} did not start: ${err}`)), 30_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(out);
-      if (m) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }
-    });
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve ${name} exited ${code}: ${err}`)); });
-  });
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const serve = (name: string, env: Env) => serveOne(serves, env, name, 30_000);
+const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 100) => untilAny(what, fn, timeoutMs, everyMs);
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
 let database: TestDatabase | undefined;
 afterEach(async () => {
-  for (const s of serves.splice(0)) if (s.proc.exitCode === null && s.proc.signalCode === null) { s.proc.kill('SIGKILL'); await s.exited; }
+  await killServes(serves);
   await store?.close();
   store = undefined;
   await fake?.close();

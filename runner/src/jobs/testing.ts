@@ -3,8 +3,76 @@
  * from one client's contact to the workspace, so it is exactly one interaction), and a delaying
  * proxy in front of the fake Gmail server so a job is still mid-way when a test acts on it.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
+export const CHS_BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
+
+export interface Env { [k: string]: string }
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it gives a value, or throws after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 40_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Runs `chs` without blocking this process's event loop (fake servers live here). */
+export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CHS_BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+export interface Serve { name: string; proc: ChildProcess; base: string; stderr: () => string; exited: Promise<number | null> }
+
+/**
+ * `chs serve --port 0` in a child process, resolved once it prints its address. Every one
+ * started is listed in `started` (also when it fails to start) for {@link killServes}.
+ */
+export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutMs = 30_000): Promise<Serve> {
+  const proc = spawn(process.execPath, [CHS_BIN, 'serve', '--port', '0'], { env });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const entry: Serve = { name, proc, base: '', stderr: () => err, exited };
+  started.push(entry);
+  proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  return new Promise<Serve>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`chs serve ${name} did not start: ${err}`)), startTimeoutMs);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(out);
+      if (m) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }
+    });
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve ${name} exited ${code}: ${err}`)); });
+  });
+}
+
+/** SIGKILLs every runner in `started` still alive and empties the list. */
+export async function killServes(started: Serve[]): Promise<void> {
+  for (const s of started.splice(0)) {
+    if (s.proc.exitCode === null && s.proc.signalCode === null) {
+      s.proc.kill('SIGKILL');
+      await s.exited;
+    }
+  }
+}
 
 export interface TestGmailMessage {
   id: string;
