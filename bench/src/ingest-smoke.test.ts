@@ -22,7 +22,8 @@ describe('ingest scenario (300 messages)', () => {
     const names = Object.keys(r.metrics);
     const expected = ['input.messages', 'input.fileMB', 'input.meanKB', 'input.medianKB', 'split.msgsPerSec', 'split.MBps',
       'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec', 'baseline.mailparser.cpuMsPerMsg', 'baseline.mailparser.coresUsed',
-      ...['split', 'cut', 'parseMessage', 'mimePostalMime', 'mimeMailparser', 'strip', 'filter', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`)];
+      ...['split', 'head', 'filter', 'resolve', 'body', 'cut', 'mimePostalMime', 'mimeMailparser', 'strip', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`),
+      'stages.bodyParsedShare'];
     for (const p of ['postal-mime', 'mailparser']) {
       for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'ingestPhasePeakRssMB', 'healthPhasePeakRssMB', 'cpuMsPerMsg', 'coresUsed', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
         expected.push(`e2e.${p}.${s}`);
@@ -40,6 +41,9 @@ describe('ingest scenario (300 messages)', () => {
     expect(details.split.messages).toBe(300);
     expect(details.baseline.messages).toBe(300);
     expect(details.stages.messages).toBe(50);
+    // Some of the fixture mailbox is bulk, list, internal or free mail: never MIME-parsed.
+    expect(r.metrics['stages.bodyParsedShare']!.value).toBeGreaterThan(0.2);
+    expect(r.metrics['stages.bodyParsedShare']!.value).toBeLessThan(0.95);
     expect(Object.values(details.e2e).map((e) => e.summary.itemsProcessed)).toEqual([300, 300]);
     expect(r.metrics['e2e.postal-mime.peakRssMB']!.value).toBeGreaterThan(0);
     expect(r.targets.map((t) => t.metric)).toEqual(expect.arrayContaining(['ratio.postal-mime', 'ratio.mailparser']));

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import {
   BACKENDS, classifyMessage, createEngine, createSentimentScorer, createWorkspace, cutAttachmentBodies, CUT_THRESHOLD,
-  extractNewText, mboxSource, normalizeLineEndings, parseMessage, type BackendName, type IngestStageTimes,
+  extractNewText, mboxSource, normalizeLineEndings, readBody, readHead, Resolver, type BackendName, type IngestStageTimes,
 } from '@chs/core';
 import { cpuMsSince, RssSampler } from './measure.js';
 
@@ -84,30 +84,37 @@ export async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
 }
 
 // ── per-stage CPU, sequential ────────────────────────────────────────────────────────────────
-export interface StagesArgs { path: string; limit: number }
+export interface StagesArgs { path: string; limit: number; workspace: string }
 /** CPU milliseconds per message of each stage, one thread, same messages for all. */
 export interface StagesResult extends Resources {
   messages: number;
+  /** Share of messages the pipeline MIME-parses (kept after head, filter and resolve). */
+  bodyParsedShare: number;
   msPerMessage: {
     split: number;
-    /** normalizeLineEndings + cutAttachmentBodies (inside parseMessage). */
+    /** readHead: normalise line ends, header block, ids, date, addresses, subject, signals. */
+    head: number;
+    filter: number;
+    resolve: number;
+    /** readBody (default backend) on the kept messages only, averaged over every message. */
+    body: number;
+    /** cutAttachmentBodies alone (inside readBody), on every message. */
     cut: number;
-    /** parseMessage as the pipeline calls it (default backend): cut, MIME parse, headers, strip, signals. */
-    parseMessage: number;
-    /** The MIME library alone on the cut message. */
+    /** The MIME library alone on every cut message (to compare the libraries). */
     mimePostalMime: number;
     mimeMailparser: number;
-    /** Quote/signature stripping (inside parseMessage). */
+    /** Quote/signature stripping (inside readBody), kept messages. */
     strip: number;
-    filter: number;
+    /** Sentiment, kept messages. */
     score: number;
   };
 }
 
 export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
   const scorer = createSentimentScorer();
-  const rules = { blocklist: [] as string[] };
-  const t = { split: 0, cut: 0, parseMessage: 0, mimePostalMime: 0, mimeMailparser: 0, strip: 0, filter: 0, score: 0 };
+  const rules = { blocklist: [] as string[], ownDomains: [a.workspace] };
+  const resolver = new Resolver(rules);
+  const t = { split: 0, head: 0, filter: 0, resolve: 0, body: 0, cut: 0, mimePostalMime: 0, mimeMailparser: 0, strip: 0, score: 0 };
   const postal = BACKENDS['postal-mime'];
   const mp = BACKENDS.mailparser;
   // CPU time (all threads of this process), not wall time: a busy machine stretches wall time
@@ -116,6 +123,7 @@ export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
+  let bodies = 0;
   const { value, resources } = await measured(async () => {
     let messages = 0;
     let last = now();
@@ -125,30 +133,40 @@ export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
       const cut = cutAttachmentBodies(normalizeLineEndings(m.raw), CUT_THRESHOLD);
       t.cut += now() - s;
       s = now();
-      let parsed;
-      try {
-        parsed = await parseMessage({ raw: m.raw, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
-      } catch {
-        parsed = undefined;
-      }
-      t.parseMessage += now() - s;
-      s = now();
       await postal.parse(cut.raw).catch(() => undefined);
       t.mimePostalMime += now() - s;
       s = now();
       await mp.parse(cut.raw).catch(() => undefined);
       t.mimeMailparser += now() - s;
-      if (parsed) {
+      s = now();
+      let read;
+      try {
+        read = readHead({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
+      } catch {
+        read = undefined;
+      }
+      t.head += now() - s;
+      if (read) {
         s = now();
-        const newText = extractNewText(parsed.text);
-        t.strip += now() - s;
-        s = now();
-        const verdict = classifyMessage(parsed, rules);
+        const verdict = classifyMessage(read.head, rules);
         t.filter += now() - s;
-        if (verdict.keep) {
+        s = now();
+        const resolution = verdict.keep && read.head.dateSource !== 'none' ? resolver.resolve(read.head) : undefined;
+        t.resolve += now() - s;
+        if (resolution?.kind === 'interaction') {
+          bodies += 1;
           s = now();
-          scorer.score(newText);
-          t.score += now() - s;
+          const body = await readBody(read, { stripQuotes: false }).catch(() => undefined);
+          t.body += now() - s;
+          if (body) {
+            s = now();
+            const newText = extractNewText(body.text);
+            t.strip += now() - s;
+            t.body += now() - s;
+            s = now();
+            scorer.score(newText);
+            t.score += now() - s;
+          }
         }
       }
       messages += 1;
@@ -160,9 +178,10 @@ export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
   const per = (v: number) => v / Math.max(value, 1);
   return {
     messages: value,
+    bodyParsedShare: bodies / Math.max(value, 1),
     msPerMessage: {
-      split: per(t.split), cut: per(t.cut), parseMessage: per(t.parseMessage), mimePostalMime: per(t.mimePostalMime),
-      mimeMailparser: per(t.mimeMailparser), strip: per(t.strip), filter: per(t.filter), score: per(t.score),
+      split: per(t.split), head: per(t.head), filter: per(t.filter), resolve: per(t.resolve), body: per(t.body), cut: per(t.cut),
+      mimePostalMime: per(t.mimePostalMime), mimeMailparser: per(t.mimeMailparser), strip: per(t.strip), score: per(t.score),
     },
     ...resources,
   };

@@ -67,8 +67,9 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   m['baseline.mailparser.withSplit.msgsPerSec'] = metric(round(base.messages / (base.wallMs / 1000), 0), 'msgs/s', 'throughput', 'wall time, split included');
 
   log(`per-stage pass, sequential (${stagesSample} messages) …`);
-  const stages = await runChild('stages', { path: box.path, limit: stagesSample });
+  const stages = await runChild('stages', { path: box.path, limit: stagesSample, workspace: box.workspace });
   details.stages = stages;
+  m['stages.bodyParsedShare'] = metric(round(stages.bodyParsedShare, 3), 'share', 'count', 'messages kept after head, filter and resolve: the only ones MIME-parsed');
   for (const [k, v] of Object.entries(stages.msPerMessage)) m[`stages.${k}.cpuMsPerMsg`] = metric(round(v, 3), 'ms/msg', 'time', 'CPU time, one thread, sequential sample');
 
   const runs: Record<string, IngestResult> = {};
