@@ -14,6 +14,7 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'runner/src/**/*.test.ts', 'fixtures/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    globalSetup: [here('./vitest.global-setup.ts')],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

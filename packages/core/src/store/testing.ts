@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from './database.js';
-import { isChsError } from '../errors.js';
 
 export const TEST_PG_URL = process.env.CHS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -47,6 +46,40 @@ export function postgresAvailable(): Promise<boolean> {
 
 const created: string[] = [];
 
+/**
+ * The name every database this test run creates starts with: set once per run by the global setup
+ * (vitest.global-setup.ts), which drops them all at the end. Outside such a run: `chs_test`.
+ */
+export const TEST_PG_RUN_ENV = 'CHS_TEST_PG_RUN';
+function runPrefix(): string {
+  const run = process.env[TEST_PG_RUN_ENV];
+  return run !== undefined && /^[a-z0-9_]+$/.test(run) ? run : 'chs_test';
+}
+
+let fileDatabase: Promise<string> | undefined;
+
+/**
+ * The database this test file's schemas live in: one per test process, created on first use.
+ * PostgreSQL keeps its catalog per database, and Kysely's migrator lists every table of the
+ * database it migrates; with one database shared by the files that run side by side, a file
+ * dropping its schemas made another file's migration fail now and then (42P01, 3F000, 42703,
+ * naming the other file's schema). A database of its own per file removes that race.
+ */
+function testFileDatabase(): Promise<string> {
+  fileDatabase ??= (async () => {
+    const name = `${runPrefix()}_${randomBytes(6).toString('hex')}`;
+    await withAdmin((c) => c.query(`create database ${name}`));
+    return pgUrlFor(name);
+  })();
+  return fileDatabase;
+}
+
+function newSchema(): string {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  created.push(schema);
+  return schema;
+}
+
 export const sqliteDialect: TestDialect = {
   name: 'sqlite',
   open: () => openStore({ url: ':memory:' }),
@@ -56,24 +89,10 @@ export const sqliteDialect: TestDialect = {
 export const postgresDialect: TestDialect = {
   name: 'postgres',
   async open() {
-    // Kysely's migrator looks for its tables by listing every table of the database; when another
-    // test file drops its schema at that moment, the listing fails (42P01, 3F000, 42703: whichever
-    // catalog row vanished first, naming the other file's schema). Only tests share one database
-    // between schemas that come and go, so the migration is tried again on a fresh schema.
-    for (let attempt = 1; ; attempt++) {
-      const schema = `t_${randomBytes(6).toString('hex')}`;
-      created.push(schema);
-      try {
-        return await openStore({ url: TEST_PG_URL, schema, poolSize: 4 });
-      } catch (err) {
-        if (attempt >= 5 || !isChsError(err, 'MIGRATION_FAILED')) throw err;
-      }
-    }
+    return openStore({ url: await testFileDatabase(), schema: newSchema(), poolSize: 4 });
   },
   async url() {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    created.push(schema);
-    return { url: TEST_PG_URL, schema };
+    return { url: await testFileDatabase(), schema: newSchema() };
   },
 };
 
@@ -117,7 +136,7 @@ export function pgUrlFor(database: string, params: Record<string, string> = {}):
 
 /**
  * A fresh, empty database a child process (`chs` spawned by a test) can open by URL; not migrated.
- * PostgreSQL gets a whole database (`CREATE DATABASE chs_test_<random>`), since the CLI takes a
+ * PostgreSQL gets a whole database (`CREATE DATABASE <run>_<random>`), since the CLI takes a
  * URL and no schema. Default dialect: `defaultTestDialectName()`.
  */
 export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = defaultTestDialectName()): Promise<TestDatabase> {
@@ -126,7 +145,7 @@ export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = defaul
     return { url, dialect, drop: async () => rmSync(dirname(url), { recursive: true, force: true }) };
   }
   if (!(await postgresAvailable())) throw new Error(`PostgreSQL at ${TEST_PG_URL} did not answer`);
-  const name = `chs_test_${randomBytes(6).toString('hex')}`;
+  const name = `${runPrefix()}_${randomBytes(6).toString('hex')}`;
   await withAdmin((c) => c.query(`create database ${name}`));
   return {
     url: pgUrlFor(name),
@@ -135,8 +154,8 @@ export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = defaul
   };
 }
 
-async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_PG_URL });
+async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>, url: string = TEST_PG_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await fn(client);
@@ -163,17 +182,26 @@ export async function dropTestSchema(schema: string): Promise<void> {
   const i = created.indexOf(schema);
   if (i < 0) return;
   created.splice(i, 1);
-  await withAdmin((c) => c.query(`drop schema if exists ${schema} cascade`));
+  await withAdmin((c) => c.query(`drop schema if exists ${schema} cascade`), await testFileDatabase());
 }
 
 /** Drops the schemas made by `postgresDialect` in this process. */
 export async function dropTestSchemas(): Promise<void> {
   if (created.length === 0) return;
-  const client = new pg.Client({ connectionString: TEST_PG_URL });
-  await client.connect();
-  try {
-    for (const s of created.splice(0)) await client.query(`drop schema if exists ${s} cascade`);
-  } finally {
-    await client.end();
-  }
+  const schemas = created.splice(0);
+  await withAdmin(async (c) => {
+    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
+  }, await testFileDatabase());
+}
+
+/** Drops every database this test run created (the global teardown; sessions still open are ended). */
+export async function dropTestRunDatabases(run: string): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(run)) throw new Error(`bad test run name: ${run}`);
+  await withAdmin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>(
+      `select datname from pg_database where datname like $1`,
+      [`${run}\\_%`],
+    );
+    for (const { datname } of rows) await c.query(`drop database if exists ${datname} with (force)`);
+  });
 }
