@@ -83,7 +83,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('workspace store on %s'
       const db = store.db;
       const { apiKey: first, owner } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
       const { apiKey: other } = await createWorkspace(db, { domain: 'globex.com', name: 'Globex', ownerEmail: 'hank@globex.com' });
-      const second = await createApiKey(db, { workspaceId: 'acme.com', name: 'CI' });
+      // A second later: two keys made in the same millisecond list in id order, which is random.
+      const second = await createApiKey(db, { workspaceId: 'acme.com', name: 'CI', now: new Date(Date.now() + 1000) });
       expect(second.userId).toBe(owner.id);
       expect(second.key).not.toBe(first.key);
 
