@@ -10,6 +10,7 @@ import { allErrorCodes, ERROR_TABLE } from './errors.js';
 import { createLogger } from './logging.js';
 import { MemoryRateLimitStore, rateLimitHeaders, windowsFor } from './rate-limit.js';
 import { WorkspaceQuery } from './schemas.js';
+import { hasDefaults } from './validation.js';
 import { startTestApp } from './testing.js';
 import type { RouteModule } from './types.js';
 
@@ -56,6 +57,14 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
 }
 
 describe('validation of parameters', () => {
+  it('fills defaults only for schemas that have some, however deep', () => {
+    expect(hasDefaults(WorkspaceQuery)).toBe(false);
+    expect(hasDefaults(Type.Object({ id: Type.String() }))).toBe(false);
+    expect(hasDefaults(Type.Object({ limit: Type.Integer({ default: 50 }) }))).toBe(true);
+    expect(hasDefaults(Type.Object({ page: Type.Object({ size: Type.Optional(Type.Union([Type.Integer({ default: 5 }), Type.Null()])) }) }))).toBe(true);
+    expect(hasDefaults(Type.Object({ tags: Type.Array(Type.String({ default: 'x' })) }))).toBe(true);
+  });
+
   it('parses query numbers, applies defaults, and refuses wrong types and out-of-range values (never clamped)', async () => {
     const t = await startTestApp({ extraRoutes: [probe] });
     try {

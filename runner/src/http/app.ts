@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import swagger from '@fastify/swagger';
-import { KeyUsageTracker } from '@chs/core';
+import { ApiKeyVerifier, KeyUsageTracker } from '@chs/core';
 import { createMailer } from '../notify/mailer.js';
 import { registerAuth } from './auth.js';
 import { errorHandler, HttpError, notFoundHandler } from './errors.js';
@@ -65,8 +65,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     defaultJson(req, body as string, done);
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Hooks with no asynchronous work take Fastify's callback form: no promise per request.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
 
   await app.register(swagger, {
@@ -95,19 +97,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  registerAuth(app, { db: engine.store.db, usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
+  registerAuth(app, { keys: new ApiKeyVerifier(engine.store), dataVersion: () => engine.store.dataVersion('turn'), usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
 
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
   // After auth and rate limiting, so the 503 carries the X-RateLimit-* headers like every response.
-  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
-    if (closing) {
-      // Requests still arriving on kept-alive connections while draining: send the client elsewhere.
-      void reply.header('connection', 'close');
-      throw new HttpError('SERVICE_UNAVAILABLE');
-    }
+  app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (!closing) return done();
+    // Requests still arriving on kept-alive connections while draining: send the client elsewhere.
+    void reply.header('connection', 'close');
+    done(new HttpError('SERVICE_UNAVAILABLE'));
   });
 
   app.get(`${API_PREFIX}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -3,10 +3,9 @@
  *
  * onRequest (every request, unknown paths included):
  *   1. Read the key from `Authorization: Bearer <key>` or `X-API-Key: <key>`.
- *   2. Verify it: one lookup on the unique hash index, every request. Positive answers are not
- *      cached, so a key deleted or deactivated by any runner sharing the database is refused on
- *      the next request (a cache would need cross-process invalidation for a saving of one
- *      indexed point query, which the route itself dwarfs).
+ *   2. Verify it (`ApiKeyVerifier`): one lookup on the unique hash index, remembered only while
+ *      the store's data version is unchanged, so a key deleted or deactivated by any runner
+ *      sharing the database is refused on the next request. (PostgreSQL: a lookup every request.)
  *   3. Count the request: a valid key in its key and workspace windows, anything else per IP;
  *      set the `X-RateLimit-*` headers (so they are on every response, errors too); 429 if full.
  *   4. A route that needs a key (all under /api but `config.public`) without a valid one: 401.
@@ -17,13 +16,15 @@
  *      parameters.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyApiKey, type Db, type KeyUsageTracker } from '@chs/core';
+import type { ApiKeyVerifier, KeyUsageTracker, Store } from '@chs/core';
 import type { RateLimitConfig } from '../config.js';
 import { HttpError } from './errors.js';
 import { rateLimitHeaders, windowsFor, type RateLimitStore } from './rate-limit.js';
 
 export interface AuthHookOptions {
-  db: Db;
+  keys: ApiKeyVerifier;
+  /** Read once per request, as it arrives, into `request.dataVersion`. */
+  dataVersion: () => ReturnType<Store['dataVersion']>;
   usage: KeyUsageTracker;
   limits: RateLimitConfig;
   store: RateLimitStore;
@@ -46,12 +47,14 @@ function needsAuth(request: FastifyRequest): boolean {
 }
 
 export function registerAuth(app: FastifyInstance, options: AuthHookOptions): void {
-  const { db, usage, limits, store } = options;
+  const { keys, dataVersion, usage, limits, store } = options;
   app.decorateRequest('auth', null as unknown as FastifyRequest['auth']);
+  app.decorateRequest('dataVersion', undefined);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    request.dataVersion = dataVersion();
     const presented = presentedKey(request.headers);
-    const key = presented ? await verifyApiKey(db, presented) : null;
+    const key = presented ? await keys.verify(presented, request.dataVersion) : null;
     const now = Date.now();
     const result = await store.consume(windowsFor(key ? { keyId: key.id, workspaceId: key.workspaceId } : { ip: request.ip }, limits), now);
     const headers = rateLimitHeaders(result, now);

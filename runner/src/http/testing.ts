@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createEngine, createWorkspace, fixedClock, systemClock, type Engine } from '@chs/core';
+import { createEngine, createWorkspace, fixedClock, systemClock, type Clock, type Engine } from '@chs/core';
 import { defaultTestDialect, dropTestSchema, type TestDialect } from '@chs/core/testing';
 import type { RunnerConfig } from '../config.js';
 import { createLogger } from './logging.js';
@@ -53,12 +53,14 @@ export interface StartTestAppOptions extends Partial<Omit<AppDeps, 'engine' | 'c
   workspace?: string;
   /** Data clock (CHS_NOW) for the engine. Default: the wall clock. */
   now?: string;
+  /** A clock of the test's own (one it moves); wins over `now`. */
+  clock?: Clock;
 }
 
 export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
-  const { dialect = defaultTestDialect(), config: overrides, workspace = 'acme.com', now, ...rest } = options;
+  const { dialect = defaultTestDialect(), config: overrides, workspace = 'acme.com', now, clock, ...rest } = options;
   const store = await dialect.open();
-  const engine = await createEngine({ database: store, clock: now ? fixedClock(now) : systemClock });
+  const engine = await createEngine({ database: store, clock: clock ?? (now ? fixedClock(now) : systemClock) });
   const config = testConfig(overrides);
   const created = await createWorkspace(engine.store.db, { domain: workspace, name: 'Acme', ownerEmail: `ana@${workspace}`, ownerName: 'Ana Lima' });
   const app = await buildApp({ engine, config, logger: createLogger({ level: config.logLevel }), ...rest });

@@ -34,6 +34,11 @@ export interface AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+    /**
+     * The store's data version read once as the request arrived (`Store.dataVersion()`; undefined
+     * on PostgreSQL): what the key check and kept answers are matched against for this request.
+     */
+    dataVersion: string | undefined;
   }
   interface FastifyContextConfig {
     /** A route that needs no API key and no workspaceId (only `/api/openapi.json`). Default false. */

@@ -85,6 +85,13 @@ export function formatValidationErrors(errors: FastifySchemaValidationError[], d
   return new Error(`${where}: ${first?.message ?? 'invalid'}`);
 }
 
+/** Whether a `default` appears anywhere in the schema. */
+export function hasDefaults(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(hasDefaults);
+  if (!isObject(schema)) return false;
+  return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
+}
+
 /** Fastify validator compiler for TypeBox schemas (see the module comment). */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart, url, method }) => {
   let check: ReturnType<typeof TypeCompiler.Compile>;
@@ -95,9 +102,11 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     throw new Error(`${method} ${url}: the ${httpPart ?? 'request'} schema must be built with TypeBox (Type.Object(…)), not plain JSON Schema: ${(err as Error).message}`, { cause: err });
   }
   const convert = httpPart !== 'body';
+  // Filling defaults walks the schema and the value on every request: only when there are some.
+  const fillDefaults = hasDefaults(schema);
   return (input: unknown) => {
     let value = convert ? convertTextValues(schema, input) : input;
-    if (value !== undefined) value = Value.Default(schema, value);
+    if (fillDefaults && value !== undefined) value = Value.Default(schema, value);
     if (check.Check(value)) return { value };
     const errors: FastifySchemaValidationError[] = [];
     for (const e of check.Errors(value)) {

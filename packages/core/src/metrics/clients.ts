@@ -105,6 +105,21 @@ export async function getClientRow(db: Db, workspaceId: string, clientId: string
 }
 
 export async function getClientDetails(db: Db, workspaceId: string, clientId: string, now: Date): Promise<ClientDetails> {
+  return (await readClientDetails(db, workspaceId, clientId, now)).details;
+}
+
+/** One client's details, and until when they stay right if nothing is written meanwhile. */
+export interface ClientDetailsRead {
+  details: ClientDetails;
+  /**
+   * The first instant after `now` at which the same data could give other figures: an
+   * interaction leaving the 30- or 60-day window, or a future-dated one coming into view. Null
+   * when time alone never changes them.
+   */
+  validUntil: Date | null;
+}
+
+export async function readClientDetails(db: Db, workspaceId: string, clientId: string, now: Date): Promise<ClientDetailsRead> {
   const row = await getClientRow(db, workspaceId, clientId);
   const nowIso = now.toISOString();
   const d30 = addDays(now, -30).toISOString();
@@ -117,10 +132,18 @@ export async function getClientDetails(db: Db, workspaceId: string, clientId: st
       sql<number>`sum(case when occurred_at >= ${d30} then 1 else 0 end)`.as('last_month'),
       sql<number | null>`avg(case when direction <> 'outbound' and occurred_at >= ${d30} then sentiment_score end)`.as('s_recent'),
       sql<number | null>`avg(case when direction <> 'outbound' and occurred_at < ${d30} then sentiment_score end)`.as('s_before'),
+      sql<string | null>`min(case when occurred_at >= ${d30} then occurred_at end)`.as('first_recent'),
+      sql<string | null>`min(occurred_at)`.as('first_before'),
     ])
     .where('client_id', '=', clientId)
     .where('occurred_at', '>=', d60)
     .where('occurred_at', '<=', nowIso)
+    .executeTakeFirstOrThrow();
+  const future = await db
+    .selectFrom('interactions')
+    .select(sql<string | null>`min(occurred_at)`.as('next'))
+    .where('client_id', '=', clientId)
+    .where('occurred_at', '>', nowIso)
     .executeTakeFirstOrThrow();
 
   const ordered = db
@@ -156,7 +179,7 @@ export async function getClientDetails(db: Db, workspaceId: string, clientId: st
     .orderBy('c.id')
     .execute();
 
-  return {
+  const details: ClientDetails = {
     client: toClientView(row),
     metrics: {
       totalInteractions: Number(total.n),
@@ -166,7 +189,17 @@ export async function getClientDetails(db: Db, workspaceId: string, clientId: st
     },
     contacts: contacts.map((c) => ({ email: c.email ?? '', name: c.name, title: c.title, lastSeen: c.last_seen_at })),
   };
+  // An interaction at t counts in the 30-day window while now ≤ t + 30 days, in the 60-day one
+  // while now ≤ t + 60 days; a future one counts once now ≥ t.
+  const changes = [
+    counts.first_recent === null ? null : Date.parse(counts.first_recent) + 30 * DAY_MS + 1,
+    counts.first_before === null ? null : Date.parse(counts.first_before) + 60 * DAY_MS + 1,
+    future.next === null ? null : Date.parse(future.next),
+  ].filter((t): t is number => t !== null && Number.isFinite(t));
+  return { details, validUntil: changes.length === 0 ? null : new Date(Math.min(...changes)) };
 }
+
+const DAY_MS = 86_400_000;
 
 /** Mean sentiment of the last 30 days against the 30 before: ±0.1 or more is a trend. */
 export function sentimentTrend(recent: number | null, before: number | null): SentimentTrend {

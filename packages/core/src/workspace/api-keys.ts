@@ -2,14 +2,15 @@
  * API keys. A full key is `sk-` + 32 random bytes in base64url (43 characters). Only its SHA-256
  * hash and a masked preview are stored; the full key exists once, in the creation result.
  *
- * Verification is one lookup on the unique `key_hash` index with `is_active = 1`: there is no
- * cache of positive answers, so a key deleted or deactivated by any process sharing the database
- * is refused on its very next request.
+ * Verification is one lookup on the unique `key_hash` index with `is_active = 1`. `ApiKeyVerifier`
+ * keeps positive answers only while the store's data version is unchanged (any write by any
+ * connection changes it), so a key deleted or deactivated by any process sharing the database is
+ * still refused on its very next request.
  */
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { ChsError } from '../errors.js';
-import type { Db } from '../store/database.js';
+import type { Db, Store } from '../store/database.js';
 import type { ApiKeysTable } from '../store/schema.js';
 import { newId, sha256Hex } from '../util/ids.js';
 import type { ApiKey, CreatedApiKey } from './types.js';
@@ -135,11 +136,55 @@ export async function setApiKeyActive(db: Db, workspaceId: string, keyId: string
  */
 export async function verifyApiKey(db: Db, fullKey: string): Promise<ApiKey | null> {
   if (!looksLikeApiKey(fullKey)) return null;
-  const row = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', hashApiKey(fullKey))
-    .where('is_active', '=', 1)
-    .executeTakeFirst();
+  return activeKeyByHash(db, hashApiKey(fullKey));
+}
+
+async function activeKeyByHash(db: Db, keyHash: string): Promise<ApiKey | null> {
+  const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('is_active', '=', 1).executeTakeFirst();
   return row ? toApiKey(row) : null;
+}
+
+/** Keys remembered by an `ApiKeyVerifier` at most (all forgotten at once beyond). */
+const VERIFIED_KEYS_MAX = 10_000;
+
+/**
+ * `verifyApiKey` for a server: a key found active is remembered (by its hash) for as long as
+ * `store.dataVersion()` stays the same, that is until anything in the database is written, by
+ * this process or another sharing it; then every key is looked up again. Unknown keys are never
+ * remembered (a caller trying keys cannot grow the memory). Without a data version (PostgreSQL)
+ * every call is a lookup.
+ */
+export class ApiKeyVerifier {
+  readonly #store: Pick<Store, 'db' | 'dataVersion'>;
+  readonly #active = new Map<string, ApiKey>();
+  #version: string | undefined;
+
+  constructor(store: Pick<Store, 'db' | 'dataVersion'>) {
+    this.#store = store;
+  }
+
+  /**
+   * The active key, or null. `version`: the store's data version as the caller's request arrived,
+   * when it has read it already (one read per request); default: read now.
+   */
+  async verify(fullKey: string, version: string | undefined = this.#store.dataVersion()): Promise<ApiKey | null> {
+    if (!looksLikeApiKey(fullKey)) return null;
+    const keyHash = hashApiKey(fullKey);
+    if (version === undefined) return activeKeyByHash(this.#store.db, keyHash);
+    if (version === this.#version) {
+      const known = this.#active.get(keyHash);
+      if (known) return known;
+    }
+    // Read after `version` was: the answer holds for it if nothing was written since.
+    const key = await activeKeyByHash(this.#store.db, keyHash);
+    if (key && this.#store.dataVersion() === version) {
+      if (version !== this.#version) {
+        this.#active.clear();
+        this.#version = version;
+      }
+      if (this.#active.size >= VERIFIED_KEYS_MAX) this.#active.clear();
+      this.#active.set(keyHash, key);
+    }
+    return key;
+  }
 }

@@ -3,13 +3,13 @@
  * GET /clients/{clientId}/interactions, and the PATCH /clients/{clientId} extension.
  * `/clients/last-interactions` is a static path, so Fastify's router prefers it to `:clientId`.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { getClientDetails, lastInteractions, listClientInteractions, listClients, toClientView, updateClientAttributes } from '@chs/core';
+import { lastInteractions, listClientInteractions, listClients, readClientDetails, toClientView, updateClientAttributes } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
-import { Coalescer } from '../coalesce.js';
+import { JSON_CONTENT_TYPE, ReadCache } from '../read-cache.js';
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -39,29 +39,43 @@ export const clientRoutes =
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const db = deps.engine.store.db;
     const tags = ['clients'];
-    // Identical reads arriving together are computed once (see coalesce.ts).
-    const shared = new Coalescer();
+    // Answers kept while exactly right, computed once for identical requests (see read-cache.ts).
+    const cache = new ReadCache({ dataVersion: () => deps.engine.store.dataVersion(), clock: deps.engine.clock });
+    const json = (reply: FastifyReply, text: string): FastifyReply => reply.type(JSON_CONTENT_TYPE).send(text);
 
-    app.get('/clients', { schema: { tags, summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery } }, async (request) =>
-      shared.forRequest(request, () => listClients(db, request.auth.workspaceId)),
+    app.get('/clients', { schema: { tags, summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery } }, async (request, reply) =>
+      json(reply, await cache.forRequest(request, async () => ({ value: await listClients(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/last-interactions',
       { schema: { tags, summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery } },
-      async (request) => shared.forRequest(request, () => lastInteractions(db, request.auth.workspaceId)),
+      async (request, reply) => json(reply, await cache.forRequest(request, async () => ({ value: await lastInteractions(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/:clientId',
       { schema: { tags, summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery } },
-      async (request) => shared.forRequest(request, () => getClientDetails(db, request.auth.workspaceId, request.params.clientId, deps.engine.clock())),
+      async (request, reply) =>
+        json(
+          reply,
+          await cache.forRequest(request, async () => {
+            const read = await readClientDetails(db, request.auth.workspaceId, request.params.clientId, deps.engine.clock());
+            return { value: read.details, validUntil: read.validUntil };
+          }),
+        ),
     );
 
     app.get(
       '/clients/:clientId/interactions',
       { schema: { tags, summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery } },
-      async (request) => shared.forRequest(request, () => listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset })),
+      async (request, reply) =>
+        json(
+          reply,
+          await cache.forRequest(request, async () => ({
+            value: await listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset }),
+          })),
+        ),
     );
 
     app.patch(
