@@ -19,9 +19,12 @@ export interface KeyUsageTrackerOptions {
 }
 
 interface Pending {
-  at: string;
+  /** Epoch ms (made ISO text only when read or written: touch runs on every request). */
+  at: number;
   userId: string;
 }
+
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 export class KeyUsageTracker {
   readonly #db: Db;
@@ -38,22 +41,24 @@ export class KeyUsageTracker {
   }
 
   /** Records a use of a key (wall-clock time). No I/O. */
-  touch(key: { id: string; userId: string }, at: Date = new Date()): void {
-    const iso = at.toISOString();
+  touch(key: { id: string; userId: string }, at: Date | number = Date.now()): void {
+    const ms = typeof at === 'number' ? at : at.getTime();
     const prev = this.#pending.get(key.id);
-    if (!prev || prev.at < iso) this.#pending.set(key.id, { at: iso, userId: key.userId });
+    if (!prev) this.#pending.set(key.id, { at: ms, userId: key.userId });
+    else if (prev.at < ms) prev.at = ms;
   }
 
   /** The last use recorded here and not yet flushed, if any: listings merge it over the stored value. */
   pendingLastUsed(keyId: string): string | undefined {
-    return this.#pending.get(keyId)?.at;
+    const p = this.#pending.get(keyId);
+    return p ? iso(p.at) : undefined;
   }
 
   /** The latest unflushed use of any key of a user. */
   pendingUserLastUsed(userId: string): string | undefined {
-    let latest: string | undefined;
+    let latest: number | undefined;
     for (const p of this.#pending.values()) if (p.userId === userId && (latest === undefined || p.at > latest)) latest = p.at;
-    return latest;
+    return latest === undefined ? undefined : iso(latest);
   }
 
   get pendingCount(): number {
@@ -72,7 +77,7 @@ export class KeyUsageTracker {
     if (this.#pending.size === 0) return 0;
     const batch = this.#pending;
     this.#pending = new Map();
-    const users = new Map<string, string>();
+    const users = new Map<string, number>();
     for (const p of batch.values()) {
       const prev = users.get(p.userId);
       if (prev === undefined || prev < p.at) users.set(p.userId, p.at);
@@ -82,17 +87,17 @@ export class KeyUsageTracker {
         for (const [id, p] of batch) {
           await trx
             .updateTable('api_keys')
-            .set({ last_used_at: p.at })
+            .set({ last_used_at: iso(p.at) })
             .where('id', '=', id)
-            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', p.at)]))
+            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', iso(p.at))]))
             .execute();
         }
         for (const [userId, at] of users) {
           await trx
             .updateTable('users')
-            .set({ last_login_at: at })
+            .set({ last_login_at: iso(at) })
             .where('id', '=', userId)
-            .where((eb) => eb.or([eb('last_login_at', 'is', null), eb('last_login_at', '<', at)]))
+            .where((eb) => eb.or([eb('last_login_at', 'is', null), eb('last_login_at', '<', iso(at))]))
             .execute();
         }
       });
