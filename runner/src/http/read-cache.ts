@@ -91,5 +91,5 @@ export class ReadCache {
   }
 }
 
-/** Sends JSON text kept or made by a `ReadCache` as Fastify would send the object. */
+/** The content type Fastify gives a serialized object: a `ReadCache`'s JSON text is sent with it. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
