@@ -17,7 +17,6 @@
  * (CHS_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis
  * (CHS_BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -31,6 +30,7 @@ import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailServer } fro
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
 import { percentile, round } from './measure.js';
 import { CHS_BIN } from './paths.js';
+import { CHS_SERVING, startServer, stopServer, type ServerProcess } from './spawn.js';
 import { metric, type BenchResult } from './results.js';
 import { startResult } from './scenarios/common.js';
 
@@ -106,39 +106,13 @@ async function startRouter(byToken: Map<string, FakeGmailServer>): Promise<{ url
   };
 }
 
-interface Runner { child: ChildProcess; base: string; pid: number }
-
-function startRunner(env: NodeJS.ProcessEnv): Promise<Runner> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHS_BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let seen = '';
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`chs serve did not start\n${seen}`)); }, 60_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      seen += chunk;
-      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(seen);
-      if (m) { clearTimeout(timer); resolve({ child, base: m[1]!, pid: child.pid! }); }
-    });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve exited with ${code}\n${seen}`)); });
-  });
-}
-
-async function stopRunner(r: Runner): Promise<void> {
-  if (r.child.exitCode !== null) return;
-  r.child.removeAllListeners('exit');
-  await new Promise<void>((resolve) => {
-    r.child.once('exit', () => resolve());
-    r.child.kill('SIGTERM');
-    setTimeout(() => r.child.kill('SIGKILL'), 15_000).unref();
-  });
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 interface Ws { domain: string; apiKey: string; token: string; messages: FakeGmailMessage[] }
 
 /** Starts a v2 ingestion for each workspace (round-robin over the runners) and waits for them all. */
-async function ingestAll(runners: Runner[], list: Ws[], db: TestDatabase, engineDb: Awaited<ReturnType<typeof createEngine>>['store']['db']): Promise<{ seconds: number; runnersThatWorked: number }> {
+async function ingestAll(runners: ServerProcess[], list: Ws[], db: TestDatabase, engineDb: Awaited<ReturnType<typeof createEngine>>['store']['db']): Promise<{ seconds: number; runnersThatWorked: number }> {
   const t0 = performance.now();
   await Promise.all(list.map(async (w, i) => {
     const r = runners[i % runners.length]!;
@@ -170,7 +144,7 @@ async function ingestAll(runners: Runner[], list: Ws[], db: TestDatabase, engine
 }
 
 /** autocannon on every runner at once, the connections split evenly; latencies merged. */
-async function apiLoad(runners: Runner[], w: Ws, duration: number, connections: number): Promise<ScaleOutRun['api']> {
+async function apiLoad(runners: ServerProcess[], w: Ws, duration: number, connections: number): Promise<ScaleOutRun['api']> {
   const latencies: number[] = [];
   const per = Math.max(1, Math.round(connections / runners.length));
   const results = await Promise.all(runners.map((r) => new Promise<autocannon.Result>((resolve, reject) => {
@@ -193,7 +167,7 @@ async function apiLoad(runners: Runner[], w: Ws, duration: number, connections: 
 async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'runners'>>, log: (l: string) => void): Promise<ScaleOutRun> {
   const db = await createTestDatabase('postgres');
   const fakes: FakeGmailServer[] = [];
-  const runners: Runner[] = [];
+  const runners: ServerProcess[] = [];
   let router: Awaited<ReturnType<typeof startRouter>> | undefined;
   const engine = await createEngine({ database: db.url, poolSize: 2 });
   try {
@@ -226,7 +200,7 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
       CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: '0',
       CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
     };
-    runners.push(...(await Promise.all(Array.from({ length: n }, () => startRunner(env)))));
+    runners.push(...(await Promise.all(Array.from({ length: n }, () => startServer([CHS_BIN, 'serve', '--port', '0'], env, CHS_SERVING)))));
     log(`${n} runner(s) up on ${db.url.replace(/\/\/[^@]*@/, '//')}`);
 
     const single = await ingestAll(runners, [big], db, engine.store.db);
@@ -245,7 +219,7 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
       api,
     };
   } finally {
-    await Promise.all(runners.map(stopRunner));
+    await Promise.all(runners.map(stopServer));
     await router?.close();
     for (const f of fakes) await f.close();
     await engine.close();

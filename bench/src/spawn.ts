@@ -1,5 +1,5 @@
 /** Runs one task in a fresh Node process and returns its result. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,3 +29,55 @@ export async function runChild<T extends TaskName>(task: T, args: ArgsOf<T>, opt
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A server process started by the bench: `chs serve`, the bare route. */
+export interface ServerProcess {
+  child: ChildProcess;
+  /** `http://host:port`, read from the process's ready line. */
+  base: string;
+}
+
+/**
+ * Starts `node <args>` and waits (60 s at most) for the stdout line `ready` matches; its first
+ * group is the server's base URL. stdout keeps being drained afterwards.
+ */
+export function startServer(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`server did not start: ${args.join(' ')}\n${seen}`));
+    }, 60_000);
+    child.stdout!.setEncoding('utf8');
+    const onData = (chunk: string): void => {
+      seen += chunk;
+      const m = ready.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ child, base: m[1]! });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${args.join(' ')}\n${seen}`));
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after 15 s; resolves when the process is gone. */
+export async function stopServer(s: ServerProcess): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  s.child.removeAllListeners('exit');
+  await new Promise<void>((resolve) => {
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGTERM');
+    setTimeout(() => s.child.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+/** `chs serve` prints this once it listens; the group is its base URL. */
+export const CHS_SERVING = /serving (http:\/\/[^\s/]+)\/api/;

@@ -3,7 +3,6 @@
  * generated workspace, hit by autocannon from this process; a bare Fastify route in another
  * child process is measured in the same run as the ceiling.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createApiKey, createEngine } from '@chs/core';
@@ -11,6 +10,7 @@ import { API_NOW, API_WORKSPACE, ensureApiDataset } from '../api-data.js';
 import { percentile, round } from '../measure.js';
 import { BENCH_DIR, CHS_BIN, TMP_DIR } from '../paths.js';
 import { metric, target, type BenchResult } from '../results.js';
+import { CHS_SERVING, startServer, stopServer, type ServerProcess } from '../spawn.js';
 import { startResult, type Log } from './common.js';
 
 export interface ApiScenarioOptions {
@@ -24,46 +24,6 @@ export interface ApiScenarioOptions {
   connections?: number;
   dir?: string;
   log?: Log;
-}
-
-interface Server {
-  port: number;
-  child: ChildProcess;
-}
-
-/** Starts a process and waits for the line that tells its port. */
-function startServer(args: string[], env: NodeJS.ProcessEnv, portLine: RegExp): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let seen = '';
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`server did not start: ${args.join(' ')}\n${seen}`));
-    }, 60_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      seen += chunk;
-      const m = portLine.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ port: Number(m[1]), child });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}: ${args.join(' ')}\n${seen}`));
-    });
-  });
-}
-
-async function stopServer(s: Server): Promise<void> {
-  if (s.child.exitCode !== null) return;
-  s.child.removeAllListeners('exit');
-  await new Promise<void>((resolve) => {
-    s.child.once('exit', () => resolve());
-    s.child.kill('SIGTERM');
-    setTimeout(() => s.child.kill('SIGKILL'), 10_000).unref();
-  });
 }
 
 export interface LoadResult {
@@ -143,18 +103,18 @@ export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResu
     CHS_RATE_LIMIT_PER_HOUR: '1000000000',
     CHS_RATE_LIMIT_PER_DAY: '1000000000',
   };
-  const bare = await startServer([join(BENCH_DIR, 'dist', 'bare-server.js')], process.env, /listening (\d+)/);
-  let chs: Server | undefined;
+  const bare = await startServer([join(BENCH_DIR, 'dist', 'bare-server.js')], process.env, /listening (http:\S+)/);
+  let chs: ServerProcess | undefined;
   try {
-    chs = await startServer([CHS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], env, /serving http:\/\/127\.0\.0\.1:(\d+)\/api/);
+    chs = await startServer([CHS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], env, CHS_SERVING);
     const headers = { authorization: `Bearer ${key}` };
     const ws = `workspaceId=${API_WORKSPACE}`;
     const endpoints: Array<{ name: string; base: string; paths: string[]; headers?: Record<string, string> }> = [
-      { name: 'bare', base: `http://127.0.0.1:${bare.port}`, paths: ['/bare'] },
-      { name: 'clients', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/clients?${ws}`], headers },
-      { name: 'clientById', base: `http://127.0.0.1:${chs.port}`, paths: data.sampleClientIds.map((id) => `/api/clients/${id}?${ws}`), headers },
-      { name: 'metricsSummary', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/metrics/summary?${ws}`], headers },
-      { name: 'trendsHealth', base: `http://127.0.0.1:${chs.port}`, paths: [`/api/metrics/trends/health?${ws}`], headers },
+      { name: 'bare', base: bare.base, paths: ['/bare'] },
+      { name: 'clients', base: chs.base, paths: [`/api/clients?${ws}`], headers },
+      { name: 'clientById', base: chs.base, paths: data.sampleClientIds.map((id) => `/api/clients/${id}?${ws}`), headers },
+      { name: 'metricsSummary', base: chs.base, paths: [`/api/metrics/summary?${ws}`], headers },
+      { name: 'trendsHealth', base: chs.base, paths: [`/api/metrics/trends/health?${ws}`], headers },
     ];
     for (const e of endpoints) {
       const first = await fetch(`${e.base}${e.paths[0]}`, e.headers ? { headers: e.headers } : {});

@@ -13,7 +13,6 @@
  * `sinceDays - 2` days so the job's window covers every one. The fake server runs in this process;
  * the runner in its own, so serving the API never takes CPU from the ingestion's event loop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectIntegration, createEngine, createWorkspace, mboxSource, parseSecretKey } from '@chs/core';
@@ -21,6 +20,7 @@ import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats } from
 import { ensureMailbox, MAILBOX_WORKSPACE } from '../mailbox.js';
 import { MB, round } from '../measure.js';
 import { CHS_BIN, TMP_DIR } from '../paths.js';
+import { CHS_SERVING, startServer, stopServer, type ServerProcess } from '../spawn.js';
 import { metric, target, type BenchResult } from '../results.js';
 import { startResult, type Log } from './common.js';
 
@@ -54,33 +54,6 @@ export interface GmailScenarioOptions {
 const SECRET = 'bench-gmail-quota-secret-key-of-32-bytes-or-more';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-interface Runner { child: ChildProcess; base: string }
-
-function startRunner(env: NodeJS.ProcessEnv): Promise<Runner> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHS_BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let seen = '';
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`chs serve did not start\n${seen}`)); }, 60_000);
-    child.stdout!.setEncoding('utf8');
-    const onData = (chunk: string) => {
-      seen += chunk;
-      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(seen);
-      if (m) { clearTimeout(timer); child.stdout!.off('data', onData); child.stdout!.resume(); resolve({ child, base: m[1]! }); }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve exited with ${code}\n${seen}`)); });
-  });
-}
-
-async function stopRunner(r: Runner): Promise<void> {
-  if (r.child.exitCode !== null) return;
-  r.child.removeAllListeners('exit');
-  await new Promise<void>((resolve) => {
-    r.child.once('exit', () => resolve());
-    r.child.kill('SIGTERM');
-    setTimeout(() => r.child.kill('SIGKILL'), 15_000).unref();
-  });
-}
 
 /** VmHWM of a live process, bytes; null off Linux. */
 function processHwm(pid: number | undefined): number | null {
@@ -146,7 +119,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
   mkdirSync(runDir, { recursive: true });
   const dbPath = join(runDir, 'chs.db');
   const key = parseSecretKey(SECRET);
-  let runner: Runner | undefined;
+  let runner: ServerProcess | undefined;
   const timeline: Timeline = { firstRequestAt: null, lastRequestAt: null, unitsPerSecond: [] };
   let sampler: NodeJS.Timeout | undefined;
   try {
@@ -159,14 +132,14 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     } finally {
       await setup.close();
     }
-    runner = await startRunner({
+    runner = await startServer([CHS_BIN, 'serve', '--port', '0'], {
       ...process.env,
       CHS_DATABASE_URL: dbPath, CHS_DATA_DIR: runDir, CHS_SECRET_KEY: SECRET, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '', CHS_REDIS_URL: '',
       CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '100',
       CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
       CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: clientLimit ? String(Math.round(ceilingUnitsPerMin)) : '0',
       CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
-    });
+    }, CHS_SERVING);
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
 
     // Units per second and the span of API traffic, read off the fake server's counters.
@@ -213,7 +186,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     clearInterval(sampler);
     sampler = undefined;
     const runnerPeak = processHwm(runner.child.pid);
-    await stopRunner(runner);
+    await stopServer(runner);
     runner = undefined;
     if (status.status !== 'completed') throw new Error(`the ingestion ended ${status.status}: ${JSON.stringify(status.errors).slice(0, 500)}`);
 
@@ -279,7 +252,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     return r.finish();
   } finally {
     if (sampler) clearInterval(sampler);
-    if (runner) await stopRunner(runner);
+    if (runner) await stopServer(runner);
     await fake.close();
     rmSync(runDir, { recursive: true, force: true });
   }
