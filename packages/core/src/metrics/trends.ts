@@ -59,28 +59,25 @@ interface DayTotal {
   n: number;
 }
 
+/** Sum and count of health snapshots per day from `from` to `to`; callers say whose. */
+function snapshotDayTotals(db: Db, from: string, to: string) {
+  return db
+    .selectFrom('health_snapshots')
+    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .groupBy('date');
+}
+
 /**
  * Per day: sum and count of the snapshots of the workspace's non-excluded clients. Read as the
  * whole workspace's days (index-only, streaming in date order, no per-row membership test) minus
  * the excluded clients' days (their own short ranges of the (client, date, score) index).
  */
 async function includedDayTotals(db: Db, workspaceId: string, from: string, to: string): Promise<DayTotal[]> {
-  const rows = await db
-    .selectFrom('health_snapshots')
-    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .where('date', '>=', from)
-    .where('date', '<=', to)
-    .groupBy('date')
-    .orderBy('date')
-    .execute();
-  const excludedRows = await db
-    .selectFrom('health_snapshots')
-    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
+  const rows = await snapshotDayTotals(db, from, to).where('workspace_id', '=', workspaceId).orderBy('date').execute();
+  const excludedRows = await snapshotDayTotals(db, from, to)
     .where('client_id', 'in', db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 1))
-    .where('date', '>=', from)
-    .where('date', '<=', to)
-    .groupBy('date')
     .execute();
   const excluded = new Map(excludedRows.map((r) => [r.date, { total: Number(r.total), n: Number(r.n) }]));
   const out: DayTotal[] = [];
@@ -97,14 +94,9 @@ async function includedDayTotals(db: Db, workspaceId: string, from: string, to: 
  * order: the reference the fast path must agree with.
  */
 async function includedRangeTotal(db: Db, workspaceId: string, from: string, to: string): Promise<{ total: number; n: number }> {
-  const rows = await db
-    .selectFrom('health_snapshots')
-    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
+  const rows = await snapshotDayTotals(db, from, to)
     .where('workspace_id', '=', workspaceId)
-    .where('date', '>=', from)
-    .where('date', '<=', to)
     .where('client_id', 'in', includedClients(db, workspaceId))
-    .groupBy('date')
     .orderBy('date')
     .execute();
   let total = 0;
