@@ -1,7 +1,7 @@
 /**
- * Single flight for read endpoints: identical requests (same workspace, route and validated
- * query) that arrive together share one computation. The store answers synchronously (SQLite),
- * so a computation holds the event loop; without sharing, ten dashboards asking for the same
+ * Single flight for read endpoints: identical requests (same workspace and URL) that arrive
+ * together share one computation. The store answers synchronously (SQLite), so a computation
+ * holds the event loop; without sharing, ten dashboards asking for the same
  * summary at once wait for ten computations in a row. Nothing is cached: a request never gets an
  * answer computed before it arrived, only one whose computation it joined before it started.
  */
@@ -39,8 +39,10 @@ export class Coalescer {
   }
 }
 
-/** The key of a read request: workspace, route, path parameters and validated query (defaults applied). */
+/**
+ * The key of a read request: workspace, method and the URL as sent (path and query; the auth hook
+ * has matched its workspaceId to the key's workspace). Two spellings of one query only stay apart.
+ */
 export function requestKey(request: FastifyRequest): string {
-  const sorted = (o: unknown) => JSON.stringify(Object.entries((o ?? {}) as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return `${request.auth.workspaceId}\u0000${request.routeOptions.url ?? request.url}\u0000${sorted(request.params)}\u0000${sorted(request.query)}`;
+  return `${request.auth.workspaceId}\u0000${request.method}\u0000${request.url}`;
 }

@@ -9,7 +9,7 @@
  * with identical requests arriving together (`Coalescer`).
  */
 import type { FastifyRequest } from 'fastify';
-import { Coalescer } from './coalesce.js';
+import { Coalescer, requestKey } from './coalesce.js';
 
 /** What a read computes: its value and, when time alone can change it, until when it holds. */
 export interface ReadAnswer {
@@ -45,9 +45,7 @@ export class ReadCache {
    * exactly right, else computed (once for identical requests arriving together) and kept.
    */
   async forRequest(request: FastifyRequest, compute: () => Promise<ReadAnswer>): Promise<string> {
-    // The URL as sent (path and query, whose workspaceId the auth hook has matched to the key's
-    // workspace): spellings of one query differ only in being kept apart.
-    const key = `${request.auth.workspaceId}\u0000${request.method}\u0000${request.url}`;
+    const key = requestKey(request);
     const hit = this.#lookup(key, request.dataVersion);
     if (hit !== undefined) return hit;
     return this.#shared.run(key, async () => {
