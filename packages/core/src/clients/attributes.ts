@@ -1,20 +1,26 @@
 /**
  * Client attributes mail cannot give: mrr, renewal date, CSM owner, exclusion, a manual name and
- * extra domains. Set by `PATCH /clients/{id}`, `chs clients import` and the HubSpot connector.
+ * extra domains. Set by `PATCH /clients/{id}` and `chs clients import` as the `manual` source,
+ * which outranks every provider (clients/precedence.ts); HubSpot and Intercom set them through
+ * the records writer under the same rule.
  */
 import { newClientRow } from '../store/clients.js';
 import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { registrableDomain } from '../resolve/domains.js';
+import { attributePatch } from './precedence.js';
 
 export interface ClientAttributes {
   name?: string;
-  /** Monthly recurring revenue, ≥ 0; null clears it. */
+  /**
+   * Monthly recurring revenue, ≥ 0. null clears it and hands it back to the providers: the next
+   * HubSpot / Intercom read of the company that carries a value fills it again.
+   */
   mrr?: number | null;
-  /** YYYY-MM-DD; null clears it. */
+  /** YYYY-MM-DD; null clears it (as mrr). */
   renewalDate?: string | null;
-  /** The CSM's e-mail address; null clears it. */
+  /** The CSM's e-mail address; null clears it (as mrr). */
   csmOwner?: string | null;
   isExcluded?: boolean;
   /** Extra domains to attach to the client (folded to their registrable domain). */
@@ -52,15 +58,17 @@ export async function applyClientAttributes(trx: Db, workspaceId: string, client
     const row = await trx.selectFrom('clients').selectAll().where('id', '=', clientId).where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (!row) throw new ChsError('CLIENT_NOT_FOUND', `client ${clientId} not found`);
     await attachDomains(trx, workspaceId, clientId, attrs.domains ?? []);
-    const patch: Partial<ClientsTable> = { updated_at: now.toISOString() };
-    if (attrs.name !== undefined) {
-      patch.name = attrs.name.trim();
-      patch.name_source = 'manual';
-    }
-    if (attrs.mrr !== undefined) patch.mrr = attrs.mrr;
-    if (attrs.renewalDate !== undefined) patch.renewal_date = attrs.renewalDate;
-    if (attrs.csmOwner !== undefined) patch.csm_owner = attrs.csmOwner === null ? null : attrs.csmOwner.toLowerCase();
-    if (attrs.isExcluded !== undefined) patch.is_excluded = attrs.isExcluded ? 1 : 0;
+    // By hand: outranks every provider, so every value given is written and pinned as `manual`.
+    const patch: Partial<ClientsTable> = {
+      ...attributePatch(row, {
+        name: attrs.name?.trim(),
+        mrr: attrs.mrr,
+        renewalDate: attrs.renewalDate,
+        csmOwner: attrs.csmOwner === null ? null : attrs.csmOwner?.toLowerCase(),
+        isExcluded: attrs.isExcluded,
+      }, 'manual'),
+      updated_at: now.toISOString(),
+    };
     await trx.updateTable('clients').set(patch).where('id', '=', clientId).execute();
     return trx.selectFrom('clients').selectAll().where('id', '=', clientId).executeTakeFirstOrThrow();
   }
@@ -84,7 +92,7 @@ export async function findClientByDomain(db: Db, workspaceId: string, domain: st
 
 /** Creates a client for a domain (its name derived from the domain unless given). */
 export async function createClient(db: Db, workspaceId: string, domain: string, name: string | undefined, now: Date = new Date()): Promise<string> {
-  const row = newClientRow({ workspaceId, domain, ...(name !== undefined ? { name } : {}), nameSource: 'manual', now: now.toISOString() });
+  const row = newClientRow({ workspaceId, domain, ...(name !== undefined ? { name } : {}), source: 'manual', now: now.toISOString() });
   const id = row.id;
   await db.insertInto('clients').values(row).execute();
   await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: id }).execute();

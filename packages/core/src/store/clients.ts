@@ -1,6 +1,7 @@
 /** Row builders shared by everything that creates clients (mail ingestion, CRM records, CSV import). */
 import type { ClientsTable } from './schema.js';
 import { newId } from '../util/ids.js';
+import { initialSources } from '../clients/precedence.js';
 
 /** "acme-corp.co.uk" → "Acme Corp": a readable name until a better source names the client. */
 export function nameFromDomain(domain: string): string {
@@ -18,7 +19,12 @@ export interface NewClient {
   domain: string;
   /** Default: derived from the domain (name source `domain`). */
   name?: string;
-  /** Where the name came from when given: `manual`, `hubspot`, `intercom`. */
+  /**
+   * Where the given name, mrr, renewal date and CSM owner came from: `manual`, `hubspot`,
+   * `intercom` (clients/precedence.ts). Default `manual`. Attributes not given have no source.
+   */
+  source?: string;
+  /** Older spelling of `source`, still accepted. */
   nameSource?: string;
   mrr?: number | null;
   renewalDate?: string | null;
@@ -30,16 +36,20 @@ export interface NewClient {
 
 export function newClientRow(c: NewClient): ClientsTable {
   const named = c.name?.trim();
+  const source = c.source ?? c.nameSource ?? 'manual';
+  const values = { mrr: c.mrr ?? null, renewalDate: c.renewalDate ?? null, csmOwner: c.csmOwner ?? null };
   return {
     id: c.id ?? newId('cl'),
     workspace_id: c.workspaceId,
     name: named || nameFromDomain(c.domain),
-    name_source: named ? (c.nameSource ?? 'manual') : 'domain',
+    name_source: named ? source : 'domain',
     primary_domain: c.domain,
-    mrr: c.mrr ?? null,
-    renewal_date: c.renewalDate ?? null,
-    csm_owner: c.csmOwner ?? null,
+    mrr: values.mrr,
+    renewal_date: values.renewalDate,
+    csm_owner: values.csmOwner,
+    ...initialSources(values, source),
     is_excluded: 0,
+    excluded_source: null,
     health_score: null,
     health_updated_at: null,
     last_interaction_at: null,
