@@ -110,6 +110,14 @@ async function generate(): Promise<void> {
   const native = new SqliteDatabase(DB);
   native.pragma('journal_mode = WAL');
   const rand = rng(42);
+  // Signal bits of client messages from their own stream, so the rest of the data is the same
+  // as before they existed: 40 % ask for an answer, 2 % chase, 0.5 % state churn intent.
+  const signalRand = rng(7);
+  const signalsOf = (inbound: boolean): number => {
+    if (!inbound) return 0;
+    const r = signalRand();
+    return (r < 0.4 ? 4 : 0) | (r < 0.02 ? 2 : 0) | (r < 0.005 ? 1 : 0);
+  };
   const at = '2023-01-01T00:00:00.000Z';
   const insClient = native.prepare(
     `insert into clients (id, workspace_id, name, name_source, primary_domain, mrr, renewal_date, csm_owner, is_excluded, created_at, updated_at)
@@ -117,8 +125,8 @@ async function generate(): Promise<void> {
   );
   const insInteraction = native.prepare(
     `insert into interactions (id, workspace_id, client_id, type, source, dedupe_key, provider_id, thread_id, subject, summary, sentiment_label,
-       sentiment_score, occurred_at, from_email, to_emails, direction, opened, content_hash, created_at, updated_at)
-     values (?, ?, ?, ?, 'mbox', ?, null, ?, 'subject', 'summary', ?, ?, ?, 'a@x.test', 'b@y.test', ?, ?, ?, ?, ?)`,
+       sentiment_score, occurred_at, from_email, to_emails, direction, opened, signals, content_hash, created_at, updated_at)
+     values (?, ?, ?, ?, 'mbox', ?, null, ?, 'subject', 'summary', ?, ?, ?, 'a@x.test', 'b@y.test', ?, ?, ?, ?, ?, ?)`,
   );
   const end = Date.parse(NOW);
   native.transaction(() => {
@@ -137,7 +145,7 @@ async function generate(): Promise<void> {
         const s = Math.round((rand() * 2 - 1) * 100) / 100;
         const type = rand() < 0.9 ? 'email' : rand() < 0.5 ? 'meeting' : 'support_ticket';
         const iso = new Date(t).toISOString();
-        insInteraction.run(`i${n}`, WS, client, type, `i${n}`, type === 'email' ? `t${thread}` : null, s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral', s, iso, k % 2 === 0 ? 'inbound' : 'outbound', rand() < 0.3 ? (rand() < 0.5 ? 1 : 0) : null, `h${n}`, iso, iso);
+        insInteraction.run(`i${n}`, WS, client, type, `i${n}`, type === 'email' ? `t${thread}` : null, s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral', s, iso, k % 2 === 0 ? 'inbound' : 'outbound', rand() < 0.3 ? (rand() < 0.5 ? 1 : 0) : null, signalsOf(k % 2 === 0), `h${n}`, iso, iso);
         t += Math.floor(rand() * 48 * 3_600_000);
       }
     }

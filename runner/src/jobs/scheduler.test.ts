@@ -18,7 +18,7 @@ async function seedClient(db: Db, ws: string, at: string): Promise<void> {
   await db.insertInto('clients').values({ id: `cl_${ws}`, workspace_id: ws, name: 'Globex', name_source: 'domain', primary_domain: `globex-${ws}`, mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null, last_interaction_at: at, created_at: at, updated_at: at }).execute();
   await db.insertInto('interactions').values({
     id: `in_${ws}`, workspace_id: ws, client_id: `cl_${ws}`, type: 'email', source: 'google', dedupe_key: 'k', provider_id: null, thread_id: null, subject: 's', summary: 's',
-    sentiment_label: 'positive', sentiment_score: 0.5, occurred_at: at, from_email: 'a@globex.com', to_emails: `rep@${ws}`, direction: 'inbound', opened: null, content_hash: 'h', created_at: at, updated_at: at,
+    sentiment_label: 'positive', sentiment_score: 0.5, occurred_at: at, from_email: 'a@globex.com', to_emails: `rep@${ws}`, direction: 'inbound', opened: null, signals: 0, content_hash: 'h', created_at: at, updated_at: at,
   }).execute();
 }
 

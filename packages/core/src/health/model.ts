@@ -1,15 +1,19 @@
 /**
- * The health model: pure functions from per-day aggregates of one client to a 0–100 score with
- * components, confidence and the explanation of its change. No I/O here: `recompute.ts` fetches
- * the day buckets with SQL aggregates and rolls the windows through these functions.
+ * The health model: pure functions from one client's history (per-day aggregates and the few
+ * messages that carry a risk signal) to a 0–100 score with components, risk signals, confidence
+ * and the explanation of its change. No I/O here: `history.ts` fetches the history with SQL
+ * aggregates, `score-client.ts` rolls the days through `scoreDay`.
  * The formula is written out in docs/health-model.md; keep the two in step.
  */
 import type { HealthWeights } from '../settings/settings.js';
+import { detectRisks, RISK_CODES, type ActiveRisk, type RiskCode, type RiskInputs } from './signals.js';
 
 export const HEALTH_COMPONENTS = ['sentiment', 'engagement', 'responsiveness', 'recency'] as const;
 export type HealthComponent = (typeof HEALTH_COMPONENTS)[number];
 
 export const REASON_CODES = [
+  ...RISK_CODES,
+  'risk_eased',
   'sentiment_declining',
   'sentiment_improving',
   'no_recent_contact',
@@ -24,7 +28,7 @@ export const REASON_CODES = [
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Codes used to say why a client is low when its score did not move (topRisks). */
-export const WEAKNESS_CODES = ['low_sentiment', 'low_engagement', 'slow_responses', 'no_recent_contact', 'no_data'] as const;
+export const WEAKNESS_CODES = [...RISK_CODES, 'low_sentiment', 'low_engagement', 'slow_responses', 'no_recent_contact', 'no_data'] as const;
 export type WeaknessCode = (typeof WEAKNESS_CODES)[number];
 
 /** Score of a client with no interactions at all; its confidence is 0. */
@@ -39,17 +43,20 @@ export const ENGAGEMENT_RECENT_DAYS = 30;
 export const ENGAGEMENT_BASELINE_DAYS = 90;
 /** Window (days) of reply events counted for responsiveness. */
 export const RESPONSIVENESS_DAYS = 30;
-/** Reply time (hours) that scores 50 in the our-reply-time part: 100·H/(H+h). */
+/** Reply time (hours) that scores 50 for one reply: 100·H/(H+h). */
 export const REPLY_HALF_SCORE_HOURS = 24;
-/** Recency is 100 up to this many days since the last two-way contact… */
+/** Recency is 100 up to max(this, 1.5 × the client's usual gap) days since the last two-way contact… */
 export const RECENCY_FULL_DAYS = 7;
-/** …then falls linearly to 0 over this many days (0 from day 67 on). */
+/** …then falls linearly to 0 over max(this, 3 × the usual gap) days. */
 export const RECENCY_FALL_DAYS = 60;
 /** Interactions in 90 days that give full data confidence. */
 export const CONFIDENCE_FULL_COUNT = 10;
 /** A change smaller than this (score points) is `stable`. */
 export const STABLE_BELOW = 1;
-/** How many days of buckets before the first scored day the windows need. */
+/**
+ * How many days of history the score of one day reads (the day itself included): every window
+ * of the model fits in it, so a day's score is the same whether it is rebuilt alone or in a run.
+ */
 export const LOOKBACK_DAYS = ENGAGEMENT_RECENT_DAYS + ENGAGEMENT_BASELINE_DAYS;
 
 /** Aggregates of one client's interactions on one UTC day. */
@@ -58,14 +65,26 @@ export interface DayBucket {
   n: number;
   /** Two-way contacts: inbound messages, meetings and calls. */
   contacts: number;
+  /** Meetings and calls (a conversation that also answers what they wrote). */
+  meetings: number;
   /** Sum and count of sentiment scores ([-1, 1]) of what the client said (everything not outbound). */
   sentimentSum: number;
   sentimentCount: number;
+  /** What the client said that reads positive / negative. */
+  positive: number;
+  negative: number;
+  /**
+   * Two-way exchange: the client's messages that are not negative, our replies to them, meetings
+   * and calls. Our unanswered outreach and their complaints are not healthy engagement.
+   */
+  engaged: number;
   /** Outbound e-mails. */
   outboundEmails: number;
   /** Our replies (an outbound e-mail right after an inbound one in a thread) and their total delay, hours. */
   ourReplies: number;
   ourReplyHours: number;
+  /** Σ of 24 / (24 + h) over our replies: each reply's promptness in (0, 1]. */
+  ourReplyPromptness: number;
   /** Their replies: an inbound e-mail right after an outbound one in a thread. */
   theirReplies: number;
   /** The day's most telling interactions (largest |sentiment| first), for evidence. */
@@ -73,7 +92,49 @@ export interface DayBucket {
 }
 
 export function emptyBucket(): DayBucket {
-  return { n: 0, contacts: 0, sentimentSum: 0, sentimentCount: 0, outboundEmails: 0, ourReplies: 0, ourReplyHours: 0, theirReplies: 0, topIds: [] };
+  return {
+    n: 0, contacts: 0, meetings: 0, sentimentSum: 0, sentimentCount: 0, positive: 0, negative: 0, engaged: 0,
+    outboundEmails: 0, ourReplies: 0, ourReplyHours: 0, ourReplyPromptness: 0, theirReplies: 0, topIds: [],
+  };
+}
+
+/**
+ * One client message that may carry a risk signal: a churn intent, a follow-up, a negative tone,
+ * or a request we may not have answered in time. Only these are read one by one; everything else
+ * is in the day buckets.
+ */
+export interface SignalEvent {
+  id: string;
+  /** Epoch ms. */
+  at: number;
+  /** Index of its day in the buckets. */
+  day: number;
+  /** Sender address (to count distinct contacts). */
+  from: string;
+  /** score/signals.ts SIGNAL_BITS. */
+  bits: number;
+  negative: boolean;
+  /** When our first later e-mail in its thread went out (epoch ms); null when none. */
+  answeredAt: number | null;
+  /** When a reply is due under the workspace's service level (epoch ms); null when it asks for none. */
+  dueAt: number | null;
+}
+
+/** One client's history in a rebuild: buckets from `origin` (index 0) and its events by time. */
+export interface ClientHistory {
+  /** YYYY-MM-DD of buckets[0]. */
+  origin: string;
+  buckets: readonly DayBucket[];
+  /** Sorted by `at`. */
+  events: readonly SignalEvent[];
+  /** The engine's "now" (epoch ms): today's snapshot counts what is overdue by then, not by midnight. */
+  asOf: number;
+}
+
+export interface ModelOptions {
+  weights: Record<HealthComponent, number>;
+  /** The workspace's reply service level, business days (for the sentences). */
+  replySlaBusinessDays: number;
 }
 
 export interface ComponentScore {
@@ -88,33 +149,56 @@ export interface ComponentScore {
 export interface HealthInputs {
   /** Recency-weighted mean sentiment in [-1, 1]; null without sentiment in 90 days. */
   avgSentiment: number | null;
+  /** Two-way exchanges (DayBucket.engaged) in the last 30 days. */
   recent30: number;
-  /** Interactions of the prior 90 days, scaled to 30 days. */
+  /** Exchanges of the prior 90 days, scaled to 30 days. */
   baseline30: number;
   /** Mean hours of our replies in 30 days; null without any. */
   ourReplyHours: number | null;
-  /** Their replies / our outbound e-mails in 30 days; null without outbound. */
+  /** Their replies / our outreach e-mails (outbound that are not replies) in 30 days; null without outreach. */
   theirReplyRate: number | null;
   /** Whole days since the last two-way contact; null when none in the lookback. */
   daysSinceContact: number | null;
+  /** Median days between the client's contact days (null when too few to say). */
+  usualGapDays: number | null;
   /** Interactions in the last 90 days. */
   n90: number;
+}
+
+/** The risk that holds the score down, as stored in a snapshot's components. */
+export interface StoredRisk {
+  code: RiskCode;
+  /** The cap it puts on the score. */
+  cap: number;
+  /** Score − the weighted components (≤ 0): the points the risk takes. */
+  points: number;
+  text: string;
+  interactionIds: string[];
 }
 
 export interface HealthResult {
   score: number;
   confidence: number;
   components: Record<HealthComponent, ComponentScore>;
+  /** Every risk signal that holds, most severe first. */
+  risks: ActiveRisk[];
+  /** The one that caps the score (the first of `risks`), with the points it takes; null when none. */
+  risk: StoredRisk | null;
   inputs: HealthInputs;
+  riskInputs: RiskInputs;
 }
+
+export type ChangeKey = HealthComponent | 'risk';
 
 export interface Explanation {
   reason: ReasonCode;
   text: string;
-  /** Change of each component's contribution (points); they sum to the score change. */
-  changes: Record<HealthComponent, number>;
-  /** The component that moved the score most in the direction of the change; null when stable. */
-  driver: HealthComponent | null;
+  /** Change of each component's contribution and of the risk points; they sum to the score change. */
+  changes: Record<ChangeKey, number>;
+  /** What moved the score most in the direction of the change; null when stable. */
+  driver: ChangeKey | null;
+  /** The interactions that explain a risk, when a risk is the reason. */
+  interactionIds?: string[];
 }
 
 const round = (x: number, digits: number): number => {
@@ -134,26 +218,33 @@ export function normaliseWeights(w: HealthWeights): Record<HealthComponent, numb
   return out;
 }
 
-/** Recency component from days since the last two-way contact. */
-export function recencyValue(days: number | null): number {
-  if (days === null) return 0;
-  if (days <= RECENCY_FULL_DAYS) return 100;
-  return Math.max(0, 100 - ((days - RECENCY_FULL_DAYS) * 100) / RECENCY_FALL_DAYS);
-}
-
-/** Our-reply-time part of responsiveness: 100 at 0 h, 50 at 24 h, 25 at 72 h. */
-export function replyTimeValue(hours: number): number {
-  return (100 * REPLY_HALF_SCORE_HOURS) / (REPLY_HALF_SCORE_HOURS + Math.max(0, hours));
-}
-
 /**
- * Scores day `i` of `buckets` (index 0 = the first fetched day) from that day's and earlier
- * buckets only. `weights` are normalised.
+ * Recency from days since the last two-way contact, against the client's usual gap between
+ * contacts: 100 up to max(7, 1.5·gap) days, then down to 0 over max(60, 3·gap) days. Without a
+ * usual gap (fewer than 4 contact days in the lookback): 100 up to 7 days, 0 from day 67.
  */
+export function recencyValue(days: number | null, usualGap: number | null = null): number {
+  if (days === null) return 0;
+  const full = usualGap === null ? RECENCY_FULL_DAYS : Math.max(RECENCY_FULL_DAYS, 1.5 * usualGap);
+  const fall = usualGap === null ? RECENCY_FALL_DAYS : Math.max(RECENCY_FALL_DAYS, 3 * usualGap);
+  if (days <= full) return 100;
+  return Math.max(0, 100 - ((days - full) * 100) / fall);
+}
+
+/** Promptness of one reply of ours: 1 at 0 h, 0.5 at 24 h, 0.25 at 72 h. */
+export function replyPromptness(hours: number): number {
+  return REPLY_HALF_SCORE_HOURS / (REPLY_HALF_SCORE_HOURS + Math.max(0, hours));
+}
+
 /** Decay weight of the sentiment of k days ago, 0.5^(k / half-life): computed once, not per scored day. */
 const SENTIMENT_DECAY: readonly number[] = Array.from({ length: SENTIMENT_LOOKBACK_DAYS }, (_, k) => 0.5 ** (k / SENTIMENT_HALF_LIFE_DAYS));
 
-export function scoreDay(buckets: readonly DayBucket[], i: number, weights: Record<HealthComponent, number>): HealthResult {
+/**
+ * Scores day `i` of a client's history from that day's and earlier data only (at most
+ * LOOKBACK_DAYS days back). `options.weights` are normalised.
+ */
+export function scoreDay(history: ClientHistory, i: number, options: ModelOptions): HealthResult {
+  const { buckets } = history;
   let wSum = 0;
   let wCount = 0;
   for (let k = 0; k < SENTIMENT_LOOKBACK_DAYS && i - k >= 0; k++) {
@@ -171,119 +262,194 @@ export function scoreDay(buckets: readonly DayBucket[], i: number, weights: Reco
   let outbound = 0;
   let ourReplies = 0;
   let ourHours = 0;
+  let promptness = 0;
   let theirReplies = 0;
   let daysSinceContact: number | null = null;
   for (let k = 0; k < LOOKBACK_DAYS && i - k >= 0; k++) {
     const b = buckets[i - k];
     if (!b) continue;
-    if (k < ENGAGEMENT_RECENT_DAYS) recent30 += b.n;
-    else prior90 += b.n;
+    if (k < ENGAGEMENT_RECENT_DAYS) recent30 += b.engaged;
+    else prior90 += b.engaged;
     if (k < 90) n90 += b.n;
     if (k < RESPONSIVENESS_DAYS) {
       outbound += b.outboundEmails;
       ourReplies += b.ourReplies;
       ourHours += b.ourReplyHours;
+      promptness += b.ourReplyPromptness;
       theirReplies += b.theirReplies;
     }
     if (daysSinceContact === null && b.contacts > 0) daysSinceContact = k;
   }
+  const risk = detectRisks(history, i, options.replySlaBusinessDays);
   const baseline30 = (prior90 * ENGAGEMENT_RECENT_DAYS) / ENGAGEMENT_BASELINE_DAYS;
   const ourReplyHours = ourReplies > 0 ? ourHours / ourReplies : null;
-  const theirReplyRate = outbound > 0 ? Math.min(1, theirReplies / outbound) : null;
+  const outreach = Math.max(0, outbound - ourReplies);
+  const theirReplyRate = outreach > 0 ? Math.min(1, theirReplies / outreach) : null;
 
+  // Our part: the mean promptness over our replies and the messages still waiting past the
+  // service level (each counts 0). Their part: how often they answer our outreach.
+  const waiting = risk.inputs.unanswered;
   const responsivenessParts: number[] = [];
-  if (ourReplyHours !== null) responsivenessParts.push(replyTimeValue(ourReplyHours));
+  if (ourReplies + waiting > 0) responsivenessParts.push((100 * promptness) / (ourReplies + waiting));
   if (theirReplyRate !== null) responsivenessParts.push(100 * theirReplyRate);
 
   const values: Record<HealthComponent, number> = {
     sentiment: avgSentiment === null ? 50 : 50 * (avgSentiment + 1),
-    engagement: (100 * Math.min(1, recent30 / Math.max(1, baseline30))),
+    engagement: 100 * Math.min(1, recent30 / Math.max(1, baseline30)),
     responsiveness: responsivenessParts.length ? responsivenessParts.reduce((a, b) => a + b, 0) / responsivenessParts.length : 50,
-    recency: recencyValue(daysSinceContact),
+    recency: recencyValue(daysSinceContact, risk.inputs.usualGapDays),
   };
-  return assemble(values, weights, {
+  return assemble(values, options.weights, risk.active, risk.inputs, {
     avgSentiment,
     recent30,
     baseline30,
     ourReplyHours,
     theirReplyRate,
     daysSinceContact,
+    usualGapDays: risk.inputs.usualGapDays,
     n90,
   });
 }
 
-function assemble(values: Record<HealthComponent, number>, weights: Record<HealthComponent, number>, inputs: HealthInputs): HealthResult {
+function assemble(
+  values: Record<HealthComponent, number>,
+  weights: Record<HealthComponent, number>,
+  risks: ActiveRisk[],
+  riskInputs: RiskInputs,
+  inputs: HealthInputs,
+): HealthResult {
   const components = {} as Record<HealthComponent, ComponentScore>;
-  let score = 0;
+  let weighted = 0;
   for (const c of HEALTH_COMPONENTS) {
     const contribution = values[c] * weights[c];
-    score += contribution;
+    weighted += contribution;
     components[c] = { value: round1(values[c]), weight: round(weights[c], 4), contribution: round2(contribution) };
   }
+  // A risk signal caps the score while it holds: a client who says they will leave is at risk
+  // however warm the rest of its mail, and however much it writes.
+  const top = risks[0];
+  const score = round1(top ? Math.min(weighted, top.cap) : weighted);
+  // The risk is kept whether or not its cap binds (a client already below it is still one that
+  // says it will leave); `points` is what the cap takes, 0 when it does not bind.
+  const risk: StoredRisk | null = top
+    ? { code: top.code, cap: top.cap, points: top.cap < weighted ? round2(score - sumContributions(components)) : 0, text: top.text, interactionIds: top.interactionIds }
+    : null;
   const dataConfidence = Math.min(1, inputs.n90 / CONFIDENCE_FULL_COUNT);
   const d = inputs.daysSinceContact;
   const freshness = d === null ? 0 : d <= 30 ? 1 : Math.max(0, 1 - (d - 30) / 60);
-  return { score: round1(score), confidence: round2(dataConfidence * freshness), components, inputs };
+  return { score, confidence: round2(dataConfidence * freshness), components, risks, risk, inputs, riskInputs };
+}
+
+function sumContributions(c: Record<HealthComponent, ComponentScore>): number {
+  return HEALTH_COMPONENTS.reduce((s, k) => s + c[k].contribution, 0);
 }
 
 /** The documented default for a client without interactions. */
 export function defaultResult(weights: Record<HealthComponent, number>): HealthResult {
   const values = { sentiment: 50, engagement: 50, responsiveness: 50, recency: 50 };
-  const r = assemble(values, weights, { avgSentiment: null, recent30: 0, baseline30: 0, ourReplyHours: null, theirReplyRate: null, daysSinceContact: null, n90: 0 });
+  const inputs: HealthInputs = { avgSentiment: null, recent30: 0, baseline30: 0, ourReplyHours: null, theirReplyRate: null, daysSinceContact: null, usualGapDays: null, n90: 0 };
+  const r = assemble(values, weights, [], emptyRiskInputs(), inputs);
   return { ...r, score: DEFAULT_SCORE, confidence: 0 };
+}
+
+function emptyRiskInputs(): RiskInputs {
+  return { churnMessages: 0, negative14: 0, negativeContacts14: 0, unanswered: 0, oldestWaitingDays: null, usualGapDays: null, ourReplyHours28: null, ourReplyHoursBefore: null, followUps21: 0, tone21: null, toneBefore: null };
 }
 
 const MOVES: Record<HealthComponent, { down: ReasonCode; up: ReasonCode; downText: string; upText: string }> = {
   sentiment: { down: 'sentiment_declining', up: 'sentiment_improving', downText: 'the tone of recent interactions turned more negative', upText: 'the tone of recent interactions improved' },
-  engagement: { down: 'engagement_dropped', up: 'engagement_rose', downText: 'interaction volume fell against its usual level', upText: 'interaction volume rose against its usual level' },
+  engagement: { down: 'engagement_dropped', up: 'engagement_rose', downText: 'two-way exchange fell against its usual level', upText: 'two-way exchange rose against its usual level' },
   responsiveness: { down: 'slower_replies', up: 'faster_replies', downText: 'replies became slower or rarer', upText: 'replies became faster or more frequent' },
   recency: { down: 'no_recent_contact', up: 'contact_resumed', downText: 'there has been no recent two-way contact', upText: 'two-way contact resumed' },
 };
 
-/** Components as stored in a snapshot (only contributions are needed to explain a change). */
-export type StoredComponents = Partial<Record<HealthComponent, { contribution?: number; value?: number; weight?: number }>>;
+/** Components as stored in a snapshot (contributions explain a change; `risk` the cap). */
+export type StoredComponents = Partial<Record<HealthComponent, { contribution?: number; value?: number; weight?: number }>> & {
+  risk?: StoredRisk | null;
+};
+
+const CHANGE_KEYS: readonly ChangeKey[] = [...HEALTH_COMPONENTS, 'risk'];
 
 /**
- * Explains a move from `prev` to `cur`: the score change is the sum of the contribution changes;
- * the driver is the component that moved most in the direction of the total.
+ * Explains a move from `prev` to `cur`: the score change is the sum of the contribution changes
+ * and of the change of the points a risk takes; the driver is what moved most in the direction
+ * of the total. A risk that holds is the reason even on a day the score did not move: it is why
+ * the score is where it is.
  */
 export function explainChange(prevScore: number | null, prev: StoredComponents | null, curScore: number, cur: StoredComponents): Explanation {
-  const changes = {} as Record<HealthComponent, number>;
+  const changes = {} as Record<ChangeKey, number>;
   for (const c of HEALTH_COMPONENTS) changes[c] = round2((cur[c]?.contribution ?? 0) - (prev?.[c]?.contribution ?? 0));
+  changes.risk = round2((cur.risk?.points ?? 0) - (prev?.risk?.points ?? 0));
+  const risk = cur.risk ?? null;
   if (prevScore === null || prev === null) {
+    if (risk) return { reason: risk.code, text: `First score: ${curScore.toFixed(1)}: ${risk.text}.`, changes, driver: 'risk', interactionIds: risk.interactionIds };
     return { reason: 'stable', text: `First score: ${curScore.toFixed(1)}.`, changes, driver: null };
   }
   const delta = round1(curScore - prevScore);
   if (Math.abs(delta) < STABLE_BELOW) {
+    if (risk) return { reason: risk.code, text: `Score ${curScore.toFixed(1)} (${signed(delta)} points): ${risk.text}.`, changes, driver: null, interactionIds: risk.interactionIds };
     return { reason: 'stable', text: `Score stable at ${curScore.toFixed(1)} (${signed(delta)} points).`, changes, driver: null };
   }
-  let driver: HealthComponent = 'sentiment';
+  let driver: ChangeKey = 'sentiment';
   let best = -Infinity;
-  for (const c of HEALTH_COMPONENTS) {
+  for (const c of CHANGE_KEYS) {
     const moved = delta < 0 ? -changes[c] : changes[c];
     if (moved > best) {
       best = moved;
       driver = c;
     }
   }
+  const head = `Score ${delta < 0 ? 'fell' : 'rose'} ${Math.abs(delta).toFixed(1)} points (${prevScore.toFixed(1)} → ${curScore.toFixed(1)})`;
+  if (delta < 0 && risk) {
+    // A fall while a risk holds: the risk is the news, whatever the components did the same day.
+    return { reason: risk.code, text: `${head}: ${risk.text}.`, changes, driver: 'risk', interactionIds: risk.interactionIds };
+  }
+  if (driver === 'risk' && risk) {
+    // One risk gave way to a milder one that still holds: that one is where the client stands.
+    const eased = prev.risk ? `${RISK_LABEL[prev.risk.code]} eased` : 'a risk eased';
+    return { reason: risk.code, text: `${head}: ${eased}, but ${risk.text}.`, changes, driver, interactionIds: risk.interactionIds };
+  }
+  if (driver === 'risk') {
+    const eased = prev.risk;
+    const what = eased ? RISK_LABEL[eased.code] : 'a risk signal';
+    return { reason: 'risk_eased', text: `${head}, mostly because ${what} no longer holds as it did.`, changes, driver };
+  }
   const m = MOVES[driver];
-  const parts = HEALTH_COMPONENTS.filter((c) => changes[c] !== 0).map((c) => `${c} ${signed(changes[c])}`);
-  const text =
-    `Score ${delta < 0 ? 'fell' : 'rose'} ${Math.abs(delta).toFixed(1)} points (${prevScore.toFixed(1)} → ${curScore.toFixed(1)}), ` +
-    `mostly because ${delta < 0 ? m.downText : m.upText} (${parts.join(', ')}).`;
-  return { reason: delta < 0 ? m.down : m.up, text, changes, driver };
+  const parts = CHANGE_KEYS.filter((c) => changes[c] !== 0).map((c) => `${c} ${signed(changes[c])}`);
+  const tail = risk ? ` It is still held down: ${risk.text}.` : '';
+  return {
+    reason: delta < 0 ? m.down : m.up,
+    text: `${head}, mostly because ${delta < 0 ? m.downText : m.upText} (${parts.join(', ')}).${tail}`,
+    changes,
+    driver,
+    ...(risk ? { interactionIds: risk.interactionIds } : {}),
+  };
 }
+
+/** Plain words for each risk, as "X no longer holds". */
+const RISK_LABEL: Record<RiskCode, string> = {
+  churn_intent: 'their stated intent to leave',
+  escalation: 'the escalation',
+  unanswered: 'the wait for our reply',
+  gone_quiet: 'their silence',
+  slow_replies: 'our slow replies',
+  negative_tone: 'their negative tone',
+};
 
 const WEAKNESS: Record<HealthComponent, { code: WeaknessCode; text: string }> = {
   sentiment: { code: 'low_sentiment', text: 'the tone of recent interactions is negative' },
-  engagement: { code: 'low_engagement', text: 'interaction volume is low against its usual level' },
+  engagement: { code: 'low_engagement', text: 'two-way exchange is low against its usual level' },
   responsiveness: { code: 'slow_responses', text: 'replies are slow or rare' },
   recency: { code: 'no_recent_contact', text: 'there has been no recent two-way contact' },
 };
 
-/** Why a score is low when it did not move: the component that loses the most points. */
-export function explainWeakness(score: number, cur: StoredComponents | null): { reason: WeaknessCode; text: string } {
+/**
+ * Why a score is low when it did not move: the risk that caps it, else the component that
+ * loses the most points.
+ */
+export function explainWeakness(score: number, cur: StoredComponents | null): { reason: WeaknessCode; text: string; interactionIds?: string[] } {
   if (!cur) return { reason: 'no_data', text: `No interactions yet: default score ${score.toFixed(1)}.` };
+  if (cur.risk) return { reason: cur.risk.code, text: `Score ${score.toFixed(1)}: ${cur.risk.text}.`, interactionIds: cur.risk.interactionIds };
   let worst: HealthComponent = 'sentiment';
   let lost = -Infinity;
   for (const c of HEALTH_COMPONENTS) {
@@ -297,6 +463,42 @@ export function explainWeakness(score: number, cur: StoredComponents | null): { 
     }
   }
   return { reason: WEAKNESS[worst].code, text: `Score ${score.toFixed(1)}: ${WEAKNESS[worst].text}.` };
+}
+
+/** A risk signal as kept in a snapshot's components (`signals`, every one that holds). */
+export interface StoredSignal {
+  code: string;
+  text: string;
+  interactionIds: string[];
+}
+
+/** The signals of a snapshot's parsed components; entries of another shape are left out. */
+export function storedSignals(components: unknown): StoredSignal[] {
+  const list = typeof components === 'object' && components !== null ? (components as { signals?: unknown }).signals : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.filter((x: unknown): x is StoredSignal => {
+    if (typeof x !== 'object' || x === null) return false;
+    const o = x as Record<string, unknown>;
+    return typeof o.code === 'string' && typeof o.text === 'string' && Array.isArray(o.interactionIds) && o.interactionIds.every((id) => typeof id === 'string');
+  });
+}
+
+/**
+ * Why a client's score is where it is now, for lists such as topRisks, renewals and digests: a
+ * risk signal that holds (a stated intent to leave, mail left waiting…), whatever else moved;
+ * otherwise the move since `prev` when it moved, else the weakest component.
+ */
+export function explainStanding(
+  score: number,
+  cur: StoredComponents | null,
+  prev: { score: number; components: StoredComponents } | null,
+): { code: string; text: string } {
+  if (cur && prev && !cur.risk && Math.abs(score - prev.score) >= STABLE_BELOW) {
+    const ex = explainChange(prev.score, prev.components, score, cur);
+    return { code: ex.reason, text: ex.text };
+  }
+  const w = explainWeakness(score, cur);
+  return { code: w.reason, text: w.text };
 }
 
 function signed(x: number): string {

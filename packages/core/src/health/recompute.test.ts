@@ -41,24 +41,27 @@ for (const dialect of await testDialects()) {
 
       // alpha on 06-30 (both messages 2 days old):
       // sentiment: only their message counts, +0.5 → 50·1.5 = 75
-      // engagement: 2 in 30 days, no baseline (floor 1) → min(1, 2/1) → 100
-      // responsiveness: our reply 4 h → 100·24/28 = 85.714; their reply rate 0/1 → 0; mean 42.857
+      // engagement: their (positive) message and our reply are 2 exchanges in 30 days, no
+      // baseline (floor 1) → min(1, 2/1) → 100
+      // responsiveness: our reply 4 h → promptness 24/28 → 85.714; no outreach of ours (our only
+      // e-mail is a reply), so no their-reply part
       // recency: last contact 2 days → 100
-      // score = .4·75 + .2·100 + .2·42.857 + .2·100 = 78.571 → 78.6; confidence: 2/10 data × fresh 1 = 0.2
+      // score = .4·75 + .2·100 + .2·85.714 + .2·100 = 87.143 → 87.1; confidence: 2/10 data × fresh 1 = 0.2
       const a = await snap(db, 'alpha', '2024-06-30');
-      expect(a?.score).toBe(78.6);
+      expect(a?.score).toBe(87.1);
       expect(a?.confidence).toBe(0.2);
       const comps = JSON.parse(a!.components_json);
       expect(comps.sentiment).toEqual({ value: 75, weight: 0.4, contribution: 30 });
       expect(comps.engagement.value).toBe(100);
-      expect(comps.responsiveness.value).toBe(42.9);
+      expect(comps.responsiveness.value).toBe(85.7);
       expect(comps.recency.value).toBe(100);
       expect(comps.inputs.ourReplyHours).toBe(4);
+      expect(comps.risk).toBeNull();
       expect(a?.reason).toBe('stable');
       expect(JSON.parse(a!.evidence_json!).interactionIds).toEqual(['a1', 'a2']);
 
       const alpha = await db.selectFrom('clients').selectAll().where('id', '=', 'alpha').executeTakeFirstOrThrow();
-      expect(alpha.health_score).toBe(78.6);
+      expect(alpha.health_score).toBe(87.1);
       expect(alpha.health_updated_at).toBe(NOW.toISOString());
       expect(alpha.last_interaction_at).toBe('2024-06-28T13:00:00.000Z');
 
@@ -72,13 +75,14 @@ for (const dialect of await testDialects()) {
       expect(oct?.confidence).toBe(0.1);
       // beta 2024-01-14: nothing within 90 days → sentiment 50, engagement 0, resp 50, recency 0 → 30
       expect((await snap(db, 'beta', '2024-01-14'))?.score).toBe(30);
-      // beta 2024-01-15: −0.6 → 20; engagement 100; resp 50; recency 100 → 8 + 20 + 10 + 20 = 58
-      // change +28 = sentiment −12, engagement +20, responsiveness 0, recency +20 → engagement first
+      // beta 2024-01-15: −0.6 → 20; engagement 0 (a complaint is no healthy exchange); resp 50;
+      // recency 100 → 8 + 0 + 10 + 20 = 38. One negative message is no escalation and no tone
+      // signal (those need two or more). Change +8 = sentiment −12, recency +20 → recency first.
       const jan = await snap(db, 'beta', '2024-01-15');
-      expect(jan?.score).toBe(58);
-      expect(jan?.reason).toBe('engagement_rose');
+      expect(jan?.score).toBe(38);
+      expect(jan?.reason).toBe('contact_resumed');
       const ev = JSON.parse(jan!.evidence_json!);
-      expect(ev.changes).toEqual({ sentiment: -12, engagement: 20, responsiveness: 0, recency: 20 });
+      expect(ev.changes).toEqual({ sentiment: -12, engagement: 0, responsiveness: 0, recency: 20, risk: 0 });
       expect(ev.interactionIds).toEqual(['b2']);
       // beta today: nothing in 120 days → 20 + 0 + 10 + 0 = 30, confidence 0
       const today = await snap(db, 'beta', '2024-06-30');
@@ -104,13 +108,15 @@ for (const dialect of await testDialects()) {
       expect(r).toEqual({ clientsScored: 1, snapshotsWritten: 1 });
       // alpha 06-30 now: sentiment weights: a1 at 2 days 0.5^(2/14) = 0.905724, a3 today 1
       // avg = (0.905724·0.5 − 1)/(1.905724) = −0.289111 → 35.544
-      // responsiveness: ours 4 h → 85.714; theirs: a3 follows our a2 → 1/1 → 100; mean 92.857
-      // score = .4·35.544 + 20 + .2·92.857 + 20 = 14.218 + 20 + 18.571 + 20 = 72.79 → 72.8
+      // engagement: a3 is a complaint, not an exchange: still 2 → 100
+      // responsiveness: ours 4 h → 85.714; a3 (a Sunday) is due by the end of Tuesday, so it is
+      // not yet waiting; our only e-mail is a reply → no their-reply part → 85.714
+      // score = .4·35.544 + 20 + .2·85.714 + 20 = 14.218 + 20 + 17.143 + 20 = 71.36 → 71.4
       const a = await snap(db, 'alpha', '2024-06-30');
-      expect(a?.score).toBe(72.8);
-      // change vs 06-29 (78.6): sentiment 30 → 14.22 (−15.78), responsiveness 8.57 → 18.57 (+10)
+      expect(a?.score).toBe(71.4);
+      // change vs 06-29 (87.1): sentiment 30 → 14.22 (−15.78), the rest unchanged
       expect(a?.reason).toBe('sentiment_declining');
-      expect(a?.reason_text).toMatch(/^Score fell 5\.8 points \(78\.6 → 72\.8\)/);
+      expect(a?.reason_text).toMatch(/^Score fell 15\.7 points \(87\.1 → 71\.4\)/);
       expect(JSON.parse(a!.evidence_json!).interactionIds[0]).toBe('a3');
       // beta untouched by an incremental run for alpha.
       expect(await db.selectFrom('health_snapshots').select('client_id').where('client_id', '=', 'beta').execute()).toHaveLength(304);
@@ -134,7 +140,10 @@ for (const dialect of await testDialects()) {
 }
 
 describe('rebuild batches', () => {
-  const ctx: BatchContext = { today: '2024-06-30', now: NOW, retentionStart: '2023-01-01', fromDay: undefined, weights: { sentiment: 0.4, engagement: 0.2, responsiveness: 0.2, recency: 0.2 } };
+  const ctx: BatchContext = {
+    today: '2024-06-30', now: NOW, retentionStart: '2023-01-01', fromDay: undefined, timeZone: 'UTC',
+    options: { weights: { sentiment: 0.4, engagement: 0.2, responsiveness: 0.2, recency: 0.2 }, replySlaBusinessDays: 2 },
+  };
   const client = (id: string, first: string | null, scored: string | null = null): ClientRow => ({ id, first_at: first, last_at: first, health_updated_at: scored });
 
   it('cut by the snapshots each client will write, not only by client count', () => {

@@ -51,6 +51,10 @@ export interface InteractionSpec {
   thread?: string | null;
   label?: 'positive' | 'neutral' | 'negative';
   opened?: number | null;
+  /** Bits of score/signals.ts SIGNAL_BITS (churn intent 1, follow-up 2, asks for an answer 4). Default 0. */
+  signals?: number;
+  /** Sender; default them@<client>.test inbound, me@us.test outbound. */
+  from?: string;
 }
 
 export async function insertInteractions(db: Db, workspaceId: string, items: InteractionSpec[]): Promise<void> {
@@ -68,10 +72,11 @@ export async function insertInteractions(db: Db, workspaceId: string, items: Int
     sentiment_label: i.label ?? (i.sentiment > 0.05 ? 'positive' : i.sentiment < -0.05 ? 'negative' : 'neutral'),
     sentiment_score: i.sentiment,
     occurred_at: i.at,
-    from_email: i.direction === 'inbound' ? `them@${i.clientId}.test` : 'me@us.test',
+    from_email: i.from ?? (i.direction === 'inbound' ? `them@${i.clientId}.test` : 'me@us.test'),
     to_emails: i.direction === 'inbound' ? 'me@us.test' : `them@${i.clientId}.test`,
     direction: i.direction,
     opened: i.opened ?? null,
+    signals: i.signals ?? 0,
     content_hash: i.id,
     created_at: i.at,
     updated_at: i.at,

@@ -11,6 +11,7 @@ import type { BackendName } from '../parse/backends.js';
 import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
 import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
+import { detectSignals } from '../score/signals.js';
 
 export interface ProcessInput {
   raw: Uint8Array;
@@ -50,6 +51,8 @@ export interface ProcessedMessage {
   summary: string;
   attachmentCount: number;
   sentiment: SentimentResult;
+  /** What the sender's new text says beyond tone: score/signals.ts SIGNAL_BITS (0 when none). */
+  signals: number;
   direction: 'inbound' | 'outbound';
   /** Registrable domains of the clients it belongs to (at least one). */
   clientDomains: string[];
@@ -132,9 +135,15 @@ export async function processOne(input: ProcessInput, rules: ProcessRules, parse
   } catch (err) {
     warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
   }
+  let signals = 0;
+  try {
+    signals = detectSignals(body.newText).bits;
+  } catch (err) {
+    warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
+  }
   const summary = summarise(body.newText);
   const contentHash = createHash('sha1')
-    .update(JSON.stringify([head.subject, head.date, head.from?.email ?? '', head.to.map((a) => a.email), head.cc.map((a) => a.email), summary, sentiment.label, sentiment.score, head.threadId]))
+    .update(JSON.stringify([head.subject, head.date, head.from?.email ?? '', head.to.map((a) => a.email), head.cc.map((a) => a.email), summary, sentiment.label, sentiment.score, head.threadId, signals]))
     .digest('base64url');
   return {
     ok: true,
@@ -151,6 +160,7 @@ export async function processOne(input: ProcessInput, rules: ProcessRules, parse
     summary,
     attachmentCount: body.attachmentCount,
     sentiment,
+    signals,
     direction: resolution.direction,
     clientDomains: resolution.clientDomains,
     participants: resolution.participants,

@@ -13,8 +13,10 @@ import { registrableDomain } from '../resolve/domains.js';
 import type { Resolver } from '../resolve/resolve.js';
 import { newId, sha256Hex } from '../util/ids.js';
 import { SUMMARY_LENGTH } from './process.js';
+import { detectSignals } from '../score/signals.js';
 import { emptyCounts, type BatchCheckpoint, type RunCounts } from './writer.js';
 import { newClientRow } from '../store/clients.js';
+import { attributePatch } from '../clients/precedence.js';
 
 export interface RecordWriterOptions {
   db: Db;
@@ -91,7 +93,7 @@ export class RecordWriter {
     if (!clientId) {
       if (domains.length === 0) return 'skipped'; // no domain: mail can never resolve to it
       const row = newClientRow({
-        workspaceId: ws, domain: domains[0]!, name: r.name, nameSource: this.#o.provider,
+        workspaceId: ws, domain: domains[0]!, name: r.name, source: this.#o.provider,
         mrr: r.mrr ?? null, renewalDate: r.renewalDate ?? null, csmOwner: r.csmOwner ?? null, now,
       });
       clientId = row.id;
@@ -102,12 +104,9 @@ export class RecordWriter {
       return 'added';
     }
     const current = await trx.selectFrom('clients').selectAll().where('id', '=', clientId).executeTakeFirstOrThrow();
-    const patch: Updateable<ClientsTable> = {};
-    // A name from the CRM beats one derived from the domain; a name set by hand beats both.
-    if (r.name && current.name_source !== 'manual' && current.name !== r.name) { patch.name = r.name; patch.name_source = this.#o.provider; }
-    if (r.mrr !== undefined && current.mrr !== r.mrr) patch.mrr = r.mrr;
-    if (r.renewalDate !== undefined && current.renewal_date !== r.renewalDate) patch.renewal_date = r.renewalDate;
-    if (r.csmOwner !== undefined && current.csm_owner !== r.csmOwner) patch.csm_owner = r.csmOwner;
+    // Each attribute is set only over a source of the same or a lower rank (manual > hubspot >
+    // intercom > domain): Intercom never replaces HubSpot's values, nor either a hand-set one.
+    const patch: Updateable<ClientsTable> = attributePatch(current, { name: r.name || undefined, mrr: r.mrr, renewalDate: r.renewalDate, csmOwner: r.csmOwner }, this.#o.provider);
     let changed = Object.keys(patch).length > 0;
     if (changed) await trx.updateTable('clients').set({ ...patch, updated_at: now }).where('id', '=', clientId).execute();
     for (const d of domains) {
@@ -172,8 +171,10 @@ export class RecordWriter {
     }
     const flat = r.text.replace(/\s+/g, ' ').trim();
     const summary = flat.length <= SUMMARY_LENGTH ? flat : `${flat.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`;
+    // What the customer's own words say beyond tone (score/signals.ts); our side's notes carry none.
+    const signals = r.direction === 'inbound' ? detectSignals(r.text).bits : 0;
     const dedupe = `${this.#o.provider}:${r.providerId}`;
-    const hash = sha256Hex(JSON.stringify([r.type, r.occurredAt, r.subject, summary, r.fromEmail, r.toEmails, r.direction, r.opened, sentiment.score]));
+    const hash = sha256Hex(JSON.stringify([r.type, r.occurredAt, r.subject, summary, r.fromEmail, r.toEmails, r.direction, r.opened, sentiment.score, signals]));
     const now = new Date().toISOString();
     let outcome: 'added' | 'updated' | 'unchanged' = 'unchanged';
     for (const clientId of clientIds) {
@@ -182,7 +183,7 @@ export class RecordWriter {
         id: stored?.id ?? newId('in'), workspace_id: ws, client_id: clientId, type: r.type, source: this.#o.provider, dedupe_key: dedupe,
         provider_id: r.providerId, thread_id: r.threadId ?? null, subject: r.subject, summary, sentiment_label: sentiment.label,
         sentiment_score: sentiment.score, occurred_at: r.occurredAt, from_email: r.fromEmail, to_emails: r.toEmails.join(','),
-        direction: r.direction, opened: r.opened === null ? null : r.opened ? 1 : 0, content_hash: hash, created_at: now, updated_at: now,
+        direction: r.direction, opened: r.opened === null ? null : r.opened ? 1 : 0, signals, content_hash: hash, created_at: now, updated_at: now,
       };
       if (!stored) {
         await trx.insertInto('interactions').values(row).execute();

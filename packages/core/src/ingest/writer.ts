@@ -181,6 +181,8 @@ export class IngestWriter {
       to_emails: [...m.to, ...m.cc].map((a) => a.email).join(','),
       direction,
       opened: null,
+      // What the client's own text says beyond tone (score/signals.ts); our mail carries none.
+      signals: direction === 'inbound' ? m.signals : 0,
       content_hash: m.contentHash,
       created_at: now,
       updated_at: now,
@@ -262,7 +264,7 @@ export class IngestWriter {
       await trx.updateTable('interactions').set({
         subject: u.subject, summary: u.summary, sentiment_label: u.sentiment_label, sentiment_score: u.sentiment_score,
         occurred_at: u.occurred_at, from_email: u.from_email, to_emails: u.to_emails, direction: u.direction,
-        thread_id: u.thread_id, content_hash: u.content_hash, updated_at: u.updated_at,
+        thread_id: u.thread_id, signals: u.signals, content_hash: u.content_hash, updated_at: u.updated_at,
       }).where('id', '=', u.id).execute();
     }
   }

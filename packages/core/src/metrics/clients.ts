@@ -7,7 +7,7 @@ import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { addDays } from '../util/time.js';
-import { DEFAULT_SCORE } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, storedSignals, type StoredComponents, type StoredSignal } from '../health/model.js';
 import { hoursBetween } from '../health/sql.js';
 
 export interface ClientView {
@@ -43,10 +43,25 @@ export interface ContactView {
   lastSeen: string | null;
 }
 
+/** Extension: why the score is where it is, from the latest snapshot. */
+export interface ClientHealthView {
+  /** The current score (= client.sentimentScore). */
+  score: number;
+  /** Day of the latest snapshot; null before the first. */
+  date: string | null;
+  confidence: number | null;
+  /** The sentence: the risk that holds, else the move over 7 days, else the weakest component. */
+  reason: string;
+  reasonCode: string;
+  /** Every risk signal that holds, most severe first, with the interactions that show it. */
+  risks: StoredSignal[];
+}
+
 export interface ClientDetails {
   client: ClientView;
   metrics: ClientMetrics;
   contacts: ContactView[];
+  health: ClientHealthView;
 }
 
 export interface InteractionView {
@@ -119,6 +134,32 @@ export interface ClientDetailsRead {
   validUntil: Date | null;
 }
 
+async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> {
+  const score = row.health_score ?? DEFAULT_SCORE;
+  const day = row.health_updated_at?.slice(0, 10) ?? null;
+  if (day === null) return { score, date: null, confidence: null, reason: `No score yet: default ${score.toFixed(1)}.`, reasonCode: 'no_data', risks: [] };
+  const weekBefore = addDays(new Date(`${day}T00:00:00Z`), -7).toISOString().slice(0, 10);
+  const snaps = await db
+    .selectFrom('health_snapshots')
+    .select(['date', 'score', 'confidence', 'components_json'])
+    .where('client_id', '=', row.id)
+    .where('date', 'in', [day, weekBefore])
+    .execute();
+  const parse = (text: string): StoredComponents => JSON.parse(text) as StoredComponents;
+  const cur = snaps.find((s) => s.date === day);
+  const prev = snaps.find((s) => s.date === weekBefore);
+  const components = cur ? parse(cur.components_json) : null;
+  const why = explainStanding(score, components, prev ? { score: Number(prev.score), components: parse(prev.components_json) } : null);
+  return {
+    score,
+    date: cur ? day : null,
+    confidence: cur ? Number(cur.confidence) : null,
+    reason: why.text,
+    reasonCode: why.code,
+    risks: storedSignals(components).map((r) => ({ code: r.code, text: r.text, interactionIds: r.interactionIds })),
+  };
+}
+
 export async function readClientDetails(db: Db, workspaceId: string, clientId: string, now: Date): Promise<ClientDetailsRead> {
   const row = await getClientRow(db, workspaceId, clientId);
   const nowIso = now.toISOString();
@@ -188,6 +229,7 @@ export async function readClientDetails(db: Db, workspaceId: string, clientId: s
       sentimentTrend: sentimentTrend(counts.s_recent, counts.s_before),
     },
     contacts: contacts.map((c) => ({ email: c.email ?? '', name: c.name, title: c.title, lastSeen: c.last_seen_at })),
+    health: await healthView(db, row),
   };
   // An interaction at t counts in the 30-day window while now ≤ t + 30 days, in the 60-day one
   // while now ≤ t + 60 days; a future one counts once now ≥ t.

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainChange, explainWeakness, round1, round2, STABLE_BELOW, type StoredComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, round1, round2, type StoredComponents } from '../health/model.js';
 import { chunks } from '../health/sql.js';
 
 export interface SummaryOptions {
@@ -234,8 +234,8 @@ async function topRisks(db: Db, workspaceId: string, threshold: number): Promise
 }
 
 /**
- * Why each at-risk client is where it is: the change over the window when it moved (the
- * component that moved it most), else the component that costs it the most points.
+ * Why each at-risk client is where it is: the risk signal that holds, else the change over the
+ * window when it moved, else the component that costs it the most points (explainStanding).
  */
 async function riskReasons(
   db: Db,
@@ -258,13 +258,7 @@ async function riskReasons(
     const score = r.health_score ?? DEFAULT_SCORE;
     const cur = snaps.get(`${r.id}|${(r.health_updated_at ?? '').slice(0, 10)}`) ?? null;
     const prev = snaps.get(`${r.id}|${dayW}`) ?? null;
-    if (cur && prev && Math.abs(score - prev.score) >= STABLE_BELOW) {
-      const ex = explainChange(prev.score, prev.components, score, cur.components);
-      out.set(r.id, { code: ex.reason, text: ex.text });
-    } else {
-      const w = explainWeakness(score, cur?.components ?? null);
-      out.set(r.id, { code: w.reason, text: w.text });
-    }
+    out.set(r.id, explainStanding(score, cur?.components ?? null, prev));
   }
   return out;
 }

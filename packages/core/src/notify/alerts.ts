@@ -6,10 +6,10 @@
  * Both return every alert that holds now; the sent-log (dedupe keys) makes each one go out once.
  */
 import type { Db } from '../store/database.js';
-import { DEFAULT_SCORE, explainChange, round1, round2 } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, round1, round2, storedSignals } from '../health/model.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import { evidenceItems, reasonFor, snapshotsOn, type Snap } from './snapshots.js';
-import type { EvidenceItem, RenewalAlert, ScoreComparison, ScoreDropAlert } from './types.js';
+import { ALERTING_SIGNALS, type AlertingSignal, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreComparison, type ScoreDropAlert } from './types.js';
 
 const dayBefore = (day: string, n: number) => utcDay(addDays(new Date(`${day}T00:00:00Z`), -n));
 
@@ -107,6 +107,54 @@ async function mostNegative(db: Db, workspaceId: string, clientId: string, after
     .limit(3)
     .execute();
   return rows.map((r) => ({ interactionId: r.id, occurredAt: r.occurred_at, subject: r.subject, from: r.from_email, sentiment: Number(r.sentiment_score) }));
+}
+
+const isAlerting = (code: string): code is AlertingSignal => (ALERTING_SIGNALS as readonly string[]).includes(code);
+
+/**
+ * Churn-intent and escalation alerts for the latest snapshot of each non-excluded client (today's,
+ * else yesterday's): one when the signal holds and names a message it did not name the day before
+ * — a new "we will not renew", a new angry message — so a threat is news once, not every day it
+ * stays in the 30-day window.
+ */
+export async function riskSignalAlerts(db: Db, workspaceId: string, options: { now: Date }): Promise<RiskSignalAlert[]> {
+  const today = utcDay(options.now);
+  const clients = await db
+    .selectFrom('clients')
+    .select(['id', 'name', 'primary_domain', 'mrr', 'csm_owner'])
+    .where('workspace_id', '=', workspaceId)
+    .where('is_excluded', '=', 0)
+    .execute();
+  const snaps = await snapshotsOn(db, workspaceId, [0, 1, 2].map((n) => dayBefore(today, n)));
+  const alerts: RiskSignalAlert[] = [];
+  for (const c of clients) {
+    const byDay = snaps.get(c.id);
+    if (!byDay) continue;
+    const day = byDay.has(today) ? today : byDay.has(dayBefore(today, 1)) ? dayBefore(today, 1) : null;
+    if (!day) continue;
+    const cur = byDay.get(day)!;
+    const before = storedSignals(byDay.get(dayBefore(day, 1))?.components ?? null);
+    for (const s of storedSignals(cur.components)) {
+      if (!isAlerting(s.code)) continue;
+      const known = new Set(before.find((b) => b.code === s.code)?.interactionIds ?? []);
+      if (s.interactionIds.every((id) => known.has(id))) continue;
+      alerts.push({
+        type: 'risk_signal',
+        signal: s.code,
+        clientId: c.id,
+        clientName: c.name,
+        domain: c.primary_domain,
+        date: day,
+        score: cur.score,
+        mrr: c.mrr,
+        csmOwner: c.csm_owner,
+        text: s.text,
+        evidence: await evidenceItems(db, workspaceId, s.interactionIds),
+      });
+    }
+  }
+  // Threats first, then the larger accounts.
+  return alerts.sort((a, b) => ALERTING_SIGNALS.indexOf(a.signal) - ALERTING_SIGNALS.indexOf(b.signal) || (b.mrr ?? 0) - (a.mrr ?? 0) || a.clientName.localeCompare(b.clientName));
 }
 
 export interface RenewalOptions {

@@ -5,10 +5,10 @@
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { getOwner } from '../workspace/users.js';
-import { renewalAlerts, scoreDropAlerts } from './alerts.js';
+import { renewalAlerts, riskSignalAlerts, scoreDropAlerts } from './alerts.js';
 import { buildDigest, digestIsQuiet } from './digest.js';
 import { currentPeriod, dedupeKeys, digestsDue, type DueDigest } from './schedule.js';
-import { renderDigest, renderRenewal, renderScoreDrop } from './templates.js';
+import { renderDigest, renderRenewal, renderRiskSignal, renderScoreDrop } from './templates.js';
 import { retryableAttempts, type DigestKind, type NotificationMessage } from './types.js';
 
 export interface PlanOptions {
@@ -75,6 +75,13 @@ export async function planNotifications(db: Db, workspaceId: string, options: Pl
     return plan;
   }
   const ctx = { workspaceId, currency: settings.currency };
+
+  if (n.alertOnRiskSignals) {
+    for (const a of await riskSignalAlerts(db, workspaceId, { now: dataNow })) {
+      const r = renderRiskSignal(a, ctx);
+      plan.messages.push({ kind: 'risk_signal', dedupeKey: dedupeKeys.riskSignal(a.signal, a.clientId, a.date), from: n.emailFrom, to: recipients(owner.email, a.csmOwner), ...r, content: a });
+    }
+  } else plan.notes.push('notifications.alertOnRiskSignals is false');
 
   if (n.alertOnScoreDrop) {
     for (const a of await scoreDropAlerts(db, workspaceId, { now: dataNow, scoreDropPct: n.scoreDropPct })) {

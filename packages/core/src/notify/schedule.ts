@@ -62,6 +62,8 @@ export function currentPeriod(now: Date, timeZone: string, kind: DigestKind): st
 
 export const dedupeKeys = {
   scoreDrop: (clientId: string, date: string) => `score_drop:${clientId}:${date}`,
+  /** At most one alert per client, signal and day. */
+  riskSignal: (signal: string, clientId: string, date: string) => `${signal}:${clientId}:${date}`,
   renewal: (clientId: string, renewalDate: string) => `renewal:${clientId}:${renewalDate}`,
   digest: (kind: DigestKind, period: string) => `digest_${kind}:${period}`,
 };

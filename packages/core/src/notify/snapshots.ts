@@ -1,7 +1,7 @@
 /** Snapshot reads shared by alerts and digests: a few named days for a workspace's clients. */
 import type { Db } from '../store/database.js';
 import type { StoredComponents } from '../health/model.js';
-import { explainChange, explainWeakness, STABLE_BELOW } from '../health/model.js';
+import { explainStanding } from '../health/model.js';
 import { chunks } from '../health/sql.js';
 import type { EvidenceItem } from './types.js';
 
@@ -43,14 +43,9 @@ export async function snapshotsOn(db: Db, workspaceId: string, days: readonly st
   return out;
 }
 
-/** Why a score is where it is: the move since `prev` when it moved, else its weakest component. */
+/** Why a score is where it is (health/model.ts explainStanding). */
 export function reasonFor(score: number, cur: Snap | undefined, prev: Snap | undefined): { code: string; text: string } {
-  if (cur && prev && Math.abs(score - prev.score) >= STABLE_BELOW) {
-    const ex = explainChange(prev.score, prev.components, score, cur.components);
-    return { code: ex.reason, text: ex.text };
-  }
-  const w = explainWeakness(score, cur?.components ?? null);
-  return { code: w.reason, text: w.text };
+  return explainStanding(score, cur?.components ?? null, prev ?? null);
 }
 
 /** The interactions named as evidence, in the order given. */

@@ -3,7 +3,7 @@
  * Templates are plain template literals; `h` escapes every interpolated value, so client names
  * and e-mail subjects can never inject markup.
  */
-import { MOVER_MIN_CHANGE, type Digest, type DigestClientChange, type EvidenceItem, type RenewalAlert, type ScoreDropAlert } from './types.js';
+import { MOVER_MIN_CHANGE, type Digest, type DigestClientChange, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreDropAlert } from './types.js';
 
 export interface Rendered {
   subject: string;
@@ -85,6 +85,35 @@ ${t.dropPoints.toFixed(1)} points (${t.dropPct.toFixed(1)}%) below ${t.days === 
 <ul>${a.comparisons.map((c) => h`<li>${against(c)}</li>`)}</ul>
 <p><strong>Why:</strong> ${a.reasonText}</p>
 <p><strong>Evidence</strong></p>
+${evidenceHtml(a.evidence)}
+<p>MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? h` · CSM: ${a.csmOwner}` : ''}<br>
+Client id: <code>${a.clientId}</code></p>`);
+  return { subject, text, html: html.value };
+}
+
+const SIGNAL_TITLE: Record<RiskSignalAlert['signal'], string> = {
+  churn_intent: 'says they may leave',
+  escalation: 'is escalating',
+};
+
+export function renderRiskSignal(a: RiskSignalAlert, ctx: { workspaceId: string; currency: string }): Rendered {
+  const subject = `Churn risk: ${a.clientName} ${SIGNAL_TITLE[a.signal]} (score ${score(a.score)})`;
+  const what = a.text.charAt(0).toUpperCase() + a.text.slice(1);
+  const text =
+    `${a.clientName} (${a.domain}) ${SIGNAL_TITLE[a.signal]}: ${a.text}.
+
+` +
+    `Score on ${a.date}: ${score(a.score)}.
+
+` +
+    `The messages:\n${evidenceText(a.evidence)}\n` +
+    `MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? `   CSM: ${a.csmOwner}` : ''}\n` +
+    `Client id: ${a.clientId}  (GET /api/clients/${a.clientId}?workspaceId=${ctx.workspaceId})\n` +
+    FOOTER_TEXT(ctx.workspaceId);
+  const html = layout(ctx.workspaceId, subject, h`
+<p><strong>${a.clientName}</strong> (${a.domain}) ${SIGNAL_TITLE[a.signal]}.</p>
+<p><strong>${what}.</strong> Score on ${a.date}: ${score(a.score)}.</p>
+<p><strong>The messages</strong></p>
 ${evidenceHtml(a.evidence)}
 <p>MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? h` · CSM: ${a.csmOwner}` : ''}<br>
 Client id: <code>${a.clientId}</code></p>`);

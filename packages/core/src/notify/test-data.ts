@@ -66,7 +66,7 @@ export async function seedInteraction(db: Db, workspaceId: string, i: { id: stri
       id: i.id, workspace_id: workspaceId, client_id: i.clientId, type: 'email', source: 'mbox', dedupe_key: i.id, provider_id: null, thread_id: null,
       subject: i.subject, summary: i.subject, sentiment_label: i.sentiment < -0.05 ? 'negative' : i.sentiment > 0.05 ? 'positive' : 'neutral',
       sentiment_score: i.sentiment, occurred_at: i.at, from_email: i.from ?? `them@${i.clientId}.test`, to_emails: 'me@us.test', direction: 'inbound',
-      opened: null, content_hash: i.id, created_at: i.at, updated_at: i.at,
+      opened: null, signals: 0, content_hash: i.id, created_at: i.at, updated_at: i.at,
     })
     .execute();
 }

@@ -5,7 +5,7 @@
  */
 
 /** Kinds of notification, stored as `notification_log.kind`. */
-export const NOTIFICATION_KINDS = ['score_drop', 'renewal', 'digest_daily', 'digest_weekly'] as const;
+export const NOTIFICATION_KINDS = ['score_drop', 'risk_signal', 'renewal', 'digest_daily', 'digest_weekly'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export const DIGEST_KINDS = ['daily', 'weekly'] as const;
@@ -70,6 +70,28 @@ export interface ScoreDropAlert {
   trigger: ScoreComparison;
   reason: string;
   reasonText: string;
+  evidence: EvidenceItem[];
+}
+
+/** Risk signals that are news the day they appear: each new message behind one is an alert. */
+export const ALERTING_SIGNALS = ['churn_intent', 'escalation'] as const;
+export type AlertingSignal = (typeof ALERTING_SIGNALS)[number];
+
+/** A client said it will leave, or is escalating: sent at once, not with the next digest. */
+export interface RiskSignalAlert {
+  type: 'risk_signal';
+  signal: AlertingSignal;
+  clientId: string;
+  clientName: string;
+  domain: string;
+  /** The snapshot day the new message(s) arrived on (UTC). */
+  date: string;
+  score: number;
+  mrr: number | null;
+  csmOwner: string | null;
+  /** The signal's sentence ("2 messages in the last 30 days say they will leave or not renew"). */
+  text: string;
+  /** The messages behind the signal, newest first. */
   evidence: EvidenceItem[];
 }
 
@@ -167,7 +189,7 @@ export interface Digest {
   needsReauth: DigestReauth[];
 }
 
-export type NotificationContent = ScoreDropAlert | RenewalAlert | Digest;
+export type NotificationContent = ScoreDropAlert | RiskSignalAlert | RenewalAlert | Digest;
 
 /** One e-mail to send, with the key that makes it at most once per workspace. */
 export interface NotificationMessage {

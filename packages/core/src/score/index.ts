@@ -7,3 +7,4 @@ export {
   type LabelStats,
   type SentimentEvaluation,
 } from './evaluate.js';
+export { detectSignals, SIGNAL_BITS, type TextSignals } from './signals.js';

@@ -10,6 +10,8 @@ export interface NotificationSettings {
   dailyDigest: boolean;
   weeklyDigest: boolean;
   alertOnScoreDrop: boolean;
+  /** Engine extension: alert at once when a client states an intent to leave or escalates. Default true. */
+  alertOnRiskSignals: boolean;
   /** Percent. Default 15. */
   scoreDropPct: number;
   alertOnRenewals: boolean;
@@ -45,6 +47,11 @@ export interface WorkspaceSettings {
   healthWeights: HealthWeights;
   /** Engine extension: minutes between scheduled quick syncs. Default 60. */
   syncIntervalMinutes: number;
+  /**
+   * Engine extension: business days (Monday–Friday in `timezone`) within which a client's e-mail
+   * that asks for an answer should get one; past it the message counts as unanswered. Default 2.
+   */
+  replySlaBusinessDays: number;
 }
 
 export const DEFAULT_HEALTH_WEIGHTS: HealthWeights = Object.freeze({
@@ -68,6 +75,7 @@ export function defaultSettings(workspaceId: string, workspaceName: string): Wor
       dailyDigest: false,
       weeklyDigest: true,
       alertOnScoreDrop: true,
+      alertOnRiskSignals: true,
       scoreDropPct: 15,
       alertOnRenewals: true,
       renewalsAheadDays: 30,
@@ -75,6 +83,7 @@ export function defaultSettings(workspaceId: string, workspaceName: string): Wor
     },
     healthWeights: { ...DEFAULT_HEALTH_WEIGHTS },
     syncIntervalMinutes: 60,
+    replySlaBusinessDays: 2,
   };
 }
 

@@ -75,6 +75,15 @@ export interface ClientsTable {
   renewal_date: string | null;
   csm_owner: string | null;
   is_excluded: number;
+  /**
+   * Where mrr, renewal_date, csm_owner and is_excluded came from: `manual`, `hubspot`, `intercom`;
+   * null when no source holds the attribute. A source never overwrites a more authoritative one
+   * (clients/precedence.ts).
+   */
+  mrr_source: string | null;
+  renewal_source: string | null;
+  csm_source: string | null;
+  excluded_source: string | null;
   /** Current health score (0–100) and when it was computed; null until first computed. */
   health_score: number | null;
   health_updated_at: string | null;
@@ -135,6 +144,11 @@ export interface InteractionsTable {
   direction: string;
   /** 1 opened, 0 not opened, null when the source has no open tracking. */
   opened: number | null;
+  /**
+   * What the client's own new text says beyond its tone, as a bit set (score/signals.ts):
+   * 1 churn intent, 2 a follow-up ("still waiting"), 4 asks for an answer. 0 for our own mail.
+   */
+  signals: number;
   /** Hash of the stored fields, to tell an unchanged re-ingest from a changed one. */
   content_hash: string;
   created_at: string;

@@ -9,6 +9,9 @@ export function fixedClock(iso: string): Clock {
   return () => new Date(t.getTime());
 }
 
+/** Milliseconds in a day (UTC days have no leap seconds here). */
+export const DAY_MS = 86_400_000;
+
 /** `YYYY-MM-DD` of a date, in UTC. */
 export function utcDay(d: Date): string {
   return d.toISOString().slice(0, 10);
@@ -21,4 +24,44 @@ export function addDays(d: Date, days: number): Date {
 /** Whole days from day `a` to day `b` (both `YYYY-MM-DD`), negative when b is earlier. */
 export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of an IANA zone from UTC at an instant, in ms (UTC when the zone is unknown). */
+export function zoneOffsetMs(atMs: number, timeZone: string): number {
+  let f = zoneFormats.get(timeZone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    } catch {
+      return 0;
+    }
+    zoneFormats.set(timeZone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(atMs))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const asUtc = Date.UTC(p.year ?? 1970, (p.month ?? 1) - 1, p.day ?? 1, (p.hour ?? 0) % 24, p.minute ?? 0, p.second ?? 0);
+  return asUtc - Math.floor(atMs / 1000) * 1000;
+}
+
+/**
+ * When an answer to a message received at `atMs` is due under a service level of `days`
+ * business days (Monday to Friday) in `timeZone`: the end of the `days`-th business day after the
+ * local day it arrived (received Monday → due end of Wednesday for 2; Friday or Saturday → end of
+ * Tuesday). Epoch ms.
+ */
+export function businessDueAt(atMs: number, days: number, timeZone: string): number {
+  const offset = zoneOffsetMs(atMs, timeZone);
+  const local = new Date(atMs + offset);
+  let day = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
+  for (let left = Math.max(0, Math.floor(days)); left > 0; ) {
+    day += DAY_MS;
+    const dow = new Date(day).getUTCDay();
+    if (dow !== 0 && dow !== 6) left -= 1;
+  }
+  // The local midnight that ends that day, as an instant (the zone's offset then, which may
+  // differ from the offset at arrival across a DST change).
+  const endLocal = day + DAY_MS;
+  return endLocal - zoneOffsetMs(endLocal - offset, timeZone);
 }

@@ -316,7 +316,7 @@ describe('POST /api/ingest/backfill', () => {
       const when = new Date(Date.parse('2024-04-01T00:00:00Z') + i * 86_400_000).toISOString();
       await db.insertInto('interactions').values({
         id: `in_${i}`, workspace_id: ws, client_id: 'cl_1', type: 'email', source: 'google', dedupe_key: `k${i}`, provider_id: `g${i}`, thread_id: null, subject: 's', summary: 's',
-        sentiment_label: 'neutral', sentiment_score: 0, occurred_at: when, from_email: 'a@globex.com', to_emails: 'rep@acme.com', direction: 'inbound', opened: null, content_hash: 'h', created_at: at, updated_at: at,
+        sentiment_label: 'neutral', sentiment_score: 0, occurred_at: when, from_email: 'a@globex.com', to_emails: 'rep@acme.com', direction: 'inbound', opened: null, signals: 0, content_hash: 'h', created_at: at, updated_at: at,
       }).execute();
     }
     // A past run: 310 items in 31 s → 10 items/s.

@@ -382,8 +382,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     const daily = await get('/metrics/trends/health?windowDays=365');
     // 2023-08-01: sentiment .9 → 95·.4 = 38; engagement 100·.2; responsiveness 50·.2; recency 100·.2 → 88.
     expect(daily[0]).toEqual({ date: '2023-08-01', avgScore: 88, clientCount: 1 });
-    // 2023-12-01: −.9 → 5·.4 = 2 + 20 + 10 + 20 = 52.
-    expect(daily.find((x: Json) => x.date === '2023-12-01')).toEqual({ date: '2023-12-01', avgScore: 52, clientCount: 1 });
+    // 2023-12-01: −.9 → 5·.4 = 2; a complaint is no healthy exchange: engagement 0; 10; 20 → 32.
+    expect(daily.find((x: Json) => x.date === '2023-12-01')).toEqual({ date: '2023-12-01', avgScore: 32, clientCount: 1 });
     const monthly = await get('/metrics/trends/health?windowDays=365&interval=monthly');
     expect(monthly.map((m: Json) => m.date)).toEqual([
       '2023-08-01', '2023-09-01', '2023-10-01', '2023-11-01', '2023-12-01', '2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01', '2024-05-01', '2024-06-01',

@@ -34,11 +34,13 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
       dailyDigest: false,
       weeklyDigest: true,
       alertOnScoreDrop: true,
+      alertOnRiskSignals: true,
       scoreDropPct: 15,
       alertOnRenewals: true,
       renewalsAheadDays: 30,
       emailFrom: 'notifications@acme.com',
     });
+    expect(s.workspace.replySlaBusinessDays).toBe(2);
   });
 
   it('merges a partial PUT deeply and keeps everything else', async () => {
@@ -87,6 +89,9 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
     ['dataRetentionDays 0', { workspace: { dataRetentionDays: 0 } }],
     ['renewalsAheadDays 0', { workspace: { notifications: { renewalsAheadDays: 0 } } }],
     ['syncIntervalMinutes below 5', { workspace: { syncIntervalMinutes: 1 } }],
+    ['replySlaBusinessDays 0', { workspace: { replySlaBusinessDays: 0 } }],
+    ['replySlaBusinessDays fractional', { workspace: { replySlaBusinessDays: 1.5 } }],
+    ['alertOnRiskSignals as text', { workspace: { notifications: { alertOnRiskSignals: 'true' } } }],
     ['healthWeights negative', { workspace: { healthWeights: { sentiment: -1 } } }],
     ['healthWeights all zero', { workspace: { healthWeights: { sentiment: 0, engagement: 0, responsiveness: 0, recency: 0 } } }],
     ['boolean as text', { workspace: { notifications: { dailyDigest: 'yes' } } }],

@@ -38,6 +38,7 @@ const Notifications = Type.Object(
     dailyDigest: Type.Boolean(),
     weeklyDigest: Type.Boolean(),
     alertOnScoreDrop: Type.Boolean(),
+    alertOnRiskSignals: Type.Boolean({ description: 'Engine extension: alert at once when a client states an intent to leave (churn_intent) or escalates (escalation)' }),
     scoreDropPct: Type.Number({ minimum: 0, maximum: 100, description: 'Percent, 0-100' }),
     alertOnRenewals: Type.Boolean(),
     renewalsAheadDays: Type.Integer({ minimum: 1, maximum: 365, description: 'Days, 1-365' }),
@@ -68,6 +69,11 @@ const WorkspaceSettingsSchema = Type.Object(
     notifications: Notifications,
     healthWeights: HealthWeights,
     syncIntervalMinutes: Type.Integer({ minimum: 5, maximum: 1440, description: 'Engine extension: minutes between scheduled quick syncs' }),
+    replySlaBusinessDays: Type.Integer({
+      minimum: 1,
+      maximum: 20,
+      description: "Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score",
+    }),
   },
   strict,
 );
@@ -170,6 +176,7 @@ function settingsView(user: User, s: WorkspaceSettings): Static<typeof SettingsR
       notifications: s.notifications,
       healthWeights: s.healthWeights,
       syncIntervalMinutes: s.syncIntervalMinutes,
+      replySlaBusinessDays: s.replySlaBusinessDays,
     },
   };
 }

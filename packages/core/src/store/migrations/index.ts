@@ -4,6 +4,8 @@ import * as m002 from './002-external-refs.js';
 import * as m003 from './003-metrics-indexes.js';
 import * as m004 from './004-job-groups.js';
 import * as m005 from './005-snapshot-index-trim.js';
+import * as m006 from './006-interaction-signals.js';
+import * as m007 from './007-attribute-sources.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +14,6 @@ export const migrations: Record<string, Migration> = {
   '003-metrics-indexes': m003,
   '004-job-groups': m004,
   '005-snapshot-index-trim': m005,
+  '006-interaction-signals': m006,
+  '007-attribute-sources': m007,
 };

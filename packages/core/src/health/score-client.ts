@@ -1,0 +1,88 @@
+/**
+ * Scores one client's days from its history: a snapshot row per day from its first rebuilt day
+ * to today, each with its components, risk signals, confidence, the reason it moved and the
+ * interactions that show why.
+ */
+import type { HealthSnapshotsTable } from '../store/schema.js';
+import { explainChange, scoreDay, type ClientHistory, type HealthResult, type ModelOptions } from './model.js';
+
+export type SnapshotRow = Omit<HealthSnapshotsTable, never>;
+
+export interface ClientDays {
+  workspaceId: string;
+  clientId: string;
+  history: ClientHistory;
+  /** Day labels of the history's buckets. */
+  days: readonly string[];
+  /** Index of the client's first day with data, and of the first day to write. */
+  firstIdx: number;
+  startIdx: number;
+  createdAt: string;
+}
+
+/** The snapshot rows of days startIdx..end and the last day's result. */
+export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: SnapshotRow[]; last: HealthResult | null } {
+  const { history, days } = c;
+  const buckets = history.buckets;
+  const endIdx = buckets.length - 1;
+  let prev: HealthResult | null = c.startIdx - 1 >= c.firstIdx ? scoreDay(history, c.startIdx - 1, options) : null;
+  let lastActive = -1;
+  for (let k = c.startIdx; k >= 0; k--) {
+    if ((buckets[k]?.n ?? 0) > 0) {
+      lastActive = k;
+      break;
+    }
+  }
+  const rows: SnapshotRow[] = [];
+  let current: HealthResult | null = null;
+  for (let i = c.startIdx; i <= endIdx; i++) {
+    if ((buckets[i]?.n ?? 0) > 0) lastActive = i;
+    current = scoreDay(history, i, options);
+    const stored = { ...current.components, risk: current.risk };
+    const ex = explainChange(prev?.score ?? null, prev ? { ...prev.components, risk: prev.risk } : null, current.score, stored);
+    // A risk names its own evidence (the messages that show it); otherwise the latest day's most
+    // telling interactions.
+    const evidenceIds = ex.interactionIds ?? (lastActive >= 0 ? (buckets[lastActive]?.topIds ?? []) : []);
+    rows.push({
+      workspace_id: c.workspaceId,
+      client_id: c.clientId,
+      date: days[i]!,
+      score: current.score,
+      confidence: current.confidence,
+      components_json: JSON.stringify({
+        ...current.components,
+        risk: current.risk,
+        signals: current.risks.map((r) => ({ code: r.code, cap: r.cap, text: r.text, interactionIds: r.interactionIds })),
+        inputs: roundInputs(current),
+      }),
+      reason: ex.reason,
+      reason_text: ex.text,
+      evidence_json: JSON.stringify({
+        from: prev?.score ?? null,
+        to: current.score,
+        changes: ex.changes,
+        driver: ex.driver,
+        day: lastActive >= 0 ? (days[lastActive] ?? null) : null,
+        interactionIds: evidenceIds,
+      }),
+      created_at: c.createdAt,
+    });
+    prev = current;
+  }
+  return { rows, last: current };
+}
+
+function roundInputs(r: HealthResult): Record<string, number | null> {
+  const x = r.inputs;
+  const r3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+  return {
+    avgSentiment: r3(x.avgSentiment),
+    recent30: x.recent30,
+    baseline30: r3(x.baseline30),
+    ourReplyHours: r3(x.ourReplyHours),
+    theirReplyRate: r3(x.theirReplyRate),
+    daysSinceContact: x.daysSinceContact,
+    n90: x.n90,
+    ...r.riskInputs,
+  };
+}
