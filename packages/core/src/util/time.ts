@@ -30,6 +30,21 @@ const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Offset of an IANA zone from UTC at an instant, in ms (UTC when the zone is unknown). */
 export function zoneOffsetMs(atMs: number, timeZone: string): number {
+  if (timeZone === 'UTC') return 0;
+  // Zones change offset on the hour or half hour at most: one lookup per zone and 15 minutes.
+  const slot = Math.floor(atMs / 900_000);
+  const key = `${timeZone}|${slot}`;
+  const known = zoneOffsets.get(key);
+  if (known !== undefined) return known;
+  if (zoneOffsets.size > 100_000) zoneOffsets.clear();
+  const offset = computeZoneOffset(slot * 900_000, timeZone);
+  zoneOffsets.set(key, offset);
+  return offset;
+}
+
+const zoneOffsets = new Map<string, number>();
+
+function computeZoneOffset(atMs: number, timeZone: string): number {
   let f = zoneFormats.get(timeZone);
   if (!f) {
     try {
