@@ -141,6 +141,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
 
   // Day-bucket sums over the windows the signals use.
   let lastMeeting = -1;
+  let lastReply = -1;
   let lastContact = -1;
   let replies28 = 0;
   let hours28 = 0;
@@ -154,6 +155,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
     const b = buckets[i - k];
     if (!b) continue;
     if (lastMeeting < 0 && b.meetings > 0) lastMeeting = i - k;
+    if (lastReply < 0 && b.ourReplies > 0) lastReply = i - k;
     if (lastContact < 0 && b.contacts > 0) lastContact = i - k;
     if (k < SLOW_WINDOW_DAYS) {
       replies28 += b.ourReplies;
@@ -203,10 +205,11 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
     });
   }
 
-  // Unanswered: asks for an answer, past its due time, no e-mail of ours in the thread and no
-  // meeting or call since.
+  // Unanswered: asks for an answer, past its due time, no e-mail of ours in the thread, no
+  // meeting or call since, and no reply of ours to the client on a later day (the conversation
+  // moved on in another thread: a question of months ago with weekly exchanges since is settled).
   const waiting = events.filter(
-    (e) => e.dueAt !== null && e.dueAt <= end && !(e.answeredAt !== null && e.answeredAt <= end) && lastMeeting < e.day,
+    (e) => e.dueAt !== null && e.dueAt <= end && !(e.answeredAt !== null && e.answeredAt <= end) && lastMeeting < e.day && lastReply <= e.day,
   );
   let oldestWaitingDays: number | null = null;
   if (waiting.length > 0) {
