@@ -1,9 +1,9 @@
 /**
- * Reads the history the model needs for a batch of clients, from one grouped SQL query over the
- * batch's rows: per client and UTC day, the day's aggregates (volume, contacts, tone, replies
- * each way, the three most telling interactions); and, one row each, the few client messages
- * that may carry a risk signal (churn intent, a chaser, a negative tone, or a request whose
- * answer was not sent within two days). The database returns one row per client-day plus those,
+ * Reads the history the model needs for a batch of clients, in two queries: one grouped pass
+ * over the batch's rows gives, per client and UTC day, the day's aggregates (volume, contacts,
+ * tone, replies each way, the three most telling interactions); a second reads, one row each,
+ * the client messages that may carry a risk signal (churn intent, a chaser, a negative tone, or a
+ * request not answered within a day). The database returns one row per client-day plus those,
  * never every interaction.
  */
 import { sql } from 'kysely';
@@ -67,31 +67,29 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     return { b: arr[i]!, i };
   };
 
-  // One pass over the batch's rows. Window functions over each e-mail thread give the reply
-  // events (a message whose predecessor went the other way) and, for a client message, when our
-  // next e-mail in the thread went out. Rows that are not threaded e-mails share one null
-  // partition key and those values are dropped.
+  // The day aggregates, from one pass over the batch's rows. Window functions over each e-mail
+  // thread tell our replies (an outbound e-mail whose predecessor is inbound, with its delay) and
+  // theirs; rows that are not threaded e-mails share one null partition key and are no reply.
+  // The inner query reduces each row to small numbers, so the grouping sorts narrow rows.
   const threadKey = sql`case when type = 'email' then thread_id end`;
   const threaded = sql`type = 'email' and thread_id is not null`;
   const thread = sql`partition by client_id, ${threadKey} order by occurred_at, id`;
+  const meeting = sql`type in ('meeting', 'call')`;
   const rowsInWindow = db
     .selectFrom('interactions')
     .select([
       'client_id',
       'id',
-      'occurred_at',
-      'direction',
-      'type',
       'sentiment_score',
-      'sentiment_label',
-      'from_email',
-      'signals',
       sql<string>`substr(occurred_at, 1, 10)`.as('day'),
-      sql<string | null>`case when ${threaded} then lag(direction) over (${thread}) end`.as('prev_dir'),
-      sql<string | null>`lag(occurred_at) over (${thread})`.as('prev_at'),
-      // A client's e-mail in a thread can be answered in it: when did our next e-mail go out?
-      sql<number>`case when ${threaded} and direction = 'inbound' then 1 else 0 end`.as('awaits'),
-      sql<string | null>`case when ${threaded} and direction = 'inbound' then min(case when direction = 'outbound' then occurred_at end) over (${thread} rows between 1 following and unbounded following) end`.as('answered_at'),
+      sql<number>`case when direction = 'inbound' or ${meeting} then 1 else 0 end`.as('contact'),
+      sql<number>`case when ${meeting} then 1 else 0 end`.as('meeting'),
+      sql<number>`case when direction <> 'outbound' then 1 else 0 end`.as('said'),
+      sql<number>`case when direction = 'inbound' then 1 else 0 end`.as('inbound'),
+      sql<number>`case when direction = 'outbound' and type = 'email' then 1 else 0 end`.as('out_email'),
+      sql<number>`case sentiment_label when 'negative' then -1 when 'positive' then 1 else 0 end`.as('pol'),
+      sql<number | null>`case when ${threaded} and direction = 'outbound' and lag(direction) over (${thread}) = 'inbound' then ${hoursBetween(db, sql`lag(occurred_at) over (${thread})`, sql.ref('occurred_at'))} end`.as('reply_h'),
+      sql<number>`case when ${threaded} and direction = 'inbound' and lag(direction) over (${thread}) = 'outbound' then 1 else 0 end`.as('theirs'),
     ])
     .$if(req.evidenceInQuery, (qb) => qb.select(evidenceRank.as('rn')))
     // Client ids are unique across workspaces: filtering on them alone keeps the planner on
@@ -100,94 +98,100 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     .where('occurred_at', '>=', fetchStart)
     .where('occurred_at', '<', endExclusive);
 
-  const fromClient = sql`t.direction <> 'outbound'`;
-  const ourReply = sql`t.direction = 'outbound' and t.prev_dir = 'inbound'`;
-  const replyHours = hoursBetween(db, sql.ref('t.prev_at'), sql.ref('t.occurred_at'));
-  const answerHours = hoursBetween(db, sql.ref('t.occurred_at'), sql.ref('t.answered_at'));
-  const meeting = sql`t.type in ('meeting', 'call')`;
-  const negative = sql`t.sentiment_label = 'negative'`;
-  // A client message is an event of its own when it may carry a signal; every other row falls in
-  // its day's group (event_id null).
-  const eventId = sql<string | null>`case when t.direction = 'inbound' and (
-      (t.signals & ${sql.lit(CHURN_OR_FOLLOW_UP)}) <> 0 or t.sentiment_label = 'negative'
-      or (t.awaits = 1 and (t.signals & ${sql.lit(NEEDS_REPLY)}) <> 0 and (t.answered_at is null or ${answerHours} > ${sql.lit(ANSWERED_IN_TIME_HOURS)}))
-    ) then t.id end`;
+  const said = sql`t.said = 1`;
   const top = (k: number) => sql<string | null>`max(case when t.rn = ${sql.lit(k)} then t.id end)`;
-  const grouped = db
+  const rows = await db
     .selectFrom(rowsInWindow.as('t'))
     .select([
       't.client_id',
       't.day',
-      eventId.as('event_id'),
       sql<number>`count(*)`.as('n'),
-      sql<number>`sum(case when t.direction = 'inbound' or ${meeting} then 1 else 0 end)`.as('contacts'),
-      sql<number>`sum(case when ${meeting} then 1 else 0 end)`.as('meetings'),
-      sql<number>`sum(case when ${fromClient} then t.sentiment_score else 0 end)`.as('s_sum'),
-      sql<number>`sum(case when ${fromClient} then 1 else 0 end)`.as('s_n'),
-      sql<number>`sum(case when ${fromClient} and t.sentiment_label = 'positive' then 1 else 0 end)`.as('pos'),
-      sql<number>`sum(case when ${fromClient} and ${negative} then 1 else 0 end)`.as('neg'),
-      sql<number>`sum(case when ${meeting} then 1 when t.direction = 'inbound' and not (${negative}) then 1 when ${ourReply} then 1 else 0 end)`.as('engaged'),
-      sql<number>`sum(case when t.direction = 'outbound' and t.type = 'email' then 1 else 0 end)`.as('out_emails'),
-      sql<number>`sum(case when ${ourReply} then 1 else 0 end)`.as('ours'),
-      sql<number>`sum(case when ${ourReply} then ${replyHours} else 0 end)`.as('our_hours'),
-      sql<number>`sum(case when ${ourReply} then 24.0 / (24.0 + (case when ${replyHours} > 0 then ${replyHours} else 0 end)) else 0 end)`.as('our_prompt'),
-      sql<number>`sum(case when t.direction = 'inbound' and t.prev_dir = 'outbound' then 1 else 0 end)`.as('theirs'),
-      // One row in an event's group: these are its own values.
-      sql<string>`max(t.occurred_at)`.as('at'),
-      sql<string>`max(t.from_email)`.as('from_email'),
-      sql<number>`max(t.signals)`.as('bits'),
-      sql<string | null>`max(t.answered_at)`.as('answered_at'),
-      sql<number>`max(t.awaits)`.as('awaits'),
+      sql<number>`sum(t.contact)`.as('contacts'),
+      sql<number>`sum(t.meeting)`.as('meetings'),
+      sql<number>`sum(case when ${said} then t.sentiment_score else 0 end)`.as('s_sum'),
+      sql<number>`sum(t.said)`.as('s_n'),
+      sql<number>`sum(case when ${said} and t.pol = 1 then 1 else 0 end)`.as('pos'),
+      sql<number>`sum(case when ${said} and t.pol = -1 then 1 else 0 end)`.as('neg'),
+      sql<number>`sum(case when t.meeting = 1 or (t.inbound = 1 and t.pol <> -1) or t.reply_h is not null then 1 else 0 end)`.as('engaged'),
+      sql<number>`sum(t.out_email)`.as('out_emails'),
+      sql<number>`sum(case when t.reply_h is not null then 1 else 0 end)`.as('ours'),
+      sql<number>`sum(coalesce(t.reply_h, 0))`.as('our_hours'),
+      sql<number>`sum(case when t.reply_h > 0 then 24.0 / (24.0 + t.reply_h) when t.reply_h is not null then 1 else 0 end)`.as('our_prompt'),
+      sql<number>`sum(t.theirs)`.as('theirs'),
     ])
     .$if(req.evidenceInQuery, (qb) => qb.select([top(1).as('top1'), top(2).as('top2'), top(3).as('top3')]))
-    .groupBy(['t.client_id', 't.day', eventId]);
-  const rows = await grouped.execute();
-
-  // Evidence slots per client-day: an event's group holds its own rank, the day's group the rest.
-  const slots = new Map<DayBucket, (string | null)[]>();
+    .groupBy(['t.client_id', 't.day'])
+    .execute();
   for (const a of rows) {
     const at = bucket(a.client_id, a.day);
     if (!at) continue;
     const b = at.b;
-    b.n += Number(a.n);
-    b.contacts += Number(a.contacts);
-    b.meetings += Number(a.meetings);
-    b.sentimentSum += Number(a.s_sum);
-    b.sentimentCount += Number(a.s_n);
-    b.positive += Number(a.pos);
-    b.negative += Number(a.neg);
-    b.engaged += Number(a.engaged);
-    b.outboundEmails += Number(a.out_emails);
-    b.ourReplies += Number(a.ours);
-    b.ourReplyHours += Number(a.our_hours);
-    b.ourReplyPromptness += Number(a.our_prompt);
-    b.theirReplies += Number(a.theirs);
-    if (req.evidenceInQuery) {
-      let s = slots.get(b);
-      if (!s) slots.set(b, (s = [null, null, null]));
-      const tops = [a.top1, a.top2, a.top3];
-      for (let k = 0; k < 3; k++) if (tops[k] !== null && tops[k] !== undefined) s[k] = tops[k] ?? null;
-    }
-    if (a.event_id !== null && a.event_id !== undefined) {
-      const atMs = Date.parse(a.at);
-      const bits = Number(a.bits);
-      // A complaint, a threat or a chaser asks for an answer too; only a threaded e-mail can get one.
-      const needsReply = Number(a.awaits) === 1 && ((bits & NEEDS_REPLY) !== 0 || Number(a.neg) > 0 || (bits & CHURN_OR_FOLLOW_UP) !== 0);
-      const list = events.get(a.client_id) ?? [];
-      list.push({
-        id: a.event_id,
-        at: atMs,
-        day: at.i,
-        from: a.from_email.toLowerCase(),
-        bits,
-        negative: Number(a.neg) > 0,
-        answeredAt: a.answered_at ? Date.parse(a.answered_at) : null,
-        dueAt: needsReply ? businessDueAt(atMs, req.replySlaBusinessDays, req.timeZone) : null,
-      });
-      events.set(a.client_id, list);
-    }
+    b.n = Number(a.n);
+    b.contacts = Number(a.contacts);
+    b.meetings = Number(a.meetings);
+    b.sentimentSum = Number(a.s_sum);
+    b.sentimentCount = Number(a.s_n);
+    b.positive = Number(a.pos);
+    b.negative = Number(a.neg);
+    b.engaged = Number(a.engaged);
+    b.outboundEmails = Number(a.out_emails);
+    b.ourReplies = Number(a.ours);
+    b.ourReplyHours = Number(a.our_hours);
+    b.ourReplyPromptness = Number(a.our_prompt);
+    b.theirReplies = Number(a.theirs);
+    for (const id of [a.top1, a.top2, a.top3]) if (id !== null && id !== undefined) b.topIds.push(id);
   }
-  for (const [b, s] of slots) for (const id of s) if (id !== null) b.topIds.push(id);
+
+  // The client messages that may carry a signal, one row each, with when our next e-mail in
+  // their thread went out (a window over each thread; only the candidates come back).
+  const withAnswers = db
+    .selectFrom('interactions')
+    .select([
+      'client_id',
+      'id',
+      'occurred_at',
+      'direction',
+      'from_email',
+      'signals',
+      'sentiment_label',
+      sql<number>`case when ${threaded} then 1 else 0 end`.as('threaded'),
+      sql<string | null>`case when ${threaded} then min(case when direction = 'outbound' then occurred_at end) over (${thread} rows between 1 following and unbounded following) end`.as('answered_at'),
+    ])
+    .where('client_id', 'in', req.clientIds)
+    .where('occurred_at', '>=', fetchStart)
+    .where('occurred_at', '<', endExclusive);
+  const candidates = await db
+    .selectFrom(withAnswers.as('c'))
+    .select(['c.client_id', 'c.id', 'c.occurred_at', 'c.from_email', 'c.signals', 'c.sentiment_label', 'c.threaded', 'c.answered_at'])
+    .where('c.direction', '=', 'inbound')
+    .where((eb) => eb.or([eb('c.signals', '<>', 0), eb('c.sentiment_label', '=', 'negative')]))
+    .execute();
+  for (const c of candidates) {
+    const atMs = Date.parse(c.occurred_at);
+    const bits = Number(c.signals);
+    const negative = c.sentiment_label === 'negative';
+    const answeredAt = c.answered_at ? Date.parse(c.answered_at) : null;
+    const threadedMail = Number(c.threaded) === 1;
+    // A complaint, a threat or a chaser asks for an answer too; only a threaded e-mail can get one.
+    const asks = threadedMail && ((bits & NEEDS_REPLY) !== 0 || negative || (bits & CHURN_OR_FOLLOW_UP) !== 0);
+    const late = answeredAt === null || answeredAt - atMs > ANSWERED_IN_TIME_HOURS * 3_600_000;
+    // A request answered within a day is settled: it stays in the day aggregates only.
+    if ((bits & CHURN_OR_FOLLOW_UP) === 0 && !negative && !(asks && late)) continue;
+    const day = dayIndex.get(c.occurred_at.slice(0, 10));
+    if (day === undefined) continue;
+    const list = events.get(c.client_id) ?? [];
+    list.push({
+      id: c.id,
+      at: atMs,
+      day,
+      from: c.from_email.toLowerCase(),
+      bits,
+      negative,
+      answeredAt,
+      dueAt: asks ? businessDueAt(atMs, req.replySlaBusinessDays, req.timeZone) : null,
+    });
+    events.set(c.client_id, list);
+  }
   for (const list of events.values()) list.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1));
   return { days, buckets, events };
 }

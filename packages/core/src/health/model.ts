@@ -465,22 +465,28 @@ export function explainWeakness(score: number, cur: StoredComponents | null): { 
   return { reason: WEAKNESS[worst].code, text: `Score ${score.toFixed(1)}: ${WEAKNESS[worst].text}.` };
 }
 
-/** A risk signal as kept in a snapshot's components (`signals`, every one that holds). */
+/** A risk signal as kept in a snapshot's components. */
 export interface StoredSignal {
   code: string;
   text: string;
   interactionIds: string[];
 }
 
-/** The signals of a snapshot's parsed components; entries of another shape are left out. */
+function isStoredSignal(x: unknown): x is StoredSignal {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Record<string, unknown>;
+  return typeof o.code === 'string' && typeof o.text === 'string' && Array.isArray(o.interactionIds) && o.interactionIds.every((id) => typeof id === 'string');
+}
+
+/**
+ * Every signal that holds in a snapshot's parsed components, most severe first: `risk` (the one
+ * that caps the score) and then `signals` (the others). Entries of another shape are left out.
+ */
 export function storedSignals(components: unknown): StoredSignal[] {
-  const list = typeof components === 'object' && components !== null ? (components as { signals?: unknown }).signals : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.filter((x: unknown): x is StoredSignal => {
-    if (typeof x !== 'object' || x === null) return false;
-    const o = x as Record<string, unknown>;
-    return typeof o.code === 'string' && typeof o.text === 'string' && Array.isArray(o.interactionIds) && o.interactionIds.every((id) => typeof id === 'string');
-  });
+  if (typeof components !== 'object' || components === null) return [];
+  const { risk, signals } = components as { risk?: unknown; signals?: unknown };
+  const all = [...(risk === null || risk === undefined ? [] : [risk]), ...(Array.isArray(signals) ? (signals as unknown[]) : [])];
+  return all.filter(isStoredSignal).map((x) => ({ code: x.code, text: x.text, interactionIds: x.interactionIds }));
 }
 
 /**

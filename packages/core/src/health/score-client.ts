@@ -52,7 +52,8 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
       components_json: JSON.stringify({
         ...current.components,
         risk: current.risk,
-        signals: current.risks.map((r) => ({ code: r.code, cap: r.cap, text: r.text, interactionIds: r.interactionIds })),
+        // The other signals that hold besides `risk` (the most severe), so none is written twice.
+        signals: current.risks.slice(1).map((r) => ({ code: r.code, cap: r.cap, text: r.text, interactionIds: r.interactionIds })),
         inputs: roundInputs(current),
       }),
       reason: ex.reason,
