@@ -84,6 +84,8 @@ function roundInputs(r: HealthResult): Record<string, number | null> {
     theirReplyRate: r3(x.theirReplyRate),
     daysSinceContact: x.daysSinceContact,
     n90: x.n90,
-    ...r.riskInputs,
+    // The risk figures only where they say something (most days they are all 0 or null, and
+    // this document is written once per client and day).
+    ...Object.fromEntries(Object.entries(r.riskInputs).filter(([, v]) => v !== null && v !== 0)),
   };
 }
