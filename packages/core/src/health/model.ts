@@ -28,7 +28,7 @@ export const REASON_CODES = [
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Codes used to say why a client is low when its score did not move (topRisks). */
-export const WEAKNESS_CODES = [...RISK_CODES, 'low_sentiment', 'low_engagement', 'slow_responses', 'no_recent_contact', 'no_data'] as const;
+export const WEAKNESS_CODES = [...RISK_CODES, 'low_sentiment', 'low_engagement', 'slow_responses', 'no_recent_contact', 'no_data', 'stable'] as const;
 export type WeaknessCode = (typeof WEAKNESS_CODES)[number];
 
 /** Score of a client with no interactions at all; its confidence is 0. */
@@ -366,6 +366,8 @@ const MOVES: Record<HealthComponent, { down: ReasonCode; up: ReasonCode; downTex
 /** Components as stored in a snapshot (contributions explain a change; `risk` the cap). */
 export type StoredComponents = Partial<Record<HealthComponent, { contribution?: number; value?: number; weight?: number }>> & {
   risk?: StoredRisk | null;
+  /** The raw figures (`HealthInputs`); only `daysSinceContact` is read back, to say how long. */
+  inputs?: { daysSinceContact?: number | null };
 };
 
 const CHANGE_KEYS: readonly ChangeKey[] = [...HEALTH_COMPONENTS, 'risk'];
@@ -444,17 +446,33 @@ const WEAKNESS: Record<HealthComponent, { code: WeaknessCode; text: string }> = 
 };
 
 /**
+ * The order in which components are weighed as "the" weakness when they cost the same points:
+ * silence first (a client nobody has heard from is the plainest fact), tone last.
+ */
+const WEAKNESS_ORDER: readonly HealthComponent[] = ['recency', 'engagement', 'responsiveness', 'sentiment'];
+
+/** The sentence for a weak component, with the figure a reader checks first when there is one. */
+function weaknessText(c: HealthComponent, cur: StoredComponents): string {
+  if (c !== 'recency') return WEAKNESS[c].text;
+  const d = cur.inputs?.daysSinceContact;
+  if (typeof d === 'number') return `there has been no two-way contact for ${d} days`;
+  return cur.recency?.value === 0 ? `there has been no two-way contact in the last ${LOOKBACK_DAYS} days` : WEAKNESS.recency.text;
+}
+
+/**
  * Why a score is low when it did not move: the risk that caps it, else the component that
- * loses the most points.
+ * loses the most points. A sentiment of 50 or more is neutral (or no words at all), never "a
+ * negative tone": only a component below its neutral point can be called one.
  */
 export function explainWeakness(score: number, cur: StoredComponents | null): { reason: WeaknessCode; text: string; interactionIds?: string[] } {
   if (!cur) return { reason: 'no_data', text: `No interactions yet: default score ${score.toFixed(1)}.` };
   if (cur.risk) return { reason: cur.risk.code, text: `Score ${score.toFixed(1)}: ${cur.risk.text}.`, interactionIds: cur.risk.interactionIds };
-  let worst: HealthComponent = 'sentiment';
-  let lost = -Infinity;
-  for (const c of HEALTH_COMPONENTS) {
+  let worst: HealthComponent | null = null;
+  let lost = 0;
+  for (const c of WEAKNESS_ORDER) {
     const v = cur[c];
     if (!v || v.value === undefined || v.weight === undefined) continue;
+    if (c === 'sentiment' && v.value >= 50) continue;
     // Points lost against a perfect 100 on this component.
     const l = (100 - v.value) * v.weight;
     if (l > lost) {
@@ -462,7 +480,9 @@ export function explainWeakness(score: number, cur: StoredComponents | null): { 
       worst = c;
     }
   }
-  return { reason: WEAKNESS[worst].code, text: `Score ${score.toFixed(1)}: ${WEAKNESS[worst].text}.` };
+  // Nothing below its best but a tone that is not negative: nothing to name.
+  if (worst === null) return { reason: 'stable', text: `Score ${score.toFixed(1)}: no risk signal holds and nothing weighs it down.` };
+  return { reason: WEAKNESS[worst].code, text: `Score ${score.toFixed(1)}: ${weaknessText(worst, cur)}.` };
 }
 
 /** A risk signal as kept in a snapshot's components. */

@@ -2,8 +2,9 @@
  * The two alerts, computed from the store at a data time `now`:
  * - score drop: a client's latest snapshot fell by at least `scoreDropPct` percent of its score
  *   a day or a week earlier;
+ * - risk signal: a churn threat or an escalation whose newest message is at most a week old;
  * - renewal: a renewal date within `renewalsAheadDays`.
- * Both return every alert that holds now; the sent-log (dedupe keys) makes each one go out once.
+ * Each returns every alert that holds now; the sent-log (dedupe keys) makes each one go out once.
  */
 import type { Db } from '../store/database.js';
 import { DEFAULT_SCORE, explainChange, round1, round2, storedSignals } from '../health/model.js';
@@ -112,10 +113,18 @@ async function mostNegative(db: Db, workspaceId: string, clientId: string, after
 const isAlerting = (code: string): code is AlertingSignal => (ALERTING_SIGNALS as readonly string[]).includes(code);
 
 /**
+ * How many days after its newest message a churn threat or an escalation is still news. The alert
+ * is keyed by that message's day, so it goes out once; the window lets a notifier that was down
+ * over a weekend, or mail that synced a few days late, still tell the team.
+ */
+export const RISK_ALERT_FRESH_DAYS = 7;
+
+/**
  * Churn-intent and escalation alerts for the latest snapshot of each non-excluded client (today's,
- * else yesterday's): one when the signal holds and names a message it did not name the day before
- * — a new "we will not renew", a new angry message — so a threat is news once, not every day it
- * stays in the 30-day window.
+ * else yesterday's): one per signal that holds, dated by the newest message it names, while that
+ * message is at most RISK_ALERT_FRESH_DAYS old. A new "we will not renew" or a new angry message
+ * makes a new date, so a new alert; the same threat staying in its 30-day window keeps its date,
+ * and the sent-log (key `<signal>:<client>:<date>`) sends it once.
  */
 export async function riskSignalAlerts(db: Db, workspaceId: string, options: { now: Date }): Promise<RiskSignalAlert[]> {
   const today = utcDay(options.now);
@@ -125,31 +134,31 @@ export async function riskSignalAlerts(db: Db, workspaceId: string, options: { n
     .where('workspace_id', '=', workspaceId)
     .where('is_excluded', '=', 0)
     .execute();
-  const snaps = await snapshotsOn(db, workspaceId, [0, 1, 2].map((n) => dayBefore(today, n)));
+  const snaps = await snapshotsOn(db, workspaceId, [today, dayBefore(today, 1)]);
   const alerts: RiskSignalAlert[] = [];
   for (const c of clients) {
     const byDay = snaps.get(c.id);
-    if (!byDay) continue;
-    const day = byDay.has(today) ? today : byDay.has(dayBefore(today, 1)) ? dayBefore(today, 1) : null;
-    if (!day) continue;
-    const cur = byDay.get(day)!;
-    const before = storedSignals(byDay.get(dayBefore(day, 1))?.components ?? null);
+    const cur = byDay?.get(today) ?? byDay?.get(dayBefore(today, 1));
+    if (!cur) continue;
     for (const s of storedSignals(cur.components)) {
       if (!isAlerting(s.code)) continue;
-      const known = new Set(before.find((b) => b.code === s.code)?.interactionIds ?? []);
-      if (s.interactionIds.every((id) => known.has(id))) continue;
+      const evidence = await evidenceItems(db, workspaceId, s.interactionIds);
+      const newest = evidence.reduce<string | null>((m, e) => (m === null || e.occurredAt > m ? e.occurredAt : m), null);
+      if (newest === null) continue;
+      const date = newest.slice(0, 10);
+      if (daysBetween(date, today) > RISK_ALERT_FRESH_DAYS) continue;
       alerts.push({
         type: 'risk_signal',
         signal: s.code,
         clientId: c.id,
         clientName: c.name,
         domain: c.primary_domain,
-        date: day,
+        date,
         score: cur.score,
         mrr: c.mrr,
         csmOwner: c.csm_owner,
         text: s.text,
-        evidence: await evidenceItems(db, workspaceId, s.interactionIds),
+        evidence,
       });
     }
   }

@@ -1,7 +1,7 @@
 /**
  * A client that says it will leave, or escalates, is news the day it happens: an alert goes out
- * at once to the owner and the client's CSM, once per client, signal and day, and again only
- * when a new message says it again. Both dialects, through the real health rebuild.
+ * at once to the owner and the client's CSM, once per client, signal and day of the message, and
+ * again only when a new message says it again; a threat that reaches us late is still told. Both dialects, through the real health rebuild.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace, updateSettings } from '../index.js';
@@ -31,6 +31,26 @@ function routine(client: string): InteractionSpec[] {
 }
 
 describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
+  it('a threat that reaches us days late (a sync that caught up, a notifier that was down) is still told, once', async () => {
+    const store = await dialect.open();
+    const db = store.db;
+    try {
+      await createWorkspace(db, { domain: WS, name: 'Acme', ownerEmail: 'ana@acme.com' });
+      await seedClient(db, WS, { id: 'globex', name: 'Globex', domain: 'globex.com', mrr: 5000 });
+      // Friday's "we will not renew" first seen by the health rebuild on Monday.
+      await insertInteractions(db, WS, [
+        ...routine('globex'),
+        { id: 'late-threat', clientId: 'globex', at: '2024-05-17T16:00:00.000Z', direction: 'inbound', sentiment: -0.5, thread: 'g-late', signals: CHURN | ASKS },
+      ]);
+      const now = new Date('2024-05-20T08:00:00.000Z');
+      await recomputeHealth(db, { workspaceId: WS, now });
+      const plan = await planNotifications(db, WS, { now });
+      expect(plan.messages.filter((m) => m.kind === 'risk_signal').map((m) => m.dedupeKey)).toEqual(['churn_intent:globex:2024-05-17']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a stated intent to leave alerts owner and CSM at once, once, and again on a new threat', async () => {
     const store = await dialect.open();
     const db = store.db;
@@ -56,10 +76,11 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       expect(a.text).toMatch(/1 message in the last 30 days says they will leave or not renew/);
       expect((a.content as RiskSignalAlert).evidence.map((e) => e.interactionId)).toEqual(['threat-1']);
 
-      // The next day, nothing new: the threat still holds (and caps the score) but is not news.
+      // The next day, nothing new: the threat still holds (and caps the score), and its alert is
+      // the same one (same key), so the sent-log sends it once.
       now = new Date('2024-05-21T18:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now, fromDay: '2024-05-21' });
-      expect(await riskSignalAlerts(db, WS, { now })).toEqual([]);
+      expect((await planNotifications(db, WS, { now })).messages.filter((m) => m.kind === 'risk_signal').map((m) => m.dedupeKey)).toEqual(['churn_intent:globex:2024-05-20']);
       const held = await db.selectFrom('clients').select('health_score').where('id', '=', 'globex').executeTakeFirstOrThrow();
       expect(held.health_score).toBeLessThan(40);
 
@@ -70,10 +91,17 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       now = new Date('2024-05-22T18:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now, fromDay: '2024-05-22' });
       const again = await riskSignalAlerts(db, WS, { now });
-      expect(again.map((x) => [x.signal, x.clientId])).toEqual([['churn_intent', 'globex'], ['escalation', 'globex']]);
+      expect(again.map((x) => [x.signal, x.clientId, x.date])).toEqual([['churn_intent', 'globex', '2024-05-22'], ['escalation', 'globex', '2024-05-22']]);
       expect(again[0]!.text).toMatch(/2 messages in the last 30 days say they will leave/);
 
+      // A week after the last threat it is old news: the score stays capped, no alert is planned.
+      now = new Date('2024-05-30T18:00:00.000Z');
+      await recomputeHealth(db, { workspaceId: WS, now, fromDay: '2024-05-23' });
+      expect(await riskSignalAlerts(db, WS, { now })).toEqual([]);
+      expect((await db.selectFrom('clients').select('health_score').where('id', '=', 'globex').executeTakeFirstOrThrow()).health_score).toBeLessThan(40);
+
       // The switch turns them off.
+      now = new Date('2024-05-22T18:00:00.000Z');
       await updateSettings(db, WS, { notifications: { alertOnRiskSignals: false } });
       const off = await planNotifications(db, WS, { now });
       expect(off.messages.filter((m) => m.kind === 'risk_signal')).toEqual([]);

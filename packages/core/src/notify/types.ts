@@ -84,7 +84,7 @@ export interface RiskSignalAlert {
   clientId: string;
   clientName: string;
   domain: string;
-  /** The snapshot day the new message(s) arrived on (UTC). */
+  /** The UTC day of the newest message the signal names (the alert's date and dedupe key). */
   date: string;
   score: number;
   mrr: number | null;

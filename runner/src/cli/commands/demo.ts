@@ -10,8 +10,8 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { createApiKey, createWorkspace, getWorkspace, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
-import { DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
+import { createApiKey, createWorkspace, getWorkspace, importClientsCsv, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
+import { DEMO_ACCOUNTS_CSV, DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
 import type { CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
 import type { RegisterCommand } from './index.js';
@@ -49,6 +49,8 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
     const view = createProgressView(ctx.stderr, true, 'demo ingest');
     const s = await engine.ingest({ workspaceId: DEMO_WORKSPACE, source: mboxSource(mailbox), onProgress: (p) => view.update(p) });
     view.stop();
+    // The team's account list for its story clients, as `chs clients import` would bring it.
+    await importClientsCsv(engine.store.db, DEMO_WORKSPACE, DEMO_ACCOUNTS_CSV);
     await giveDemoClientsRevenue(engine, DEMO_END_DATE);
     ctx.stdout.write(
       `Ingested ${s.itemsProcessed} messages in ${(s.durationMs / 1000).toFixed(1)} s: ${s.itemsAdded} added, ${s.itemsSkipped} skipped, ` +

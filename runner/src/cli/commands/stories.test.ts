@@ -1,0 +1,142 @@
+/**
+ * What a CS lead sees after loading mail with the command line, on mailboxes whose truth is known:
+ * the hand-checked scenario suite (`fixtures/mailboxes/scenarios.*`) and the demo (`chs demo`).
+ * The clients who say they will leave, or escalate, are at the top of the risk list with plain
+ * reasons, and `chs notify --dry-run` names them; the healthy ones are not named. SQLite, or
+ * PostgreSQL in the `CHS_TEST_DATABASE=postgres` pass of `.ci/run`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, fixedClock, getSummary, type RiskSignalAlert } from '@chs/core';
+import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
+import { DEMO_END_DATE, DEMO_WORKSPACE, SCENARIO_CLIENTS, SCENARIO_END_DATE, SCENARIO_FIXTURE, SCENARIO_WORKSPACE, fixturePath } from '@chs/fixtures';
+import { loadConfig } from '../../config.js';
+import type { CliContext } from '../context.js';
+import { main } from '../main.js';
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString('utf8');
+    done();
+  }
+}
+
+function context(env: NodeJS.ProcessEnv): { ctx: CliContext; stdout: Capture; stderr: Capture } {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const ctx: CliContext = {
+    env, stdout, stderr, stdin: process.stdin,
+    config: (flags) => loadConfig(env, flags),
+    openEngine: (config) => createEngine({ database: config.databaseUrl, ...(config.now ? { clock: fixedClock(config.now) } : {}) }),
+  };
+  return { ctx, stdout, stderr };
+}
+
+async function chs(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { ctx, stdout, stderr } = context(env);
+  const code = await main(['node', 'chs', ...args], ctx);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+interface Preview {
+  dryRun: boolean;
+  messages: { kind: string; dedupeKey: string; to: string[]; subject: string; content: unknown }[];
+}
+
+/** The churn-threat and escalation alerts of a dry run, as "name: signal". */
+function riskAlerts(preview: Preview): string[] {
+  return preview.messages.filter((m) => m.kind === 'risk_signal').map((m) => {
+    const a = m.content as RiskSignalAlert;
+    return `${a.domain}: ${a.signal}`;
+  });
+}
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  process.exitCode = undefined;
+  for (const f of cleanup.splice(0)) await f();
+});
+
+async function fresh(): Promise<{ db: TestDatabase; dir: string }> {
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'chs-stories-'));
+  cleanup.push(() => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
+  return { db, dir };
+}
+
+describe('risky clients are named, with reasons, from the command line', () => {
+  it('on the hand-checked scenario mailbox: the churn threats and escalations are alerted, the healthy clients are not', async () => {
+    const { db, dir } = await fresh();
+    const env = { CHS_NOW: SCENARIO_END_DATE, CHS_DATA_DIR: dir };
+    expect((await chs(env, ['--db', db.url, 'init', '--workspace', SCENARIO_WORKSPACE, '--name', 'Northwind', '--owner-email', `lead@${SCENARIO_WORKSPACE}`, '--json'])).code).toBe(0);
+    const ingest = await chs(env, ['--db', db.url, 'ingest', '--workspace', SCENARIO_WORKSPACE, '--mbox', fixturePath(SCENARIO_FIXTURE.mbox), '--json']);
+    expect(ingest.code, ingest.stderr).toBe(0);
+
+    const dry = await chs(env, ['--db', db.url, 'notify', '--workspace', SCENARIO_WORKSPACE, '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const alerts = riskAlerts(JSON.parse(dry.stdout) as Preview);
+    // The churn threat and the two escalations a CS lead must hear about today.
+    expect(alerts).toContain('calderonfreight.com: churn_intent');
+    expect(alerts).toContain('brightwater-analytics.co.uk: churn_intent');
+    expect(alerts).toContain('kestrelmedical.com.au: escalation');
+    expect(alerts).toContain('fenwickhale.com: escalation');
+    // Nobody the suite calls healthy or merely low-touch is alerted about.
+    const calm = SCENARIO_CLIENTS.filter((c) => c.expectedBand !== 'at_risk').map((c) => c.domain);
+    expect(alerts.filter((a) => calm.some((d) => a.startsWith(`${d}:`)))).toEqual([]);
+
+    // The human preview says it in words.
+    const text = await chs(env, ['--db', db.url, 'notify', '--workspace', SCENARIO_WORKSPACE, '--dry-run']);
+    expect(text.stdout).toMatch(/Churn risk: Brightwater Analytics says they may leave/);
+  }, 60_000);
+
+  it('on the demo: the stories lead the risk list with their reasons, the healthy stories score well, and notify names the threats', async () => {
+    const { db, dir } = await fresh();
+    const env = { CHS_DATA_DIR: dir };
+    const demo = await chs(env, ['--db', db.url, 'demo', '--no-serve']);
+    expect(demo.code, demo.stderr).toBe(0);
+
+    const engine = await createEngine({ database: db.url });
+    try {
+      const summary = await getSummary(engine.store.db, DEMO_WORKSPACE, { now: new Date(DEMO_END_DATE) });
+      const risks = new Map(summary.lists.topRisks.map((r) => [r.name, r]));
+      const expected: Record<string, string[]> = {
+        'Calderon Freight': ['churn_intent'],
+        'Brightwater Analytics': ['churn_intent', 'escalation', 'unanswered'],
+        'Harbourline Retail': ['gone_quiet'],
+        'Meridian Teile GmbH': ['slow_replies', 'unanswered'],
+      };
+      for (const [name, codes] of Object.entries(expected)) {
+        const r = risks.get(name);
+        expect(r, `${name} in topRisks: ${[...risks.keys()].join(', ')}`).toBeDefined();
+        expect(r!.score).toBeLessThan(summary.health.threshold);
+        expect(codes).toContain(r!.reasonCode);
+        expect(r!.reason).toMatch(/^Score \d+(\.\d)?: /);
+      }
+      // Plain reasons throughout: no client is said to have a negative tone unless it has one.
+      for (const r of summary.lists.topRisks) {
+        expect(r.reason.length, r.name).toBeGreaterThan(20);
+        if (r.reasonCode === 'low_sentiment') {
+          const detail = await engine.store.db.selectFrom('health_snapshots').select('components_json').where('client_id', '=', r.clientId).orderBy('date', 'desc').limit(1).executeTakeFirstOrThrow();
+          expect((JSON.parse(detail.components_json) as { sentiment: { value: number } }).sentiment.value, r.name).toBeLessThan(50);
+        }
+      }
+      const scores = await engine.store.db.selectFrom('clients').select(['name', 'health_score']).where('workspace_id', '=', DEMO_WORKSPACE)
+        .where('name', 'in', ['Vantage Home Interiors', 'Alderbrook Pharmacy Group']).execute();
+      expect(scores).toHaveLength(2);
+      for (const s of scores) expect(s.health_score, s.name).toBeGreaterThanOrEqual(60);
+    } finally {
+      await engine.close();
+    }
+
+    const dry = await chs({ ...env, CHS_NOW: DEMO_END_DATE }, ['--db', db.url, 'notify', '--workspace', DEMO_WORKSPACE, '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const alerts = riskAlerts(JSON.parse(dry.stdout) as Preview);
+    expect(alerts).toContain('calderonfreight.com: churn_intent');
+    expect(alerts).toContain('brightwater-analytics.co.uk: churn_intent');
+    expect(alerts.filter((a) => a.startsWith('vantagehome.ie:') || a.startsWith('alderbrook.co.uk:'))).toEqual([]);
+  }, 120_000);
+});
