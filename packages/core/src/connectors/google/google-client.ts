@@ -1,10 +1,10 @@
 /**
- * The Gmail wire: `googleapis` Gmail v1 over a `google-auth-library` OAuth2Client, with every
+ * The Gmail wire: `@googleapis/gmail` (Gmail v1) over a `google-auth-library` OAuth2Client, with every
  * retry owned by `withRetry` (gaxios's own retries are switched off per call and for the token
  * endpoint, so a 429 is retried a bounded number of times, once, honouring Retry-After).
  */
 import { OAuth2Client, type Credentials } from 'google-auth-library';
-import { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
+import { gmail_v1 } from '@googleapis/gmail';
 import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { GoogleCredentials } from '../types.js';

@@ -1,7 +1,7 @@
 /**
  * Gmail ↔ engine shapes: the cursor, the search windows, and a fetched message → RawMessage.
  */
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
+import type { gmail_v1 } from '@googleapis/gmail';
 import type { RawMessage } from '../../interfaces.js';
 import type { Cursor } from '../types.js';
 
