@@ -66,6 +66,10 @@ export interface RunnerConfig {
    * docs/scale-out.md for sizing N runners against the server's max_connections.
    */
   pgPoolSize?: number;
+  /** Bearer token `GET /metrics` requires (CHS_METRICS_TOKEN). Default none: open, like /api/health. */
+  metricsToken?: string | undefined;
+  /** Serve `GET /metrics` on this port instead of the API's (CHS_METRICS_PORT). Default: the API's port. */
+  metricsPort?: number | undefined;
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -122,7 +126,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     providers: Object.freeze(providers),
     jobs,
     pgPoolSize,
+    metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
+    metricsPort: env.CHS_METRICS_PORT === undefined || env.CHS_METRICS_PORT === '' ? undefined : portEnv(env, 'CHS_METRICS_PORT'),
   });
+}
+
+function portEnv(env: NodeJS.ProcessEnv, name: string): number {
+  const n = intEnv(env, name, 0);
+  if (n > 65535) throw new Error(`${name} must be a port number (1-65535), got "${env[name]}"`);
+  return n;
 }
 
 function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {

@@ -4,6 +4,7 @@ export { createEngine, type Engine, type EngineOptions } from './engine/engine.j
 export { openStore, migrateToLatest, isPostgresUrl, redactUrl, type Store, type StoreOptions, type Db } from './store/database.js';
 export type { Database } from './store/schema.js';
 export { dialectOf, type DialectName } from './store/dialect.js';
+export { checkStoreReadiness, READINESS_TIMEOUT_MS, type StoreReadiness } from './store/readiness.js';
 export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } from './util/time.js';
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';

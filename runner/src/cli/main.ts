@@ -2,12 +2,14 @@ import { Command, CommanderError } from 'commander';
 import { isChsError } from '@chs/core';
 import { commands } from './commands/index.js';
 import { defaultContext, type CliContext } from './context.js';
+import { RUNNER_VERSION } from '../version.js';
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command();
   program
     .name('chs')
     .description('Customer Health Service: ingest mail, score client health, serve the API.')
+    .version(RUNNER_VERSION, '-V, --version', 'print the version')
     .option('--db <path-or-url>', 'SQLite file or postgres:// URL (env CHS_DATABASE_URL; default ./data/chs.db)')
     .showHelpAfterError()
     .exitOverride()

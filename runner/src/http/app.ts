@@ -12,10 +12,12 @@ import { createMailer } from '../notify/mailer.js';
 import { registerAuth } from './auth.js';
 import { errorHandler, HttpError, notFoundHandler } from './errors.js';
 import { createLogger } from './logging.js';
+import { createMetrics, metricsRoute, recordMetrics } from './metrics.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 import { routeModules } from './routes/index.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { probeRoutes } from './routes/probes.js';
 import { settingsRoutes } from './routes/settings.js';
 import { ErrorBodySchema } from './schemas.js';
 import type { AppDeps, RouteModule } from './types.js';
@@ -36,7 +38,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ownsMailer = deps.mailer === undefined;
   const mailer = deps.mailer ?? createMailer({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), outboxDir: join(config.dataDir, 'outbox') });
   const rateLimitStore: RateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
-  const full = { ...deps, keyUsage, mailer, rateLimitStore };
+  const metrics = deps.metrics ?? createMetrics(engine);
+  const full = { ...deps, keyUsage, mailer, rateLimitStore, metrics };
 
   const app = Fastify({
     loggerInstance: deps.logger ?? createLogger({ level: config.logLevel }),
@@ -70,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     void reply.header('x-request-id', request.id);
     done();
   });
+  recordMetrics(app, metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -112,6 +116,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.get(`${API_PREFIX}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(probeRoutes(full, rateLimitStore.ping ? () => rateLimitStore.ping!() : undefined), { prefix: API_PREFIX });
+  // Outside /api, as Prometheus expects; on a port of its own when CHS_METRICS_PORT is set (`chs serve`).
+  if (config.metricsPort === undefined) metricsRoute(app, metrics, config.metricsToken);
 
   for (const mod of foundationRoutes) await app.register(mod(full), { prefix: API_PREFIX });
   await app.register(notificationRoutes(full), { prefix: API_PREFIX });

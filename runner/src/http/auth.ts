@@ -9,6 +9,7 @@
  *   3. Count the request: a valid key in its key and workspace windows, anything else per IP;
  *      set the `X-RateLimit-*` headers (so they are on every response, errors too); 429 if full.
  *   4. A route that needs a key (all under /api but `config.public`) without a valid one: 401.
+ *   Probes (`config.probe`: /api/health, /api/ready, /metrics) skip all of this.
  *      Unknown paths answer 404 whether or not a key is sent: routing comes before auth.
  * preValidation (after the body is parsed, before schema validation):
  *   5. `workspaceId` from the query and/or the JSON body: none → 400; any that is not the key's
@@ -52,6 +53,8 @@ export function registerAuth(app: FastifyInstance, options: AuthHookOptions): vo
   app.decorateRequest('dataVersion', undefined);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // Load balancers and scrapers probe every few seconds: never counted, never refused.
+    if (request.routeOptions.config.probe === true) return;
     request.dataVersion = dataVersion();
     const presented = presentedKey(request.headers);
     const key = presented ? await keys.verify(presented, request.dataVersion) : null;
@@ -74,7 +77,7 @@ export function registerAuth(app: FastifyInstance, options: AuthHookOptions): vo
   });
 
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    if (!needsAuth(request)) return;
+    if (!needsAuth(request) || request.routeOptions.config.probe === true) return;
     const seen: unknown[] = [];
     const query = request.query as Record<string, unknown> | undefined;
     if (query && query.workspaceId !== undefined) seen.push(query.workspaceId);

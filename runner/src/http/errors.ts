@@ -17,6 +17,7 @@ export const HTTP_ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'SERVICE_UNAVAILABLE',
+  'NOT_READY',
 ] as const;
 export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
 export type ApiErrorCode = HttpErrorCode | ErrorCode;
@@ -48,6 +49,7 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   PAYLOAD_TOO_LARGE: m(413, 'Request body is too large'),
   RATE_LIMITED: m(429, 'Rate limit exceeded'),
   SERVICE_UNAVAILABLE: m(503, 'The service is shutting down or unavailable; retry shortly', true),
+  NOT_READY: m(503, 'Not ready: a dependency (database, Redis) is unreachable or the database is not migrated', true),
   // Engine (ChsError)
   INVALID_INPUT: m(400, 'Invalid input'),
   NOT_FOUND: m(404, 'Not found'),

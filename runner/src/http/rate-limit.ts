@@ -43,6 +43,8 @@ export interface RateLimitResult {
 export interface RateLimitStore {
   consume(windows: RateWindow[], nowMs: number): Promise<RateLimitResult>;
   close?(): Promise<void>;
+  /** A shared store's server answers (`GET /api/ready`); rejects when it does not. In-process stores have none. */
+  ping?(): Promise<void>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {

@@ -99,6 +99,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.#redis.ping();
   }
 
+  /** Redis answers now (readiness); rejects after the command timeout when it does not. */
+  async ping(): Promise<void> {
+    await this.#connected();
+    await this.#redis.ping();
+  }
+
   /** One connection attempt shared by every request that arrives before it is up. */
   #connected(): Promise<void> {
     if (this.#redis.status === 'ready') return Promise.resolve();

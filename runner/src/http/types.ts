@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Engine, KeyUsageTracker } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
 import type { Mailer } from '../notify/mailer.js';
+import type { AppMetrics } from './metrics.js';
 import type { RateLimitStore } from './rate-limit.js';
 
 /** Everything the HTTP app needs, injected by whoever builds it (serve command, tests). */
@@ -18,6 +19,8 @@ export interface AppDeps {
   keyUsage?: KeyUsageTracker;
   /** The in-process job worker, woken right after a route queues a job. Default none: queued jobs wait for the next poll of whichever runner works the queue. */
   jobs?: { nudge(): void };
+  /** Prometheus registry and recorders. Default: a new one (`chs serve` passes its own to serve CHS_METRICS_PORT). */
+  metrics?: AppMetrics;
   /** More route modules, registered under `/api` after the standard ones (tests, extensions). Default none. */
   extraRoutes?: RouteModule[];
 }
@@ -41,8 +44,10 @@ declare module 'fastify' {
     dataVersion: string | undefined;
   }
   interface FastifyContextConfig {
-    /** A route that needs no API key and no workspaceId (only `/api/openapi.json`). Default false. */
+    /** A route that needs no API key and no workspaceId (`/api/openapi.json`, the probes). Default false. */
     public?: boolean;
+    /** A probe (`/api/health`, `/api/ready`, `/metrics`): no key, not rate-limited, no headers. Default false. */
+    probe?: boolean;
   }
 }
 

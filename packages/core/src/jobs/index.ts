@@ -1,3 +1,4 @@
 export * from './states.js';
 export * from './repository.js';
 export * from './worker.js';
+export * from './counts.js';

@@ -4,6 +4,7 @@ import { ChsError, redactUrl, type Engine } from '@chs/core';
 import type { RunnerConfig } from '../../config.js';
 import { buildApp } from '../../http/app.js';
 import { createLogger } from '../../http/logging.js';
+import { buildMetricsServer, createMetrics, METRICS_PATH } from '../../http/metrics.js';
 import { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
 import { installGracefulShutdown } from '../../http/shutdown.js';
 import { createJobService } from '../../jobs/service.js';
@@ -45,8 +46,13 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const jobs = createJobService({ engine, config, logger });
   try {
     const rateLimitStore = await sharedRateLimitStore(config, logger);
-    app = await buildApp({ engine, config, logger, jobs, ...(rateLimitStore ? { rateLimitStore } : {}) });
+    const metrics = createMetrics(engine);
+    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}) });
+    const metricsServer = config.metricsPort === undefined ? undefined : await buildMetricsServer(metrics, config.metricsToken);
+    // Closed with the API, so a scraper sees the runner go away with it.
+    if (metricsServer) app.addHook('onClose', async () => metricsServer.close());
     await app.listen({ port, host: flags.host });
+    await metricsServer?.listen({ port: config.metricsPort, host: flags.host });
   } catch (err) {
     await app?.close().catch(() => undefined);
     await engine.close();
@@ -65,7 +71,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
-  ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}); stop with Ctrl-C\n`);
+  const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
+  ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
   await done;
 }
 
