@@ -70,6 +70,11 @@ export interface RunnerConfig {
   metricsToken?: string | undefined;
   /** Serve `GET /metrics` on this port instead of the API's (CHS_METRICS_PORT). Default: the API's port. */
   metricsPort?: number | undefined;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe for the client address (CHS_TRUST_PROXY): `true`
+   * (any), a hop count, or addresses/CIDRs. Default false: the socket's peer is the client.
+   */
+  trustProxy?: boolean | number | string[] | undefined;
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -127,8 +132,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     jobs,
     pgPoolSize,
     metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
+    trustProxy: trustProxyEnv(optional(env, 'CHS_TRUST_PROXY')),
     metricsPort: env.CHS_METRICS_PORT === undefined || env.CHS_METRICS_PORT === '' ? undefined : portEnv(env, 'CHS_METRICS_PORT'),
   });
+}
+
+/** CHS_TRUST_PROXY: `true`/`false`, a hop count, or comma-separated addresses and CIDRs. */
+function trustProxyEnv(v: string | undefined): boolean | number | string[] | undefined {
+  if (v === undefined || v === 'false') return undefined;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (list.length === 0 || !list.every((x) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x))) {
+    throw new Error(`CHS_TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs, got "${v}"`);
+  }
+  return list;
 }
 
 function portEnv(env: NodeJS.ProcessEnv, name: string): number {

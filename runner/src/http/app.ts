@@ -31,6 +31,9 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The routes this module owns (settings, keys, notifications), before the shared `routeModules`. */
 const foundationRoutes: RouteModule[] = [settingsRoutes, apiKeyRoutes];
 
+/** Trust the nearest `n` proxies (a hop count for CHS_TRUST_PROXY). */
+const hopsTrusted = (n: number) => (_address: string, hop: number): boolean => hop < n;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { engine, config } = deps;
   const ownsUsage = deps.keyUsage === undefined;
@@ -49,6 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: BODY_LIMIT,
+    // Behind a balancer, the client address (per-IP limits, logs) comes from X-Forwarded-For.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy }),
     // Fastify's own 503-while-closing answers a body of another shape; ours (below) keeps the contract.
     return503OnClosing: false,
     schemaErrorFormatter: formatValidationErrors,

@@ -12,6 +12,7 @@ import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase }
 import { CHS_BIN, killServes, serve, until, type Serve } from '../jobs/testing.js';
 import { RedisRateLimitStore } from './redis-rate-limit.js';
 import { startTestApp, type TestApp } from './testing.js';
+import { loadConfig } from '../config.js';
 
 const apps: TestApp[] = [];
 const serves: Serve[] = [];
@@ -194,4 +195,31 @@ describe('Prometheus metrics', () => {
     const version = execFileSync(process.execPath, [CHS_BIN, '--version'], { encoding: 'utf8' }).trim();
     expect(version).toMatch(/^\d+\.\d+\.\d+$/);
   }, 60_000);
+});
+
+describe('behind a load balancer (CHS_TRUST_PROXY)', () => {
+  it('parses true, a hop count or addresses, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ CHS_TRUST_PROXY: 'false' }).trustProxy).toBeUndefined();
+    expect(loadConfig({ CHS_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ CHS_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ CHS_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(() => loadConfig({ CHS_TRUST_PROXY: 'the balancer' })).toThrow(/CHS_TRUST_PROXY/);
+  });
+
+  it('keyless callers behind a trusted balancer each get their own per-IP budget; without it they share the balancer’s', async () => {
+    const limits = { perKeyMinute: 2, perKeyHour: 100, perWorkspaceDay: 1000 };
+    const from = (a: TestApp, ip: string) => a.request('/api/openapi.json', { key: null, headers: { 'x-forwarded-for': ip } });
+    const trusted = await app({ config: { rateLimits: limits, trustProxy: ['127.0.0.1'] } });
+    for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      expect((await from(trusted, ip)).status).toBe(200);
+      expect((await from(trusted, ip)).status).toBe(200);
+    }
+    expect((await from(trusted, '203.0.113.1')).status).toBe(429);
+
+    const untrusted = await app({ config: { rateLimits: limits } });
+    expect((await from(untrusted, '203.0.113.1')).status).toBe(200);
+    expect((await from(untrusted, '203.0.113.2')).status).toBe(200);
+    expect((await from(untrusted, '203.0.113.3')).status).toBe(429);
+  });
 });

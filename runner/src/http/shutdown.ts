@@ -1,15 +1,42 @@
-/** Graceful shutdown: stop accepting, let in-flight requests finish, then release resources. */
+/**
+ * Graceful shutdown in phases, each with a budget of its own: stop accepting and let in-flight
+ * requests finish (`httpTimeoutMs`), then each of `phases` in order (the job drain, which has
+ * `CHS_JOB_SHUTDOWN_MS`; closing the database). One budget for all of it would cut the job drain
+ * short whatever CHS_JOB_SHUTDOWN_MS says. A phase over its budget is logged and left behind; the
+ * process then exits 1 once the others are done, since something did not stop cleanly.
+ */
 import type { FastifyInstance } from 'fastify';
+
+export interface ShutdownPhase {
+  name: string;
+  timeoutMs: number;
+  run: () => Promise<void>;
+}
 
 export interface ShutdownOptions {
   /** Signals to handle. Default SIGTERM and SIGINT. */
   signals?: NodeJS.Signals[];
-  /** Called after the app has closed (e.g. close the engine). */
-  onClosed?: () => Promise<void>;
-  /** Give up waiting after this many ms and exit 1. Default 10000. */
-  timeoutMs?: number;
+  /** Budget for `app.close()` (requests in flight). Default 10000. */
+  httpTimeoutMs?: number;
+  /** Run after the app has closed, in order, each within its own budget. Default none. */
+  phases?: ShutdownPhase[];
   /** Default: `process.exit`. */
   exit?: (code: number) => void;
+}
+
+export const DEFAULT_HTTP_SHUTDOWN_MS = 10_000;
+
+/** Runs `fn` within `ms`: true when it finished (or failed) in time, false when it did not. */
+async function within(ms: number, fn: () => Promise<void>, onError: (err: unknown) => void): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), ms);
+  });
+  try {
+    return await Promise.race([fn().then(() => true, (err: unknown) => { onError(err); return true; }), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -28,19 +55,24 @@ export function installGracefulShutdown(app: FastifyInstance, options: ShutdownO
   const shutdown = (reason: string): Promise<void> => {
     closing ??= (async () => {
       app.log.info({ reason }, 'shutting down');
-      const timer = setTimeout(() => {
-        app.log.error({ reason }, 'shutdown timed out; exiting');
-        exit(1);
-      }, options.timeoutMs ?? 10_000);
-      timer.unref();
+      const phases: ShutdownPhase[] = [{ name: 'http', timeoutMs: options.httpTimeoutMs ?? DEFAULT_HTTP_SHUTDOWN_MS, run: () => app.close() }, ...(options.phases ?? [])];
+      let clean = true;
       try {
-        await app.close();
-        await options.onClosed?.();
+        for (const phase of phases) {
+          const inTime = await within(phase.timeoutMs, phase.run, (err) => {
+            clean = false;
+            app.log.error({ err, phase: phase.name }, 'shutdown phase failed');
+          });
+          if (!inTime) {
+            clean = false;
+            app.log.error({ phase: phase.name, timeoutMs: phase.timeoutMs }, 'shutdown phase timed out; going on');
+          }
+        }
       } finally {
-        clearTimeout(timer);
         for (const s of signals) process.off(s, onSignal);
         resolveDone();
       }
+      if (!clean) exit(1);
     })();
     return closing;
   };

@@ -1,7 +1,7 @@
 /** `chs serve`: the HTTP API, then the background services, until SIGTERM/SIGINT. */
 import type { Command } from 'commander';
 import { ChsError, redactUrl, type Engine } from '@chs/core';
-import type { RunnerConfig } from '../../config.js';
+import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../../config.js';
 import { buildApp } from '../../http/app.js';
 import { createLogger } from '../../http/logging.js';
 import { buildMetricsServer, createMetrics, METRICS_PATH } from '../../http/metrics.js';
@@ -60,10 +60,17 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
     throw err;
   }
   const { done } = installGracefulShutdown(app, {
-    onClosed: async () => {
-      for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'background service did not stop cleanly'));
-      await engine.close();
-    },
+    phases: [
+      {
+        // The job drain has CHS_JOB_SHUTDOWN_MS; the other services a few seconds beside it.
+        name: 'jobs and background services',
+        timeoutMs: (config.jobs?.shutdownMs ?? DEFAULT_JOBS_CONFIG.shutdownMs) + 5_000,
+        run: async () => {
+          for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'background service did not stop cleanly'));
+        },
+      },
+      { name: 'database', timeoutMs: 5_000, run: () => engine.close() },
+    ],
   });
   jobs.start();
   stops.push(() => jobs.stop());
