@@ -59,6 +59,7 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   INVALID_DOMAIN: m(400, 'Invalid domain'),
   CLIENT_NOT_FOUND: m(404, 'Client not found'),
   KEY_NOT_FOUND: m(404, 'API key not found'),
+  OAUTH_FAILED: m(400, 'The provider sign-in failed'),
   SOURCE_UNREADABLE: m(400, 'The source cannot be read'),
   INTEGRATION_NOT_CONNECTED: m(400, 'The integration is not connected'),
   INTEGRATION_NEEDS_REAUTH: m(409, 'The integration needs to be re-authorised'),

@@ -3,7 +3,10 @@
  * tests of `chs sync` and the job runner, and for the benchmark. It answers in the real shapes
  * (paths, paging tokens, error envelopes) for the calls the connector makes:
  *
- *   POST /token                                   grant_type=refresh_token → new access token
+ *   GET  /o/oauth2/v2/auth                        the consent screen, answered at once: 302 to the
+ *                                                 loopback redirect_uri with a code (or error=access_denied)
+ *   POST /token                                   grant_type=authorization_code (PKCE S256 checked)
+ *                                                 or refresh_token → access token
  *   GET  /gmail/v1/users/me/profile               1 unit
  *   GET  /gmail/v1/users/me/messages              5 units; q `after:<s> before:<s>`, newest first
  *   GET  /gmail/v1/users/me/messages/{id}         5 units; format=raw
@@ -12,6 +15,7 @@
  * One mailbox per server. Point the connector at it with `apiUrl: server.apiUrl` and
  * `tokenUrl: server.tokenUrl` (or CHS_GOOGLE_API_URL / CHS_GOOGLE_TOKEN_URL for the CLI).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -40,11 +44,17 @@ export interface FakeGmailOptions {
   port?: number;
   /** Host; default 127.0.0.1. */
   host?: string;
+  /** The OAuth client the consent flow must use. Default 'fake-client-id' / 'fake-client-secret'. */
+  oauthClient?: { id: string; secret: string };
+  /** What the user does on the consent screen. Default 'grant'. */
+  consent?: 'grant' | 'deny';
 }
 
 export interface FakeGmailStats {
   requests: number;
   byPath: Record<string, number>;
+  /** Codes exchanged for tokens (each verified against its PKCE challenge). */
+  codeExchanges: number;
   tokenRefreshes: number;
   throttled: number;
   unitsUsed: number;
@@ -57,6 +67,10 @@ export interface FakeGmailServer {
   readonly apiUrl: string;
   /** The OAuth token endpoint. */
   readonly tokenUrl: string;
+  /** The consent endpoint (Google's `https://accounts.google.com/o/oauth2/v2/auth`). */
+  readonly authUrl: string;
+  /** What the consent endpoint saw last (query parameters), for tests to check the request. */
+  readonly lastConsent: Record<string, string> | undefined;
   readonly stats: FakeGmailStats;
   /** Adds a message as newly arrived (a `messageAdded` history record). */
   addMessage(m: FakeGmailMessage): void;
@@ -110,7 +124,17 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
   let windowUnits = 0;
   let issued = 0;
   const failures: Array<{ path: RegExp; status: number; times: number }> = [];
-  const stats: FakeGmailStats = { requests: 0, byPath: {}, tokenRefreshes: 0, throttled: 0, unitsUsed: 0 };
+  const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, throttled: 0, unitsUsed: 0 };
+  const client = options.oauthClient ?? { id: 'fake-client-id', secret: 'fake-client-secret' };
+  /** Codes handed out by the consent endpoint, single use: what they were issued for. */
+  const codes = new Map<string, { challenge: string; redirectUri: string }>();
+  let lastConsent: Record<string, string> | undefined;
+  const issueAccessToken = () => {
+    issued += 1;
+    const token = `fake-access-${issued}-${Math.random().toString(36).slice(2, 10)}`;
+    valid.add(token);
+    return token;
+  };
 
   const store = (m: FakeGmailMessage, record: boolean) => {
     historyId += 1;
@@ -156,16 +180,50 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       return send(res, failure.status, gmailError(failure.status, failure.status >= 500 ? 'Backend Error' : 'Injected failure', reason, failure.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE'));
     }
 
+    if (req.method === 'GET' && path === '/o/oauth2/v2/auth') {
+      // Google's checks of an installed app's request, then the user's choice, answered at once.
+      const q = Object.fromEntries(url.searchParams);
+      lastConsent = q;
+      const redirect = q.redirect_uri ?? '';
+      if (q.client_id !== client.id || !/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+/.test(redirect)) {
+        res.writeHead(400, { 'content-type': 'text/html' });
+        return void res.end('<h1>Error 400: invalid_request</h1><p>redirect_uri_mismatch or unknown client</p>');
+      }
+      const back = new URL(redirect);
+      if (q.state !== undefined) back.searchParams.set('state', q.state);
+      if (q.response_type !== 'code' || q.code_challenge_method !== 'S256' || !q.code_challenge || q.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
+        back.searchParams.set('error', 'invalid_request');
+      } else if ((options.consent ?? 'grant') === 'deny') {
+        back.searchParams.set('error', 'access_denied');
+      } else {
+        const code = `4/0fake-${Math.random().toString(36).slice(2, 12)}`;
+        codes.set(code, { challenge: q.code_challenge, redirectUri: redirect });
+        back.searchParams.set('code', code);
+        back.searchParams.set('scope', q.scope);
+      }
+      res.writeHead(302, { location: back.toString() });
+      return void res.end();
+    }
+
     if (req.method === 'POST' && path === '/token') {
       const form = new URLSearchParams(await readBody(req));
+      if (form.get('grant_type') === 'authorization_code') {
+        const issuedFor = codes.get(form.get('code') ?? '');
+        codes.delete(form.get('code') ?? ''); // single use, even when the exchange fails
+        const verifier = form.get('code_verifier') ?? '';
+        const challenge = createHash('sha256').update(verifier).digest('base64url');
+        if (form.get('client_id') !== client.id || form.get('client_secret') !== client.secret) return send(res, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
+        if (!issuedFor || issuedFor.redirectUri !== form.get('redirect_uri')) return send(res, 400, { error: 'invalid_grant', error_description: 'Malformed auth code.' });
+        if (challenge !== issuedFor.challenge) return send(res, 400, { error: 'invalid_grant', error_description: 'Invalid code verifier.' });
+        stats.codeExchanges += 1;
+        refreshToken = `1//fake-refresh-${Math.random().toString(36).slice(2, 12)}`;
+        return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, refresh_token: refreshToken, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+      }
       if (form.get('grant_type') !== 'refresh_token' || refreshToken === undefined || form.get('refresh_token') !== refreshToken) {
         return send(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       }
       stats.tokenRefreshes += 1;
-      issued += 1;
-      const token = `fake-access-${issued}-${Math.random().toString(36).slice(2, 10)}`;
-      valid.add(token);
-      return send(res, 200, { access_token: token, expires_in: lifetime, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+      return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
     }
 
     const m = /^\/gmail\/v1\/users\/([^/]+)\/(profile|messages|history)(?:\/([^/]+))?$/.exec(path);
@@ -255,6 +313,10 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     url,
     apiUrl: `${url}/`,
     tokenUrl: `${url}/token`,
+    authUrl: `${url}/o/oauth2/v2/auth`,
+    get lastConsent() {
+      return lastConsent;
+    },
     stats,
     addMessage: (msg) => store(msg, true),
     expireAccessTokens: () => valid.clear(),
