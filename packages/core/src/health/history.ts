@@ -20,6 +20,15 @@ const NEEDS_REPLY = 4;
  * business day, so it is left in the day aggregates (most are).
  */
 const ANSWERED_IN_TIME_HOURS = 24;
+/**
+ * A message answers the previous one in its thread only when that one is at most this many days
+ * older (an e-mail after a month of silence in a thread starts a new exchange). The rows read for
+ * the windows start this much before the first fetched day, so every answer finds what it
+ * answers whichever day a rebuild starts from: a day scores the same in a full and an
+ * incremental run.
+ */
+export const REPLY_WINDOW_DAYS = 30;
+const REPLY_WINDOW_HOURS = REPLY_WINDOW_DAYS * 24;
 /** Top interactions per client-day kept as evidence. */
 const EVIDENCE_PER_DAY = 3;
 /** (client, day) pairs per evidence query: three parameters each. */
@@ -71,10 +80,12 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
   // thread tell our replies (an outbound e-mail whose predecessor is inbound, with its delay) and
   // theirs; rows that are not threaded e-mails share one null partition key and are no reply.
   // The inner query reduces each row to small numbers, so the grouping sorts narrow rows.
+  const readFrom = utcDay(addDays(new Date(`${fetchStart}T00:00:00Z`), -REPLY_WINDOW_DAYS));
   const threadKey = sql`case when type = 'email' then thread_id end`;
   const threaded = sql`type = 'email' and thread_id is not null`;
   const thread = sql`partition by client_id, ${threadKey} order by occurred_at, id`;
   const meeting = sql`type in ('meeting', 'call')`;
+  const sinceLag = hoursBetween(db, sql`lag(occurred_at) over (${thread})`, sql.ref('occurred_at'));
   const rowsInWindow = db
     .selectFrom('interactions')
     .select([
@@ -88,14 +99,14 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
       sql<number>`case when direction = 'inbound' then 1 else 0 end`.as('inbound'),
       sql<number>`case when direction = 'outbound' and type = 'email' then 1 else 0 end`.as('out_email'),
       sql<number>`case sentiment_label when 'negative' then -1 when 'positive' then 1 else 0 end`.as('pol'),
-      sql<number | null>`case when ${threaded} and direction = 'outbound' and lag(direction) over (${thread}) = 'inbound' then ${hoursBetween(db, sql`lag(occurred_at) over (${thread})`, sql.ref('occurred_at'))} end`.as('reply_h'),
-      sql<number>`case when ${threaded} and direction = 'inbound' and lag(direction) over (${thread}) = 'outbound' then 1 else 0 end`.as('theirs'),
+      sql<number | null>`case when ${threaded} and direction = 'outbound' and lag(direction) over (${thread}) = 'inbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then ${sinceLag} end`.as('reply_h'),
+      sql<number>`case when ${threaded} and direction = 'inbound' and lag(direction) over (${thread}) = 'outbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then 1 else 0 end`.as('theirs'),
     ])
     .$if(req.evidenceInQuery, (qb) => qb.select(evidenceRank.as('rn')))
     // Client ids are unique across workspaces: filtering on them alone keeps the planner on
     // interactions_client_time instead of scanning the workspace's time range.
     .where('client_id', 'in', req.clientIds)
-    .where('occurred_at', '>=', fetchStart)
+    .where('occurred_at', '>=', readFrom)
     .where('occurred_at', '<', endExclusive);
 
   const said = sql`t.said = 1`;
@@ -120,6 +131,8 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
       sql<number>`sum(t.theirs)`.as('theirs'),
     ])
     .$if(req.evidenceInQuery, (qb) => qb.select([top(1).as('top1'), top(2).as('top2'), top(3).as('top3')]))
+    // The rows before fetchStart were read only for what they answer.
+    .where('t.day', '>=', fetchStart)
     .groupBy(['t.client_id', 't.day'])
     .execute();
   for (const a of rows) {

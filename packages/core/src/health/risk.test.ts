@@ -238,5 +238,23 @@ for (const dialect of await testDialects()) {
       expect(again.reason_text).toBe(full.reason_text);
       await store.close();
     });
+
+    it('the daily run scores today exactly as the full rebuild, even when a reply answers a question from before its window', async () => {
+      // Every 3 days a question answered 50 hours later: for every start of a daily run, some
+      // reply near the start of its 120-day window answers a question from before it.
+      const story = routine('edge', 200, 1, 3, { replyHours: 50 });
+      const { store, db, snap } = await scoreOf({ edge: story });
+      const full = snap('edge');
+      for (const daysAgo of [0, 1, 2]) {
+        const day = new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+        const before = await db.selectFrom('health_snapshots').select(['components_json', 'score']).where('client_id', '=', 'edge').where('date', '=', day).executeTakeFirstOrThrow();
+        await recomputeHealth(db, { workspaceId: WS, clientIds: ['edge'], fromDay: day, now: NOW });
+        const daily = await db.selectFrom('health_snapshots').select(['components_json', 'score']).where('client_id', '=', 'edge').where('date', '=', day).executeTakeFirstOrThrow();
+        expect(daily.components_json, day).toBe(before.components_json);
+        expect(daily.score, day).toBe(before.score);
+      }
+      expect((await db.selectFrom('health_snapshots').select('components_json').where('client_id', '=', 'edge').where('date', '=', '2024-06-25').executeTakeFirstOrThrow()).components_json).toBe(full.components_json);
+      await store.close();
+    });
   });
 }
