@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, businessDueAt, daysBetween, utcDay } from '../util/time.js';
-import { emptyBucket, type DayBucket, type SignalEvent } from './model.js';
+import { NO_DATA_BUCKET, emptyBucket, noDataBuckets, type DayBucket, type SignalEvent } from './model.js';
 import { chunks, hoursBetween } from './sql.js';
 
 /** Bits of score/signals.ts SIGNAL_BITS that make a message an event on their own. */
@@ -70,10 +70,12 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     if (i === undefined) return undefined;
     let arr = buckets.get(clientId);
     if (!arr) {
-      arr = Array.from({ length: days.length }, emptyBucket);
+      arr = noDataBuckets(days.length);
       buckets.set(clientId, arr);
     }
-    return { b: arr[i]!, i };
+    let b = arr[i]!;
+    if (b === NO_DATA_BUCKET) arr[i] = b = emptyBucket();
+    return { b, i };
   };
 
   // The day aggregates, from one pass over the batch's rows. Window functions over each e-mail

@@ -7,7 +7,7 @@
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, LOOKBACK_DAYS, defaultResult, emptyBucket, normaliseWeights, type ModelOptions } from './model.js';
+import { DEFAULT_SCORE, LOOKBACK_DAYS, activeDays, defaultResult, noDataBuckets, normaliseWeights, type ModelOptions } from './model.js';
 import { fetchEvidence, fetchHistory, type BatchHistory } from './history.js';
 import { scoreClientDays, type SnapshotRow } from './score-client.js';
 import { writeSnapshots, type ScoredClient } from './write.js';
@@ -171,12 +171,12 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
 
     const asOf = ctx.now.getTime();
     for (const { client, start } of plans) {
-      const buckets = history.buckets.get(client.id) ?? Array.from({ length: history.days.length }, emptyBucket);
+      const buckets = history.buckets.get(client.id) ?? noDataBuckets(history.days.length);
       const { rows: clientRows, last } = scoreClientDays(
         {
           workspaceId,
           clientId: client.id,
-          history: { origin: fetchStart, buckets, events: history.events.get(client.id) ?? [], asOf },
+          history: { origin: fetchStart, buckets, events: history.events.get(client.id) ?? [], asOf, active: activeDays(buckets) },
           days: history.days,
           firstIdx: Math.max(0, daysBetween(fetchStart, client.first_at!.slice(0, 10))),
           startIdx: daysBetween(fetchStart, start),

@@ -4,7 +4,7 @@
  * interactions that show why.
  */
 import type { HealthSnapshotsTable } from '../store/schema.js';
-import { explainChange, scoreDay, type ClientHistory, type HealthResult, type ModelOptions } from './model.js';
+import { explainChange, scoreDay, type ClientHistory, type HealthResult, type ModelOptions, type StoredComponents } from './model.js';
 
 export type SnapshotRow = Omit<HealthSnapshotsTable, never>;
 
@@ -35,11 +35,13 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
   }
   const rows: SnapshotRow[] = [];
   let current: HealthResult | null = null;
+  let prevStored: StoredComponents | null = prev ? storedOf(prev) : null;
   for (let i = c.startIdx; i <= endIdx; i++) {
     if ((buckets[i]?.n ?? 0) > 0) lastActive = i;
     current = scoreDay(history, i, options);
-    const stored = { ...current.components, risk: current.risk };
-    const ex = explainChange(prev?.score ?? null, prev ? { ...prev.components, risk: prev.risk } : null, current.score, stored);
+    // One object per day: the components and risk as stored, which also explain tomorrow's move.
+    const stored = storedOf(current);
+    const ex = explainChange(prev?.score ?? null, prevStored, current.score, stored);
     // A risk names its own evidence (the messages that show it); otherwise the latest day's most
     // telling interactions.
     const evidenceIds = ex.interactionIds ?? (lastActive >= 0 ? (buckets[lastActive]?.topIds ?? []) : []);
@@ -49,13 +51,7 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
       date: days[i]!,
       score: current.score,
       confidence: current.confidence,
-      components_json: JSON.stringify({
-        ...current.components,
-        risk: current.risk,
-        // The other signals that hold besides `risk` (the most severe), so none is written twice.
-        signals: current.risks.slice(1).map((r) => ({ code: r.code, cap: r.cap, text: r.text, interactionIds: r.interactionIds })),
-        inputs: roundInputs(current),
-      }),
+      components_json: JSON.stringify(stored),
       reason: ex.reason,
       reason_text: ex.text,
       evidence_json: JSON.stringify({
@@ -69,14 +65,32 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
       created_at: c.createdAt,
     });
     prev = current;
+    prevStored = stored;
   }
   return { rows, last: current };
 }
 
+/** A day's result as a snapshot keeps it (components_json); docs/health-model.md lists the keys. */
+function storedOf(r: HealthResult): StoredComponents & { signals?: unknown[]; inputs: Record<string, number | null> } {
+  const c = r.components;
+  return {
+    sentiment: c.sentiment,
+    engagement: c.engagement,
+    responsiveness: c.responsiveness,
+    recency: c.recency,
+    risk: r.risk,
+    // The other signals that hold besides `risk` (the most severe), so none is written twice;
+    // absent when none does (most days).
+    ...(r.risks.length > 1 ? { signals: r.risks.slice(1).map((x) => ({ code: x.code, cap: x.cap, text: x.text, interactionIds: x.interactionIds })) } : {}),
+    inputs: roundInputs(r),
+  };
+}
+
+const r3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+
 function roundInputs(r: HealthResult): Record<string, number | null> {
   const x = r.inputs;
-  const r3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
-  return {
+  const out: Record<string, number | null> = {
     avgSentiment: r3(x.avgSentiment),
     recent30: x.recent30,
     baseline30: r3(x.baseline30),
@@ -84,8 +98,20 @@ function roundInputs(r: HealthResult): Record<string, number | null> {
     theirReplyRate: r3(x.theirReplyRate),
     daysSinceContact: x.daysSinceContact,
     n90: x.n90,
-    // The risk figures only where they say something (most days they are all 0 or null, and
-    // this document is written once per client and day).
-    ...Object.fromEntries(Object.entries(r.riskInputs).filter(([, v]) => v !== null && v !== 0)),
   };
+  // The risk figures only where they say something: most days they are all 0 or null, and this
+  // document is written once per client and day.
+  const k = r.riskInputs;
+  if (k.churnMessages !== 0) out.churnMessages = k.churnMessages;
+  if (k.negative14 !== 0) out.negative14 = k.negative14;
+  if (k.negativeContacts14 !== 0) out.negativeContacts14 = k.negativeContacts14;
+  if (k.unanswered !== 0) out.unanswered = k.unanswered;
+  if (k.oldestWaitingDays !== null && k.oldestWaitingDays !== 0) out.oldestWaitingDays = k.oldestWaitingDays;
+  if (k.usualGapDays !== null && k.usualGapDays !== 0) out.usualGapDays = k.usualGapDays;
+  if (k.ourReplyHours28 !== null && k.ourReplyHours28 !== 0) out.ourReplyHours28 = k.ourReplyHours28;
+  if (k.ourReplyHoursBefore !== null && k.ourReplyHoursBefore !== 0) out.ourReplyHoursBefore = k.ourReplyHoursBefore;
+  if (k.followUps21 !== 0) out.followUps21 = k.followUps21;
+  if (k.tone21 !== null && k.tone21 !== 0) out.tone21 = k.tone21;
+  if (k.toneBefore !== null && k.toneBefore !== 0) out.toneBefore = k.toneBefore;
+  return out;
 }

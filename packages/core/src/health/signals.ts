@@ -7,7 +7,7 @@
  * rules with examples; keep the two in step.
  */
 import { DAY_MS } from '../util/time.js';
-import type { ClientHistory, SignalEvent } from './model.js';
+import { lastActiveAtOrBefore, type ClientHistory, type SignalEvent } from './model.js';
 
 /** score/signals.ts SIGNAL_BITS, repeated as plain numbers so the model stays free of the scorer. */
 const CHURN_BIT = 1;
@@ -106,8 +106,11 @@ const plural = (n: number, one: string, many: string): string => (n === 1 ? one 
 const fmtSentiment = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)}`;
 const fmtDays = (hours: number): string => `${(hours / 24).toFixed(1)} days`;
 
+const NO_EVENTS: readonly SignalEvent[] = [];
+
 /** The events of days (i − SIGNAL_LOOKBACK_DAYS, i], newest first. */
-function recentEvents(events: readonly SignalEvent[], i: number): SignalEvent[] {
+function recentEvents(events: readonly SignalEvent[], i: number): readonly SignalEvent[] {
+  if (events.length === 0) return NO_EVENTS;
   const out: SignalEvent[] = [];
   for (let k = events.length - 1; k >= 0; k--) {
     const e = events[k]!;
@@ -121,7 +124,12 @@ function recentEvents(events: readonly SignalEvent[], i: number): SignalEvent[] 
 /** Median days between the contact days of (i − lookback, upTo]; null with too few. */
 function usualGap(history: ClientHistory, i: number, upTo: number): number | null {
   const days: number[] = [];
-  for (let k = upTo; k > i - SIGNAL_LOOKBACK_DAYS && k >= 0; k--) if ((history.buckets[k]?.contacts ?? 0) > 0) days.push(k);
+  const { active, buckets } = history;
+  for (let p = lastActiveAtOrBefore(active, upTo); p >= 0; p--) {
+    const k = active[p]!;
+    if (k <= i - SIGNAL_LOOKBACK_DAYS) break;
+    if (buckets[k]!.contacts > 0) days.push(k);
+  }
   if (days.length < CADENCE_MIN_CONTACT_DAYS) return null;
   const gaps = days.slice(1).map((d, j) => days[j]! - d).sort((a, b) => a - b);
   const mid = gaps.length >> 1;
@@ -137,6 +145,8 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   const dayStart = Date.parse(`${history.origin}T00:00:00Z`) + i * DAY_MS;
   const end = Math.min(dayStart + DAY_MS, history.asOf);
   const events = recentEvents(history.events, i);
+  // Most client-days have no event in the lookback: no filtering, no arrays.
+  const pick = (keep: (e: SignalEvent) => boolean): readonly SignalEvent[] => (events.length === 0 ? NO_EVENTS : events.filter(keep));
   const active: ActiveRisk[] = [];
 
   // Day-bucket sums over the windows the signals use.
@@ -151,9 +161,12 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   let tone21N = 0;
   let toneBeforeSum = 0;
   let toneBeforeN = 0;
-  for (let k = 0; k < SIGNAL_LOOKBACK_DAYS && i - k >= 0; k++) {
-    const b = buckets[i - k];
-    if (!b) continue;
+  const withData = history.active;
+  // The days with data in the lookback, newest first (the others add nothing).
+  for (let p = lastActiveAtOrBefore(withData, i); p >= 0; p--) {
+    const k = i - withData[p]!;
+    if (k >= SIGNAL_LOOKBACK_DAYS) break;
+    const b = buckets[i - k]!;
     if (lastMeeting < 0 && b.meetings > 0) lastMeeting = i - k;
     if (lastReply < 0 && b.ourReplies > 0) lastReply = i - k;
     if (lastContact < 0 && b.contacts > 0) lastContact = i - k;
@@ -174,7 +187,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   }
 
   // Churn intent: the latest statements within 30 days, unless warmly withdrawn since.
-  const churn = events.filter((e) => (e.bits & CHURN_BIT) !== 0 && e.day > i - CHURN_WINDOW_DAYS);
+  const churn = pick((e) => (e.bits & CHURN_BIT) !== 0 && e.day > i - CHURN_WINDOW_DAYS);
   let churnMessages = 0;
   if (churn.length > 0) {
     const latest = churn[0]!;
@@ -193,8 +206,8 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   }
 
   // Escalation: several negative messages in two weeks, or two from different people.
-  const negatives = events.filter((e) => e.negative && e.day > i - ESCALATION_WINDOW_DAYS);
-  const negativeContacts = new Set(negatives.map((e) => e.from)).size;
+  const negatives = pick((e) => e.negative && e.day > i - ESCALATION_WINDOW_DAYS);
+  const negativeContacts = negatives.length === 0 ? 0 : new Set(negatives.map((e) => e.from)).size;
   if (negatives.length >= ESCALATION_MIN_NEGATIVE || (negatives.length >= 2 && negativeContacts >= ESCALATION_MIN_CONTACTS)) {
     const n = negatives.length;
     active.push({
@@ -208,7 +221,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   // Unanswered: asks for an answer, past its due time, no e-mail of ours in the thread, no
   // meeting or call since, and no reply of ours to the client on a later day (the conversation
   // moved on in another thread: a question of months ago with weekly exchanges since is settled).
-  const waiting = events.filter(
+  const waiting = pick(
     (e) => e.dueAt !== null && e.dueAt <= end && !(e.answeredAt !== null && e.answeredAt <= end) && lastMeeting < e.day && lastReply <= e.day,
   );
   let oldestWaitingDays: number | null = null;
@@ -240,7 +253,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   // Our slowness: slow replies over four weeks, slower than before, or their chasers.
   const mean28 = replies28 > 0 ? hours28 / replies28 : null;
   const meanBefore = repliesBefore > 0 ? hoursBefore / repliesBefore : null;
-  const chasers = events.filter((e) => (e.bits & FOLLOW_UP_BIT) !== 0 && e.day > i - FOLLOW_UP_WINDOW_DAYS);
+  const chasers = pick((e) => (e.bits & FOLLOW_UP_BIT) !== 0 && e.day > i - FOLLOW_UP_WINDOW_DAYS);
   const slowMean = mean28 !== null && replies28 >= SLOW_MIN_REPLIES
     && (mean28 > SLOW_REPLY_HOURS || (meanBefore !== null && mean28 > SLOW_TREND_HOURS && mean28 >= 2 * meanBefore));
   if (slowMean || chasers.length >= FOLLOW_UP_MIN) {
