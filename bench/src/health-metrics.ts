@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
   console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
 
-  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceDay: 1e9 } }) });
+  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceMinute: 1e9, perWorkspaceDay: 1e9 } }) });
   const headers = { authorization: `Bearer ${key.key}` };
   for (const path of [
     '/api/metrics/summary',
