@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
+import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
 import { buildApp } from '../../runner/dist/http/app.js';
 import { testConfig } from '../../runner/dist/http/testing.js';
 
@@ -60,6 +60,8 @@ async function main(): Promise<void> {
   } else if (!SKIP_FULL) await generate();
   const engine = await createEngine({ database: DB, clock: fixedClock(NOW) });
   const db = engine.store.db;
+  // Earlier runs' keys go first, so a reused database never reaches the cap of active keys.
+  await revokeAllApiKeys(db, WS);
   const key = await createApiKey(db, { workspaceId: WS, name: `bench ${Date.now()}` });
   let t = performance.now();
   if (!SKIP_FULL) {
