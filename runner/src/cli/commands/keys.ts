@@ -1,19 +1,8 @@
 /** `chs keys create|list|delete|revoke-all`: API keys without HTTP. */
 import type { Command } from 'commander';
-import { createApiKey, CREATED_BY_CLI, deleteApiKey, listApiKeys, requireWorkspace, revokeAllApiKeys, type Engine } from '@chs/core';
-import type { RunnerConfig } from '../../config.js';
-import { printJson, type CliContext } from '../context.js';
+import { createApiKey, CREATED_BY_CLI, deleteApiKey, listApiKeys, requireWorkspace, revokeAllApiKeys } from '@chs/core';
+import { printJson, withEngine, type CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
-
-async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, config: RunnerConfig) => Promise<T>): Promise<T> {
-  const config = ctx.config(cmd.optsWithGlobals());
-  const engine = await ctx.openEngine(config);
-  try {
-    return await fn(engine, config);
-  } finally {
-    await engine.close();
-  }
-}
 
 export const register: RegisterCommand = (program, ctx) => {
   const keys = program.command('keys').description('manage API keys');

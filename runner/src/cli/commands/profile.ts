@@ -6,18 +6,9 @@
  */
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { ChsError, confirmEmailChange, getOwner, requireWorkspace, type Engine } from '@chs/core';
-import { printJson, type CliContext } from '../context.js';
+import { ChsError, confirmEmailChange, getOwner, requireWorkspace } from '@chs/core';
+import { printJson, withEngine, type CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
-
-async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await ctx.openEngine(ctx.config(cmd.optsWithGlobals()));
-  try {
-    return await fn(engine);
-  } finally {
-    await engine.close();
-  }
-}
 
 /** The first non-empty line of stdin (at most 1 KiB read per line), or INVALID_INPUT. */
 async function readTokenLine(ctx: CliContext): Promise<string> {

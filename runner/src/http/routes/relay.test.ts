@@ -137,6 +137,9 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
     expect(mail.from?.text).toBe('notifications@acme.com');
     const token = /\b(ec_[A-Za-z0-9_-]{32})\b/.exec(mail.text ?? '')?.[1];
     expect(token).toBeDefined();
+    // The caller who asked never sees it: only the new mailbox can prove itself.
+    expect(JSON.stringify(body)).not.toContain(token);
+    expect(JSON.stringify(await settings())).not.toContain(token);
     expect(JSON.stringify(await db.selectFrom('users').selectAll().execute())).not.toContain(token);
 
     // Meanwhile alerts, digests and test e-mails go to the confirmed address.
