@@ -40,11 +40,13 @@ export interface OnDemandSlot {
  * Takes a place in the workspace's budget for one e-mail of `kind` to `to`, from the workspace's
  * sender. SENDER_NOT_ALLOWED, NOTIFICATION_RATE_LIMITED (nothing taken then).
  */
-export async function reserveOnDemand(options: OnDemandOptions, mail: { workspaceId: string; kind: OnDemandKind; to: string }): Promise<OnDemandSlot> {
+export async function reserveOnDemand(
+  options: OnDemandOptions,
+  mail: { workspaceId: string; kind: OnDemandKind; to: string; /** Default: the stored `notifications.emailFrom` (a PUT changing it passes the new one). */ from?: string },
+): Promise<OnDemandSlot> {
   const { db, mailer } = options;
   const now = options.now ?? new Date();
-  const settings = await getSettings(db, mail.workspaceId);
-  const from = settings.notifications.emailFrom;
+  const from = mail.from ?? (await getSettings(db, mail.workspaceId)).notifications.emailFrom;
   await assertSenderAllowed(db, mail.workspaceId, from, options.allowList ?? []);
   const dedupeKey = await claimOnDemand(db, {
     workspaceId: mail.workspaceId, kind: mail.kind, recipient: mail.to, subject: mail.kind, transport: mailer.transport, now,

@@ -89,6 +89,14 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
       const mail = await simpleParser(readFileSync(join(t.config.dataDir, 'outbox', f)));
       expect(mail.from?.text).toBe('notifications@acme.com');
     }
+
+    // A PUT that fixes the sender and changes the address at once: the confirmation goes from the new sender.
+    const before = new Set(outbox());
+    expect((await put({ workspace: { notifications: { emailFrom: 'cs@acme.com' } }, profile: { email: 'ana@newco.io' } })).status).toBe(200);
+    const added = outbox().filter((f) => !before.has(f));
+    expect(added).toHaveLength(1);
+    const confirmation = await simpleParser(readFileSync(join(t.config.dataDir, 'outbox', added[0]!)));
+    expect([confirmation.from?.text, confirmation.subject]).toEqual(['cs@acme.com', 'Confirm your new address for the Customer Health Service (acme.com)']);
   });
 
   it('sends at most 5 e-mails on request per workspace an hour, counted in the database across runners', async () => {

@@ -263,7 +263,10 @@ export const settingsRoutes =
         // taken before anything is written (a 429 changes nothing), and given back if the update fails.
         let slot: OnDemandSlot | undefined;
         if (newEmail !== undefined && newEmail.trim().toLowerCase() !== user.email) {
-          slot = await reserveOnDemand({ db, mailer: getMailer(), allowList }, { workspaceId, kind: 'email_confirmation', to: newEmail.trim().toLowerCase() });
+          slot = await reserveOnDemand(
+            { db, mailer: getMailer(), allowList },
+            { workspaceId, kind: 'email_confirmation', to: newEmail.trim().toLowerCase(), ...(emailFrom !== undefined ? { from: emailFrom } : {}) },
+          );
         }
         let change: Awaited<ReturnType<typeof requestEmailChange>> | undefined;
         try {
