@@ -44,8 +44,12 @@ describe.each(dialects.map((d) => [d.name, d] as const))('API key guards on %s',
         ['third', second.body.apiKey.id],
       ]);
 
-      // Deleting one frees a slot.
-      expect((await t.request(`/api/settings/api-keys/${second.body.apiKey.id}${q}`, { method: 'DELETE' })).status).toBe(200);
+      // Deleting one frees a slot, and the answer names the keys it made, which outlive it.
+      const del = await t.request(`/api/settings/api-keys/${second.body.apiKey.id}${q}`, { method: 'DELETE' });
+      expect(del.status).toBe(200);
+      expect(((await del.json()) as { message: string }).message).toBe(
+        `API key deleted. Still active, made by it: ${third.body.apiKey.id}; delete them too, or revoke every key with POST /settings/api-keys/revoke-all`,
+      );
       const fifth = await mint('fifth', t.apiKey);
       expect(fifth.res.status).toBe(200);
 

@@ -92,8 +92,15 @@ export const apiKeyRoutes =
         },
       },
       async (request) => {
-        await deleteApiKey(db, request.auth.workspaceId, request.params.keyId);
-        return { success: true, message: 'API key deleted' };
+        const { workspaceId } = request.auth;
+        await deleteApiKey(db, workspaceId, request.params.keyId);
+        // Keys a key made outlive it: say so, since the usual reason to delete a key is that it leaked.
+        const children = (await listApiKeys(db, workspaceId)).filter((k) => k.isActive && k.createdBy === request.params.keyId).map((k) => k.id);
+        if (children.length === 0) return { success: true, message: 'API key deleted' };
+        return {
+          success: true,
+          message: `API key deleted. Still active, made by it: ${children.join(', ')}; delete them too, or revoke every key with POST /settings/api-keys/revoke-all`,
+        };
       },
     );
   
