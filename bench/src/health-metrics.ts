@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
+import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
 import { buildApp } from '../../runner/dist/http/app.js';
 import { testConfig } from '../../runner/dist/http/testing.js';
 
@@ -60,6 +60,8 @@ async function main(): Promise<void> {
   } else if (!SKIP_FULL) await generate();
   const engine = await createEngine({ database: DB, clock: fixedClock(NOW) });
   const db = engine.store.db;
+  // Earlier runs' keys go first, so a reused database never reaches the cap of active keys.
+  await revokeAllApiKeys(db, WS);
   const key = await createApiKey(db, { workspaceId: WS, name: `bench ${Date.now()}` });
   let t = performance.now();
   if (!SKIP_FULL) {
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
   const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
   console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
 
-  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceDay: 1e9 } }) });
+  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceMinute: 1e9, perWorkspaceDay: 1e9 } }) });
   const headers = { authorization: `Bearer ${key.key}` };
   for (const path of [
     '/api/metrics/summary',

@@ -198,7 +198,7 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
       CHS_GOOGLE_API_URL: `${router.url}/`, CHS_GOOGLE_TOKEN_URL: `${router.url}/token`,
       // The fake Gmail has no quota; Gmail's real 15,000 units/minute would make this a quota benchmark.
       CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: '0',
-      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
+      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
     };
     runners.push(...(await Promise.all(Array.from({ length: n }, () => startServer([CHS_BIN, 'serve', '--port', '0'], env, CHS_SERVING)))));
     log(`${n} runner(s) up on ${db.url.replace(/\/\/[^@]*@/, '//')}`);

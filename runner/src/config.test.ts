@@ -21,4 +21,20 @@ describe('scale-out settings in the config', () => {
     expect(loadConfig({ CHS_REDIS_URL: '' }).redisUrl).toBeUndefined();
     expect(loadConfig({}).redisUrl).toBeUndefined();
   });
+
+  it('CHS_MAX_API_KEYS, CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE and CHS_EMAIL_FROM_ALLOWLIST: defaults and checks', () => {
+    const d = loadConfig({});
+    expect(d.maxApiKeys).toBe(20);
+    expect(d.rateLimits.perWorkspaceMinute).toBe(300);
+    expect(d.emailFromAllowList).toEqual([]);
+    const c = loadConfig({ CHS_MAX_API_KEYS: '5', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '120', CHS_EMAIL_FROM_ALLOWLIST: ' Mailer.Vendor.io, bot@relay.net  alerts.example.org ' });
+    expect(c.maxApiKeys).toBe(5);
+    expect(c.rateLimits.perWorkspaceMinute).toBe(120);
+    expect(c.emailFromAllowList).toEqual(['mailer.vendor.io', 'bot@relay.net', 'alerts.example.org']);
+    expect(() => loadConfig({ CHS_MAX_API_KEYS: '0' })).toThrow(/CHS_MAX_API_KEYS must be a positive integer/);
+    expect(() => loadConfig({ CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '-1' })).toThrow(/CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE/);
+    for (const bad of ['*', 'vendor', 'x@', '@vendor.io', 'http://vendor.io', '*.vendor.io']) {
+      expect(() => loadConfig({ CHS_EMAIL_FROM_ALLOWLIST: bad }), bad).toThrow(/CHS_EMAIL_FROM_ALLOWLIST entries must be domains/);
+    }
+  });
 });

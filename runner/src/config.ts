@@ -3,13 +3,18 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { isPostgresUrl } from '@chs/core';
+import { DEFAULT_MAX_ACTIVE_KEYS, isPostgresUrl, isValidEmail } from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
   perKeyMinute: number;
   /** Per key, per hour. Default 1000. */
   perKeyHour: number;
+  /**
+   * Per workspace (all its keys together), per minute, so minting more keys does not multiply the
+   * budget. Default 300.
+   */
+  perWorkspaceMinute: number;
   /** Per workspace, per day. Default 10000. */
   perWorkspaceDay: number;
 }
@@ -57,6 +62,13 @@ export interface RunnerConfig {
   redisUrl: string | undefined;
   logLevel: string;
   rateLimits: RateLimitConfig;
+  /** Active API keys a workspace may hold (CHS_MAX_API_KEYS). Default 20 (DEFAULT_MAX_ACTIVE_KEYS). */
+  maxApiKeys?: number;
+  /**
+   * Senders allowed beyond each workspace's own domains (CHS_EMAIL_FROM_ALLOWLIST): lower-cased
+   * domains (subdomains included) or whole addresses. Default none.
+   */
+  emailFromAllowList?: readonly string[];
   providers: ProviderUrls;
   /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
   jobs?: JobsConfig;
@@ -126,8 +138,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     rateLimits: Object.freeze({
       perKeyMinute: intEnv(env, 'CHS_RATE_LIMIT_PER_MINUTE', 100),
       perKeyHour: intEnv(env, 'CHS_RATE_LIMIT_PER_HOUR', 1000),
+      perWorkspaceMinute: intEnv(env, 'CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE', 300),
       perWorkspaceDay: intEnv(env, 'CHS_RATE_LIMIT_PER_DAY', 10000),
     }),
+    maxApiKeys: intEnv(env, 'CHS_MAX_API_KEYS', DEFAULT_MAX_ACTIVE_KEYS),
+    emailFromAllowList: Object.freeze(parseSenderAllowList(optional(env, 'CHS_EMAIL_FROM_ALLOWLIST'))),
     providers: Object.freeze(providers),
     jobs,
     pgPoolSize,
@@ -153,6 +168,20 @@ function portEnv(env: NodeJS.ProcessEnv, name: string): number {
   const n = intEnv(env, name, 0);
   if (n > 65535) throw new Error(`${name} must be a port number (1-65535), got "${env[name]}"`);
   return n;
+}
+
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+/** CHS_EMAIL_FROM_ALLOWLIST: comma- or space-separated domains and addresses, lower-cased; a malformed entry fails start-up. */
+export function parseSenderAllowList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(/[\s,]+/).map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
+  for (const e of entries) {
+    if (e.includes('@') ? !isValidEmail(e) : !DOMAIN.test(e)) {
+      throw new Error(`CHS_EMAIL_FROM_ALLOWLIST entries must be domains (example.com) or addresses (alerts@example.com), got "${e}"`);
+    }
+  }
+  return entries;
 }
 
 function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {

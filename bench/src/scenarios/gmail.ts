@@ -138,7 +138,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
       CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '100',
       CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
       CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: clientLimit ? String(Math.round(ceilingUnitsPerMin)) : '0',
-      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
+      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
     }, CHS_SERVING);
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
 

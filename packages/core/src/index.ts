@@ -9,6 +9,7 @@ export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } fro
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
 export * from './settings/settings.js';
+export * from './settings/sender.js';
 export * from './ingest/index.js';
 export * from './resolve/index.js';
 export * from './workspace/index.js';

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine } from '@chs/core';
 import { loadConfig, type RunnerConfig } from '../config.js';
 
@@ -35,4 +36,15 @@ export function defaultContext(): CliContext {
 /** Writes one line of JSON. */
 export function printJson(ctx: CliContext, value: unknown): void {
   ctx.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** Opens the engine a command's flags name, runs `fn` with it and its config, and closes it whatever happens. */
+export async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, config: RunnerConfig) => Promise<T>): Promise<T> {
+  const config = ctx.config(cmd.optsWithGlobals());
+  const engine = await ctx.openEngine(config);
+  try {
+    return await fn(engine, config);
+  } finally {
+    await engine.close();
+  }
 }

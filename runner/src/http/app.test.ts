@@ -244,7 +244,7 @@ describe('openapi.json', () => {
 
 describe('rate limits', () => {
   it('counts per key per minute, reports it in headers, and refuses with 429 + Retry-After', async () => {
-    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 3, perKeyHour: 50, perWorkspaceDay: 1000 } } });
+    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 3, perKeyHour: 50, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } } });
     try {
       const path = `/api/settings?workspaceId=${t.workspaceId}`;
       const remaining: string[] = [];
@@ -275,7 +275,7 @@ describe('rate limits', () => {
   });
 
   it('enforces the hour per key and the day per workspace, reporting the window nearest exhaustion', async () => {
-    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 10, perKeyHour: 2, perWorkspaceDay: 3 } } });
+    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 10, perKeyHour: 2, perWorkspaceMinute: 1000, perWorkspaceDay: 3 } } });
     try {
       const path = `/api/settings?workspaceId=${t.workspaceId}`;
       const r1 = await t.request(path);
@@ -309,7 +309,7 @@ describe('rate limits', () => {
   });
 
   it('counts requests without a valid key per IP and puts the headers on 401s', async () => {
-    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 2, perKeyHour: 100, perWorkspaceDay: 1000 } } });
+    const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 2, perKeyHour: 100, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } } });
     try {
       const path = `/api/settings?workspaceId=${t.workspaceId}`;
       const a = await t.request(path, { key: null });
@@ -329,7 +329,7 @@ describe('rate limits', () => {
 });
 
 describe('MemoryRateLimitStore', () => {
-  const limits = { perKeyMinute: 2, perKeyHour: 3, perWorkspaceDay: 100 };
+  const limits = { perKeyMinute: 2, perKeyHour: 3, perWorkspaceMinute: 1000, perWorkspaceDay: 100 };
   const caller = { keyId: 'k1', workspaceId: 'acme.com' };
 
   it('resets at the window boundary and counts nothing for a refused request', async () => {

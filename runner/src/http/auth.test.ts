@@ -136,12 +136,14 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       expect(text).not.toContain(t.apiKey);
       expect(text).not.toContain(body.apiKey.key);
       for (const k of apiKeys) {
-        expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'isActive', 'key', 'lastUsedAt', 'name']);
+        expect(Object.keys(k).sort()).toEqual(['createdAt', 'createdBy', 'id', 'isActive', 'key', 'lastUsedAt', 'name']);
         expect(k.key).toMatch(/^sk-.{4}….{4}$/);
         // Both keys were used by now (this listing used the first).
         expect(Date.parse(k.lastUsedAt ?? '')).not.toBeNaN();
       }
       expect(apiKeys[1]?.key).toBe(`sk-${body.apiKey.key.slice(3, 7)}…${body.apiKey.key.slice(-4)}`);
+      // Who made each: the workspace's first key came from the CLI (chs init), Zapier's from that key's request.
+      expect(apiKeys.map((k) => (k as { createdBy?: string | null }).createdBy)).toEqual(['cli', t.apiKeyId]);
       // Nothing was written per request: the stored lastUsedAt is still empty until the flush on close.
       const stored = await t.engine.store.db.selectFrom('api_keys').select('last_used_at').execute();
       expect(stored.every((r) => r.last_used_at === null)).toBe(true);

@@ -70,6 +70,12 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   // The provider's own quota is spent: retry after `details.resumeAt` (sent as Retry-After).
   PROVIDER_RATE_LIMITED: m(503, 'The provider’s rate limit is exhausted; retry later', true),
   NOTIFICATION_FAILED: m(502, 'The notification could not be delivered', true),
+  // Relay and key guards (issue 16): the workspace's key cap, its sender domains, the e-mail
+  // confirmation token, the hourly budget of e-mails sent on request (Retry-After from details.resumeAt).
+  KEY_LIMIT_REACHED: m(409, 'The workspace has as many active API keys as allowed'),
+  SENDER_NOT_ALLOWED: m(400, 'The sender address is not on one of the workspace’s domains'),
+  CONFIRMATION_INVALID: m(400, 'The confirmation token is unknown, used or expired'),
+  NOTIFICATION_RATE_LIMITED: m(429, 'Too many e-mails sent on request this hour'),
   DATABASE_UNREACHABLE: m(503, 'The database is unreachable'),
   MIGRATION_FAILED: m(500, 'Internal server error'),
   INTERNAL: m(500, 'Internal server error'),

@@ -64,7 +64,7 @@ async function tcpProxy(targetPort: number, listenPort = 0): Promise<{ port: num
 
 describe('liveness and readiness probes', () => {
   it('answer without a key, are never rate-limited, and carry no rate-limit headers', async () => {
-    const a = await app({ config: { rateLimits: { perKeyMinute: 2, perKeyHour: 2, perWorkspaceDay: 2 } } });
+    const a = await app({ config: { rateLimits: { perKeyMinute: 2, perKeyHour: 2, perWorkspaceMinute: 2, perWorkspaceDay: 2 } } });
     for (let i = 0; i < 30; i++) {
       const health = await a.request('/api/health', { key: null });
       expect(health.status).toBe(200);
@@ -151,7 +151,7 @@ describe('liveness and readiness probes', () => {
 
 describe('Prometheus metrics', () => {
   it('serves request durations by route pattern, jobs by state, 429s, and text promtool accepts; behind the token when set', async () => {
-    const a = await app({ config: { metricsToken: 'scrape-me', rateLimits: { perKeyMinute: 3, perKeyHour: 100, perWorkspaceDay: 1000 } } });
+    const a = await app({ config: { metricsToken: 'scrape-me', rateLimits: { perKeyMinute: 3, perKeyHour: 100, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } } });
     await enqueueJob(a.engine.store.db, { workspaceId: a.workspaceId, kind: 'ingest', source: 'mbox', params: {} });
     for (let i = 0; i < 5; i++) await a.request('/api/clients/cl_nope?workspaceId=acme.com'); // 404s, then 429s
 
@@ -208,7 +208,7 @@ describe('behind a load balancer (CHS_TRUST_PROXY)', () => {
   });
 
   it('keyless callers behind a trusted balancer each get their own per-IP budget; without it they share the balancer’s', async () => {
-    const limits = { perKeyMinute: 2, perKeyHour: 100, perWorkspaceDay: 1000 };
+    const limits = { perKeyMinute: 2, perKeyHour: 100, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 };
     const from = (a: TestApp, ip: string) => a.request('/api/openapi.json', { key: null, headers: { 'x-forwarded-for': ip } });
     const trusted = await app({ config: { rateLimits: limits, trustProxy: ['127.0.0.1'] } });
     for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {

@@ -1,5 +1,6 @@
 /**
- * Rate limits: per key 100/minute AND 1,000/hour, per workspace 10,000/day (DESIGN.md), all
+ * Rate limits: per key 100/minute AND 1,000/hour, per workspace 10,000/day (DESIGN.md) and
+ * 300/minute (all its keys together, so minting keys does not multiply the budget), all
  * configurable; requests without a valid key count per client IP against the per-key minute
  * and hour limits.
  *
@@ -100,6 +101,8 @@ export function windowsFor(caller: { keyId: string; workspaceId: string } | { ip
   return [
     { key: `key:${caller.keyId}:minute`, limit: limits.perKeyMinute, windowMs: MINUTE },
     { key: `key:${caller.keyId}:hour`, limit: limits.perKeyHour, windowMs: HOUR },
+    // All keys of the workspace together: a new key brings no new minute budget.
+    { key: `ws:${caller.workspaceId}:minute`, limit: limits.perWorkspaceMinute, windowMs: MINUTE },
     { key: `ws:${caller.workspaceId}:day`, limit: limits.perWorkspaceDay, windowMs: DAY },
   ];
 }

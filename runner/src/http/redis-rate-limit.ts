@@ -13,9 +13,13 @@
  * depends on for everything else. Redis does it in memory in microseconds, and losing it loses
  * only counters.
  *
- * If Redis stops answering while serving, requests are not refused for it: counting falls back to
- * this process's memory (limits then hold per runner) and a warning is logged, at most once a
- * minute; Redis is used again as soon as it answers.
+ * If Redis stops answering while serving, requests are not refused for it (fail open): counting
+ * falls back to this process's memory, so every limit still holds per runner (N runners allow at
+ * most N times the limit), and a warning is logged, at most once a minute. Failing closed would
+ * turn the loss of a store of counters, which holds no data, into a full outage of the API. After a
+ * failure Redis is left alone for `retryAfterMs` (requests count in memory at once instead of each
+ * waiting for a command timeout on a Redis that hangs), then tried again; when it answers, counting
+ * is shared again and that is logged once.
  */
 import { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '@chs/core';
@@ -56,6 +60,8 @@ export interface RedisRateLimitStoreOptions {
   prefix?: string;
   /** How long a command may take before this request is counted in memory instead. Default 1000 ms. */
   commandTimeoutMs?: number;
+  /** After a failure, how long requests count in memory without asking Redis. Default 5000 ms. */
+  retryAfterMs?: number;
   /** Default: a logger that drops everything. */
   logger?: Logger;
 }
@@ -72,23 +78,35 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #prefix: string;
   readonly #logger: Logger;
   readonly #fallback = new MemoryRateLimitStore();
+  readonly #retryAfterMs: number;
   #lastWarning = 0;
+  /** Wall-clock ms before which Redis is not asked (it failed recently). */
+  #skipUntil = 0;
+  /** Counting in memory since a failure, until Redis answers again. */
+  #degraded = false;
   #connecting: Promise<void> | undefined;
+  #everReady = false;
+  readonly #commandTimeoutMs: number;
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.#prefix = options.prefix ?? 'chs:rl:';
     this.#logger = options.logger ?? silentLogger;
+    this.#retryAfterMs = options.retryAfterMs ?? 5000;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 1000;
     const redis = new Redis(options.url, {
       lazyConnect: true,
       // Fail a command fast rather than hold a request while Redis is away (we fall back instead).
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
-      commandTimeout: options.commandTimeoutMs ?? 1000,
+      commandTimeout: this.#commandTimeoutMs,
       connectTimeout: 2000,
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });
     // Connection errors are reported through failed commands; an unhandled 'error' event would crash.
     redis.on('error', () => undefined);
+    redis.on('ready', () => {
+      this.#everReady = true;
+    });
     redis.defineCommand('chsRateConsume', { lua: CONSUME_SCRIPT });
     this.#redis = redis as RedisWithConsume;
   }
@@ -105,14 +123,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.#redis.ping();
   }
 
-  /** One connection attempt shared by every request that arrives before it is up. */
+  /**
+   * The first connection, shared by every request that arrives before it is up, and waited for at
+   * most one command timeout (a server that accepts and never answers must not hold requests).
+   * Once it has been up, a reconnection is not waited for: the command fails at once (no offline
+   * queue) and the request counts in memory.
+   */
   #connected(): Promise<void> {
     if (this.#redis.status === 'ready') return Promise.resolve();
-    // Connecting: wait for that attempt; reconnecting after a failure: its rejection sends us to the fallback.
-    if (this.#redis.status !== 'wait') return this.#connecting ?? Promise.resolve();
-    const p = this.#redis.connect();
-    this.#connecting = p;
-    return p;
+    if (this.#redis.status === 'wait') this.#connecting = this.#redis.connect();
+    if (this.#everReady || !this.#connecting) return Promise.resolve();
+    const first = this.#connecting;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis did not become ready within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+      first.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
   }
 
   async consume(windows: RateWindow[], nowMs: number): Promise<RateLimitResult> {
@@ -123,13 +148,20 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
     const args: Array<string | number> = [...current.map((c) => c.id)];
     for (const c of current) args.push(c.w.limit, c.resetAt + EXPIRY_SLACK_MS);
+    if (Date.now() < this.#skipUntil) return this.#fallback.consume(windows, nowMs);
     let reply: ConsumeReply;
     try {
       await this.#connected();
       reply = await this.#redis.chsRateConsume(current.length, ...args);
     } catch (err) {
+      this.#skipUntil = Date.now() + this.#retryAfterMs;
+      this.#degraded = true;
       this.#warn(err);
       return this.#fallback.consume(windows, nowMs);
+    }
+    if (this.#degraded) {
+      this.#degraded = false;
+      this.#logger.info({}, 'Redis answers again; rate limits are shared by every runner again');
     }
     const allowed = reply[0] === 1;
     return {

@@ -23,7 +23,7 @@ export function testConfig(overrides: Partial<RunnerConfig> = {}): RunnerConfig 
     smtpUrl: undefined,
     redisUrl: undefined,
     logLevel: 'silent',
-    rateLimits: { perKeyMinute: 1000, perKeyHour: 10000, perWorkspaceDay: 100000 },
+    rateLimits: { perKeyMinute: 1000, perKeyHour: 10000, perWorkspaceMinute: 10000, perWorkspaceDay: 100000 },
     providers: {},
     ...overrides,
   };

@@ -34,7 +34,7 @@ function baseEnv(dir: string, api: string, token: string, extra: Env = {}): Env 
     CHS_DATABASE_URL: database?.url ?? join(dir, 'chs.db'), CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
     CHS_GOOGLE_API_URL: api, CHS_GOOGLE_TOKEN_URL: token, CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '200',
     // Status is polled every 50 ms; on a loaded machine the default 100/minute would answer 429 first.
-    CHS_RATE_LIMIT_PER_MINUTE: '100000', CHS_RATE_LIMIT_PER_HOUR: '1000000',
+    CHS_RATE_LIMIT_PER_MINUTE: '100000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000', CHS_RATE_LIMIT_PER_HOUR: '1000000',
     ...extra,
   };
 }

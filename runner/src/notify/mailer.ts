@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { ChsError } from '@chs/core';
 
@@ -22,7 +22,10 @@ export interface SentMail {
   messageId: string;
   /** The `.eml` file written (outbox only). */
   file?: string;
-  /** Where it went, safe to show a user: `SMTP server mail.acme.com:587` or the outbox file. */
+  /**
+   * Where it went, safe to show an API caller: `SMTP server mail.acme.com:587` or `outbox file
+   * <name>.eml` (the file's name, never the server's path: that is `file`).
+   */
   description: string;
 }
 
@@ -85,9 +88,11 @@ function outboxMailer(dir: string): Mailer {
         // Written aside then renamed, so anything watching the outbox never reads half a message.
         await writeFile(`${file}.tmp`, info.message as Buffer);
         await rename(`${file}.tmp`, file);
-        return { transport: 'outbox', messageId: String(info.messageId), file, description: `outbox file ${file}` };
+        return { transport: 'outbox', messageId: String(info.messageId), file, description: `outbox file ${basename(file)}` };
       } catch (err) {
-        throw new ChsError('NOTIFICATION_FAILED', `could not write the message to the outbox ${dir}: ${(err as Error).message}`, { cause: err });
+        // The system error's message names the server's path; its code says enough (the log has the rest).
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new ChsError('NOTIFICATION_FAILED', `could not write the message to the server's outbox${code ? ` (${code})` : ''}`, { cause: err });
       }
     },
     close: () => transport.close(),

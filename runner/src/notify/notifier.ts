@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import {
-  planNotifications, silentLogger, toError,
+  effectiveSender, planNotifications, silentLogger, toError,
   type Db, type DigestKind, type Engine, type Logger, type NotificationKind, type NotificationMessage, type QuietDigest,
 } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
@@ -19,6 +19,8 @@ export interface NotifierOptions {
   dataClock?: () => Date;
   /** Default: drops everything. */
   logger?: Logger;
+  /** Senders allowed beyond each workspace's domains (CHS_EMAIL_FROM_ALLOWLIST). Default none. */
+  senderAllowList?: readonly string[];
 }
 
 export interface NotifyRunOptions {
@@ -55,12 +57,14 @@ export class Notifier {
   readonly #mailer: Mailer;
   readonly #dataClock: (() => Date) | undefined;
   readonly #logger: Logger;
+  readonly #senderAllowList: readonly string[];
 
   constructor(options: NotifierOptions) {
     this.#db = options.db;
     this.#mailer = options.mailer;
     this.#dataClock = options.dataClock;
     this.#logger = options.logger ?? silentLogger;
+    this.#senderAllowList = options.senderAllowList ?? [];
   }
 
   get transport(): Mailer['transport'] {
@@ -76,6 +80,17 @@ export class Notifier {
     const result: NotifyResult = { workspaceId, dryRun, planned: plan.messages, sent: [], failed: [], claimedElsewhere: [], quiet: plan.quiet, notes: plan.notes };
     if (dryRun) return result;
     for (const q of plan.quiet) await recordSkipped(this.#db, workspaceId, q.kind, q.dedupeKey, q.reason, now);
+    // A sender stored before senders were checked (or allowed by an entry since removed) is not used.
+    const senders = new Map<string, string>();
+    for (const m of plan.messages) {
+      if (senders.has(m.from)) continue;
+      const { from, replaced } = await effectiveSender(this.#db, workspaceId, m.from, this.#senderAllowList);
+      senders.set(m.from, from);
+      if (replaced) {
+        result.notes.push(`notifications.emailFrom ${m.from} is not on the workspace's domains or the allow-list: sent from ${from} instead`);
+        this.#logger.warn({ workspaceId, emailFrom: m.from, sentFrom: from }, 'notification sender not allowed; using the default sender');
+      }
+    }
     for (const m of plan.messages) {
       const attempt = await claimNotification(this.#db, {
         workspaceId, kind: m.kind, dedupeKey: m.dedupeKey, recipients: m.to, subject: m.subject, transport: this.#mailer.transport, now,
@@ -85,7 +100,7 @@ export class Notifier {
         continue;
       }
       try {
-        const sent = await this.#mailer.send({ from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+        const sent = await this.#mailer.send({ from: senders.get(m.from) ?? m.from, to: m.to, subject: m.subject, text: m.text, html: m.html });
         await markSent(this.#db, workspaceId, m.dedupeKey, sent.transport, now);
         result.sent.push({ ...item(m), transport: sent.transport, description: sent.description, attempt });
         this.#logger.info({ workspaceId, kind: m.kind, dedupeKey: m.dedupeKey, transport: sent.transport }, 'notification sent');
@@ -107,5 +122,6 @@ export function createNotifier(engine: Engine, config: RunnerConfig, logger: Log
     mailer: mailer ?? createMailer({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), outboxDir: join(config.dataDir, 'outbox') }),
     dataClock: engine.clock,
     logger,
+    ...(config.emailFromAllowList ? { senderAllowList: config.emailFromAllowList } : {}),
   });
 }

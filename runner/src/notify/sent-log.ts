@@ -7,7 +7,7 @@
  * A runner that dies between claim and delivery leaves `sending` behind: the message may or may
  * not have gone out, and at most once means it is not sent again.
  */
-import { MAX_SEND_ATTEMPTS, newId, retryableAttempts, type Db, type NotificationKind } from '@chs/core';
+import { ChsError, MAX_SEND_ATTEMPTS, newId, retryableAttempts, type Db, type NotificationKind } from '@chs/core';
 
 export interface ClaimInput {
   workspaceId: string;
@@ -64,4 +64,57 @@ export async function recordSkipped(db: Db, workspaceId: string, kind: Notificat
     .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Mail sent because an API caller asked (not planned by the engine): one hourly budget per workspace for all of them. */
+export const ON_DEMAND_KINDS = ['test', 'email_confirmation'] as const;
+export type OnDemandKind = (typeof ON_DEMAND_KINDS)[number];
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Claims one on-demand send within the workspace's budget of `perHour` over the last hour (a
+ * sliding window, wall clock). The row is inserted first and the window counted after, so two
+ * runners asking at once cannot both take the last slot (both may be refused; neither exceeds).
+ * Refused: the row is removed and NOTIFICATION_RATE_LIMITED thrown with `details.resumeAt` (the
+ * moment the oldest send of the window leaves it; sent as Retry-After). Resolves to the dedupe key
+ * to mark sent or failed.
+ */
+export async function claimOnDemand(db: Db, c: { workspaceId: string; kind: OnDemandKind; recipient: string; subject: string; transport: string; now: Date; perHour: number }): Promise<string> {
+  const dedupeKey = `${c.kind}:${newId('t')}`;
+  await db
+    .insertInto('notification_log')
+    .values({
+      id: newId('ntf'), workspace_id: c.workspaceId, kind: c.kind, dedupe_key: dedupeKey, recipients: c.recipient,
+      subject: c.subject.slice(0, 500), transport: c.transport, status: 'sending', sent_at: c.now.toISOString(),
+    })
+    .execute();
+  const since = new Date(c.now.getTime() - HOUR_MS).toISOString();
+  const window = await db
+    .selectFrom('notification_log')
+    .select('sent_at')
+    .where('workspace_id', '=', c.workspaceId)
+    .where('kind', 'in', [...ON_DEMAND_KINDS])
+    .where('sent_at', '>', since)
+    .orderBy('sent_at')
+    .execute();
+  if (window.length <= c.perHour) return dedupeKey;
+  await db.deleteFrom('notification_log').where('workspace_id', '=', c.workspaceId).where('dedupe_key', '=', dedupeKey).execute();
+  const oldest = window[0]?.sent_at ?? c.now.toISOString();
+  const resumeAt = new Date(Date.parse(oldest) + HOUR_MS).toISOString();
+  throw new ChsError(
+    'NOTIFICATION_RATE_LIMITED',
+    `at most ${c.perHour} e-mails an hour are sent on request (test e-mails and address confirmations) for workspace ${c.workspaceId}; the next one can go at ${resumeAt}`,
+    { details: { resumeAt, perHour: c.perHour } },
+  );
+}
+
+/** An on-demand claim given back unused (the change it was for did not happen). */
+export async function releaseOnDemand(db: Db, workspaceId: string, dedupeKey: string): Promise<void> {
+  await db.deleteFrom('notification_log').where('workspace_id', '=', workspaceId).where('dedupe_key', '=', dedupeKey).where('status', '=', 'sending').execute();
+}
+
+/** An on-demand send that failed: kept (it counts in the budget), never retried. */
+export async function markOnDemandFailed(db: Db, workspaceId: string, dedupeKey: string, now: Date): Promise<void> {
+  await markFailed(db, workspaceId, dedupeKey, MAX_SEND_ATTEMPTS, now);
 }

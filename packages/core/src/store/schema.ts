@@ -34,6 +34,12 @@ export interface UsersTable {
   has_completed_onboarding: number;
   created_at: string;
   last_login_at: string | null;
+  /** A new address waiting for confirmation; `email` stays the confirmed one until then. */
+  pending_email: string | null;
+  /** SHA-256 hex of the single-use confirmation token sent to `pending_email`. */
+  pending_email_token_hash: string | null;
+  /** When that token stops being accepted. */
+  pending_email_expires_at: string | null;
 }
 
 export interface ApiKeysTable {
@@ -48,6 +54,8 @@ export interface ApiKeysTable {
   is_active: number;
   created_at: string;
   last_used_at: string | null;
+  /** Who made the key: the id of the key whose request created it, or `cli`; null before migration 008. */
+  created_by: string | null;
 }
 
 /** Workspace settings: one JSON document per workspace (profile lives on the user). */

@@ -23,6 +23,10 @@ const KEY_BYTES = 32;
 const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{43,128}$/;
 /** Longest key name accepted. */
 export const API_KEY_NAME_MAX = 100;
+/** Active keys a workspace may hold when the caller sets no cap (`CHS_MAX_API_KEYS`). */
+export const DEFAULT_MAX_ACTIVE_KEYS = 20;
+/** `createdBy` of a key made on the command line or by the library rather than by a key's request. */
+export const CREATED_BY_CLI = 'cli';
 
 /** A new full key: `sk-` + 32 random bytes, base64url. */
 export function generateApiKey(): string {
@@ -54,6 +58,7 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
     isActive: row.is_active === 1,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    createdBy: row.created_by,
   };
 }
 
@@ -62,18 +67,49 @@ export interface CreateApiKeyInput {
   /** The user whose permissions the key carries. Default: the workspace's owner. */
   userId?: string;
   name: string;
+  /** Who makes it: the id of the calling key, or `cli` (CREATED_BY_CLI). Default `cli`. */
+  createdBy?: string;
+  /**
+   * Most active keys the workspace may hold; creating one more is KEY_LIMIT_REACHED.
+   * Default DEFAULT_MAX_ACTIVE_KEYS (20).
+   */
+  maxActive?: number;
   /** Default: the wall clock. */
   now?: Date;
 }
 
-/** Creates an active key; the result carries the full key, once. */
+/**
+ * Creates an active key; the result carries the full key, once. INVALID_INPUT (name),
+ * WORKSPACE_NOT_FOUND, NOT_FOUND (user), KEY_LIMIT_REACHED (the workspace's cap of active keys).
+ *
+ * The count and the insert run in one transaction that first writes the workspace's row, so two
+ * creations racing for the last free slot (two runners, PostgreSQL) are serialised: one gets it.
+ */
 export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  return db.isTransaction ? createInTransaction(db, input) : db.transaction().execute((trx) => createInTransaction(trx, input));
+}
+
+/** A no-op write that holds the workspace row's lock until the transaction ends; false when there is no such workspace. */
+async function lockWorkspace(trx: Db, workspaceId: string): Promise<boolean> {
+  const r = await trx.updateTable('workspaces').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', workspaceId).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+async function createInTransaction(db: Db, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const name = input.name.trim();
   if (name === '' || name.length > API_KEY_NAME_MAX) {
     throw new ChsError('INVALID_INPUT', `a key name must be 1 to ${API_KEY_NAME_MAX} characters`);
   }
-  const ws = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
-  if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `workspace ${input.workspaceId} does not exist`);
+  if (!(await lockWorkspace(db, input.workspaceId))) throw new ChsError('WORKSPACE_NOT_FOUND', `workspace ${input.workspaceId} does not exist`);
+  const maxActive = input.maxActive ?? DEFAULT_MAX_ACTIVE_KEYS;
+  const active = await countActiveApiKeys(db, input.workspaceId);
+  if (active >= maxActive) {
+    throw new ChsError(
+      'KEY_LIMIT_REACHED',
+      `workspace ${input.workspaceId} already has ${active} active API keys (at most ${maxActive}); delete or revoke one first`,
+      { details: { active, maxActive } },
+    );
+  }
   let userId = input.userId;
   if (userId === undefined) {
     const owner = await getOwner(db, input.workspaceId);
@@ -94,6 +130,7 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<Cr
     is_active: 1,
     created_at: (input.now ?? new Date()).toISOString(),
     last_used_at: null,
+    created_by: input.createdBy ?? CREATED_BY_CLI,
   };
   await db.insertInto('api_keys').values(row).execute();
   return { ...toApiKey(row), key };
@@ -108,6 +145,34 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKey[]
 export async function getApiKey(db: Db, workspaceId: string, keyId: string): Promise<ApiKey | null> {
   const row = await db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', keyId).executeTakeFirst();
   return row ? toApiKey(row) : null;
+}
+
+/** How many active keys the workspace holds (what the cap counts). */
+export async function countActiveApiKeys(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('is_active', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Revokes every active key of the workspace at once (the caller's too): each is made inactive,
+ * so it is refused on its next request by every runner, and stays listed (inactive, with its
+ * `lastUsedAt` and `createdBy`) as the record of what existed; DELETE removes it for good.
+ * Resolves to the ids revoked.
+ */
+export async function revokeAllApiKeys(db: Db, workspaceId: string): Promise<string[]> {
+  const run = async (trx: Db): Promise<string[]> => {
+    // Serialised with createApiKey: a key made meanwhile is either revoked here or made after.
+    await lockWorkspace(trx, workspaceId);
+    const rows = await trx.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId).where('is_active', '=', 1).orderBy('created_at').orderBy('id').execute();
+    if (rows.length > 0) await trx.updateTable('api_keys').set({ is_active: 0 }).where('workspace_id', '=', workspaceId).where('is_active', '=', 1).execute();
+    return rows.map((r) => r.id);
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /** Deletes a key for good. KEY_NOT_FOUND when the workspace has no such key. */

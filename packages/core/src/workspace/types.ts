@@ -22,6 +22,10 @@ export interface User {
   createdAt: string;
   /** Last time one of the user's keys was used (flushed by KeyUsageTracker); null when never. */
   lastLoginAt: string | null;
+  /** A new address asked for and not yet confirmed (alerts still go to `email`); null when none. */
+  pendingEmail: string | null;
+  /** When the confirmation token of `pendingEmail` expires. */
+  pendingEmailExpiresAt: string | null;
 }
 
 /** An API key as listed: never the full key, only its masked preview. */
@@ -35,6 +39,8 @@ export interface ApiKey {
   isActive: boolean;
   createdAt: string;
   lastUsedAt: string | null;
+  /** Who made the key: the id of the key whose request created it, or `cli`; null for keys older than this record. */
+  createdBy: string | null;
 }
 
 /** The result of creating a key: the only moment the full key exists outside its owner. */

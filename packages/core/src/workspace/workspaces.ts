@@ -85,6 +85,9 @@ export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Prom
         has_completed_onboarding: 0,
         created_at: now,
         last_login_at: null,
+        pending_email: null,
+        pending_email_token_hash: null,
+        pending_email_expires_at: null,
       };
       await trx.insertInto('users').values(userRow).execute();
       const apiKey = await createApiKey(trx, { workspaceId: id, userId: userRow.id, name: 'Default key', ...(input.now ? { now: input.now } : {}) });

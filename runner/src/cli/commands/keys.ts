@@ -1,17 +1,8 @@
-/** `chs keys create|list|delete`: API keys without HTTP. */
+/** `chs keys create|list|delete|revoke-all`: API keys without HTTP. */
 import type { Command } from 'commander';
-import { createApiKey, deleteApiKey, listApiKeys, requireWorkspace, type Engine } from '@chs/core';
-import { printJson, type CliContext } from '../context.js';
+import { createApiKey, CREATED_BY_CLI, deleteApiKey, listApiKeys, requireWorkspace, revokeAllApiKeys } from '@chs/core';
+import { printJson, withEngine, type CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
-
-async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await ctx.openEngine(ctx.config(cmd.optsWithGlobals()));
-  try {
-    return await fn(engine);
-  } finally {
-    await engine.close();
-  }
-}
 
 export const register: RegisterCommand = (program, ctx) => {
   const keys = program.command('keys').description('manage API keys');
@@ -23,9 +14,11 @@ export const register: RegisterCommand = (program, ctx) => {
     .requiredOption('--name <name>', 'a name saying where the key is used')
     .option('--json', 'print {"id","name","key","isActive","createdAt","workspaceId"}')
     .action(async (flags: { workspace: string; name: string; json?: boolean }, cmd: Command) =>
-      withEngine(ctx, cmd, async (engine) => {
+      withEngine(ctx, cmd, async (engine, config) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
-        const key = await createApiKey(engine.store.db, { workspaceId: ws.id, name: flags.name });
+        const key = await createApiKey(engine.store.db, {
+          workspaceId: ws.id, name: flags.name, createdBy: CREATED_BY_CLI, ...(config.maxApiKeys !== undefined ? { maxActive: config.maxApiKeys } : {}),
+        });
         if (flags.json) {
           printJson(ctx, { id: key.id, name: key.name, key: key.key, isActive: key.isActive, createdAt: key.createdAt, workspaceId: ws.id });
         } else {
@@ -38,12 +31,12 @@ export const register: RegisterCommand = (program, ctx) => {
     .command('list')
     .description('list the workspace’s keys (masked)')
     .requiredOption('--workspace <domain>', 'workspace domain')
-    .option('--json', 'print a JSON array of {id,name,key (masked),lastUsedAt,isActive,createdAt}')
+    .option('--json', 'print a JSON array of {id,name,key (masked),lastUsedAt,isActive,createdAt,createdBy}')
     .action(async (flags: { workspace: string; json?: boolean }, cmd: Command) =>
       withEngine(ctx, cmd, async (engine) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const list = await listApiKeys(engine.store.db, ws.id);
-        const rows = list.map((k) => ({ id: k.id, name: k.name, key: k.preview, lastUsedAt: k.lastUsedAt, isActive: k.isActive, createdAt: k.createdAt }));
+        const rows = list.map((k) => ({ id: k.id, name: k.name, key: k.preview, lastUsedAt: k.lastUsedAt, isActive: k.isActive, createdAt: k.createdAt, createdBy: k.createdBy }));
         if (flags.json) {
           printJson(ctx, rows);
           return;
@@ -52,7 +45,10 @@ export const register: RegisterCommand = (program, ctx) => {
           ctx.stdout.write(`No keys in ${ws.id}.\n`);
           return;
         }
-        const table = [['ID', 'NAME', 'KEY', 'ACTIVE', 'LAST USED', 'CREATED'], ...rows.map((r) => [r.id, r.name, r.key, r.isActive ? 'yes' : 'no', r.lastUsedAt ?? 'never', r.createdAt])];
+        const table = [
+          ['ID', 'NAME', 'KEY', 'ACTIVE', 'LAST USED', 'CREATED', 'CREATED BY'],
+          ...rows.map((r) => [r.id, r.name, r.key, r.isActive ? 'yes' : 'no', r.lastUsedAt ?? 'never', r.createdAt, r.createdBy ?? 'unknown']),
+        ];
         const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
         for (const row of table) ctx.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
       }),
@@ -68,6 +64,24 @@ export const register: RegisterCommand = (program, ctx) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         await deleteApiKey(engine.store.db, ws.id, flags.id);
         ctx.stdout.write(`Deleted key ${flags.id} from ${ws.id}.\n`);
+      }),
+    );
+
+  keys
+    .command('revoke-all')
+    .description('revoke every active key of the workspace at once (a leak): each is refused at once by every runner and stays listed as inactive')
+    .requiredOption('--workspace <domain>', 'workspace domain')
+    .option('--json', 'print {"workspaceId","revoked":[keyId,…]}')
+    .action(async (flags: { workspace: string; json?: boolean }, cmd: Command) =>
+      withEngine(ctx, cmd, async (engine) => {
+        const ws = await requireWorkspace(engine.store.db, flags.workspace);
+        const revoked = await revokeAllApiKeys(engine.store.db, ws.id);
+        if (flags.json) {
+          printJson(ctx, { workspaceId: ws.id, revoked });
+          return;
+        }
+        ctx.stdout.write(`Revoked ${revoked.length} key${revoked.length === 1 ? '' : 's'} of ${ws.id}${revoked.length > 0 ? `: ${revoked.join(', ')}` : ''}.\n`);
+        ctx.stdout.write(`Make a new one with: chs keys create --workspace ${ws.id} --name <name>\n`);
       }),
     );
 };

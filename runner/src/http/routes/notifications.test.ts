@@ -77,7 +77,10 @@ describe('POST /notifications/test', () => {
       const res = await t.request(`/api/notifications/test?workspaceId=${t.workspaceId}&channel=email`, { method: 'POST' });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { success: boolean; message: string };
-      expect(body.message).toMatch(/No SMTP server configured/);
+      expect(body.message).toMatch(/into the server's outbox as .*\.eml \(no SMTP server configured: CHS_SMTP_URL\)$/);
+      // The file's name, never the server's path.
+      expect(body.message).not.toContain(t.config.dataDir);
+      expect(body.message).not.toContain('/');
       const dir = join(t.config.dataDir, 'outbox');
       const files = readdirSync(dir);
       expect(files).toHaveLength(1);

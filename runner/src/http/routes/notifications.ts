@@ -1,9 +1,13 @@
-/** POST /notifications/test: a real test e-mail to the calling user, by SMTP or into the outbox. */
+/**
+ * POST /notifications/test: a real test e-mail to the calling user's confirmed address, by SMTP or
+ * into the outbox, from an allowed sender, within the workspace's hourly budget (notify/on-demand.ts).
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ChsError, getSettings, getUser, newId } from '@chs/core';
+import { ChsError, getSettings, getUser } from '@chs/core';
 import type { Mailer } from '../../notify/mailer.js';
+import { ON_DEMAND_EMAILS_PER_HOUR, reserveOnDemand, whereSent } from '../../notify/on-demand.js';
 import { SuccessMessage, WorkspaceId } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 
@@ -19,6 +23,9 @@ export const notificationRoutes =
         schema: {
           tags: ['notifications'],
           summary: 'Send a test e-mail to the calling user',
+          description:
+            `At most ${ON_DEMAND_EMAILS_PER_HOUR} e-mails an hour per workspace are sent on request (test e-mails and address confirmations together); ` +
+            'beyond, 429 NOTIFICATION_RATE_LIMITED with Retry-After. The sender (workspace.notifications.emailFrom) must be on the workspace’s domains or the operator allow-list (400 SENDER_NOT_ALLOWED).',
           querystring: Type.Object({ workspaceId: WorkspaceId, channel: Type.Literal('email', { description: 'Only `email` is supported' }) }),
           response: { 200: SuccessMessage },
         },
@@ -27,35 +34,18 @@ export const notificationRoutes =
         const { workspaceId, userId } = request.auth;
         const [user, settings] = await Promise.all([getUser(db, userId), getSettings(db, workspaceId)]);
         if (!user) throw new ChsError('NOT_FOUND', 'the user of this API key no longer exists');
-        const sent = await deps.mailer.send({
-          from: settings.notifications.emailFrom,
-          to: user.email,
+        const slot = await reserveOnDemand(
+          { db, mailer: deps.mailer, ...(deps.config.emailFromAllowList ? { allowList: deps.config.emailFromAllowList } : {}) },
+          { workspaceId, kind: 'test', to: user.email },
+        );
+        const sent = await slot.send({
           subject: `Customer Health Service: test notification for ${settings.workspaceName}`,
           text:
             `Hello ${user.name},\n\n` +
             `this is a test e-mail from the Customer Health Service for workspace ${workspaceId}.\n` +
             'If you can read it, e-mail notifications (digests and alerts) will reach you.\n',
         });
-        await db
-          .insertInto('notification_log')
-          .values({
-            id: newId('ntf'),
-            workspace_id: workspaceId,
-            kind: 'test',
-            // Test e-mails are never de-duplicated: each request is its own message.
-            dedupe_key: `test:${sent.messageId}:${newId('t')}`,
-            recipients: user.email,
-            subject: 'test notification',
-            transport: sent.transport,
-            status: 'sent',
-            sent_at: new Date().toISOString(),
-          })
-          .execute();
-        const message =
-          sent.transport === 'smtp'
-            ? `Test e-mail sent to ${user.email} through ${sent.description}`
-            : `No SMTP server configured (CHS_SMTP_URL): test e-mail to ${user.email} written to ${sent.description}`;
-        return { success: true, message };
+        return { success: true, message: `Test e-mail to ${user.email} sent ${whereSent(sent)}` };
       },
     );
   };

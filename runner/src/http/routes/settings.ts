@@ -1,15 +1,24 @@
 /**
- * GET/PUT /settings, GET /settings/user, POST /settings/complete-onboarding.
+ * GET/PUT /settings, GET /settings/user, POST /settings/complete-onboarding, POST /settings/confirm-email.
  * `profile.*` is the calling key's user; `workspace.*` is the workspace's settings document.
+ *
+ * Two fields decide where the server sends mail and as whom, so a key holder cannot set them
+ * freely: `notifications.emailFrom` must be on the workspace's domains or the operator allow-list;
+ * a new `profile.email` is only kept aside until the token mailed to it comes back
+ * (POST /settings/confirm-email), and alerts and digests keep going to the confirmed address.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  assertSenderAllowed,
   ChsError,
   completeOnboarding,
+  confirmEmailChange,
   getSettings,
   getUser,
+  requestEmailChange,
   requireWorkspace,
   updateSettings,
   updateUserProfile,
@@ -17,6 +26,8 @@ import {
   type User,
   type WorkspaceSettings,
 } from '@chs/core';
+import { reserveOnDemand, whereSent, type OnDemandSlot } from '../../notify/on-demand.js';
+import { createMailer, type Mailer } from '../../notify/mailer.js';
 import { HttpError } from '../errors.js';
 import { SuccessMessage, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
@@ -78,7 +89,14 @@ const WorkspaceSettingsSchema = Type.Object(
   strict,
 );
 
-const SettingsResponse = Type.Object({ profile: Profile, workspace: WorkspaceSettingsSchema });
+const ProfileView = Type.Object({
+  ...Profile.properties,
+  pendingEmail: Type.Optional(
+    Type.String({ description: 'Engine extension: a new address waiting for confirmation (POST /settings/confirm-email); `email` stays in use until then. Absent when none.' }),
+  ),
+});
+
+const SettingsResponse = Type.Object({ profile: ProfileView, workspace: WorkspaceSettingsSchema });
 
 /** Every field optional at every depth; unknown fields still rejected. */
 const SettingsPatch = Type.Object(
@@ -164,7 +182,7 @@ function checkPatch(patch: SettingsPatch, workspaceId: string): SettingsPatch {
 
 function settingsView(user: User, s: WorkspaceSettings): Static<typeof SettingsResponse> {
   return {
-    profile: { name: user.name, email: user.email, title: user.title },
+    profile: { name: user.name, email: user.email, title: user.title, ...(user.pendingEmail !== null ? { pendingEmail: user.pendingEmail } : {}) },
     workspace: {
       workspaceName: s.workspaceName,
       domain: s.domain,
@@ -187,12 +205,32 @@ async function requireUser(db: Db, userId: string): Promise<User> {
   return user;
 }
 
+const CONFIRM_EMAIL_PATH = '/api/settings/confirm-email';
+
+/** The confirmation e-mail sent to a new address: the token and the two ways to hand it back. */
+function confirmationText(user: User, workspaceId: string, email: string, token: string, expiresAt: string): string {
+  return (
+    `Hello ${user.name},\n\n` +
+    `someone with an API key of workspace ${workspaceId} on the Customer Health Service asked to send its alerts and digests for ${user.email} to this address (${email}) from now on.\n\n` +
+    `Nothing changes until this token comes back; it works once, until ${expiresAt}:\n\n    ${token}\n\n` +
+    'To confirm, with an API key of the workspace:\n\n' +
+    `    curl -X POST -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"token":"${token}"}' "<server>${CONFIRM_EMAIL_PATH}?workspaceId=${workspaceId}"\n\n` +
+    `or on the server:  echo '${token}' | chs profile confirm-email --workspace ${workspaceId}\n\n` +
+    'If you did not ask for this, ignore this e-mail: the address stays as it was.\n'
+  );
+}
+
 export const settingsRoutes =
   (deps: AppDeps): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const db = deps.engine.store.db;
     const tags = ['settings'];
+    const allowList = deps.config.emailFromAllowList ?? [];
+    // buildApp always passes its mailer; a module registered on its own makes one like buildApp's.
+    let mailer: Mailer | undefined = deps.mailer;
+    const getMailer = (): Mailer =>
+      (mailer ??= createMailer({ ...(deps.config.smtpUrl ? { smtpUrl: deps.config.smtpUrl } : {}), outboxDir: join(deps.config.dataDir, 'outbox') }));
 
     app.get(
       '/settings',
@@ -215,18 +253,76 @@ export const settingsRoutes =
         },
       },
       async (request) => {
-        const patch = checkPatch(request.body, request.auth.workspaceId);
-        await db.transaction().execute(async (trx) => {
-          if (patch.profile && Object.keys(patch.profile).length > 0) await updateUserProfile(trx, request.auth.userId, patch.profile);
-          if (patch.workspace && Object.keys(patch.workspace).length > 0) {
-            const next = await updateSettings(trx, request.auth.workspaceId, patch.workspace);
-            const w = next.healthWeights;
-            if (w.sentiment + w.engagement + w.responsiveness + w.recency <= 0) {
-              throw invalid('body.workspace.healthWeights: at least one weight must be above 0');
+        const { workspaceId, userId } = request.auth;
+        const patch = checkPatch(request.body, workspaceId);
+        const emailFrom = patch.workspace?.notifications?.emailFrom;
+        if (emailFrom !== undefined) await assertSenderAllowed(db, workspaceId, emailFrom, allowList);
+        const { email: newEmail, ...profile } = patch.profile ?? {};
+        const user = await requireUser(db, userId);
+        // A new address is confirmed by a token mailed to it: its place in the hourly budget is
+        // taken before anything is written (a 429 changes nothing), and given back if the update fails.
+        let slot: OnDemandSlot | undefined;
+        if (newEmail !== undefined && newEmail.trim().toLowerCase() !== user.email) {
+          slot = await reserveOnDemand(
+            { db, mailer: getMailer(), allowList },
+            { workspaceId, kind: 'email_confirmation', to: newEmail.trim().toLowerCase(), ...(emailFrom !== undefined ? { from: emailFrom } : {}) },
+          );
+        }
+        let change: Awaited<ReturnType<typeof requestEmailChange>> | undefined;
+        try {
+          change = await db.transaction().execute(async (trx) => {
+            if (Object.keys(profile).length > 0) await updateUserProfile(trx, userId, profile);
+            if (patch.workspace && Object.keys(patch.workspace).length > 0) {
+              const next = await updateSettings(trx, workspaceId, patch.workspace);
+              const w = next.healthWeights;
+              if (w.sentiment + w.engagement + w.responsiveness + w.recency <= 0) {
+                throw invalid('body.workspace.healthWeights: at least one weight must be above 0');
+              }
             }
-          }
-        });
-        return { success: true, message: 'Settings updated' };
+            return newEmail === undefined ? undefined : requestEmailChange(trx, userId, newEmail);
+          });
+        } catch (err) {
+          await slot?.release();
+          throw err;
+        }
+        if (change?.status !== 'pending' || !slot) return { success: true, message: 'Settings updated' };
+        let sent;
+        try {
+          sent = await slot.send({
+            subject: `Confirm your new address for the Customer Health Service (${workspaceId})`,
+            text: confirmationText(user, workspaceId, change.email, change.token, change.expiresAt),
+          });
+        } catch (err) {
+          const reason = err instanceof Error ? err.message : String(err);
+          throw new ChsError('NOTIFICATION_FAILED', `Settings saved, but the confirmation e-mail to ${change.email} could not be sent (${reason}); send profile.email again to retry`, { cause: err });
+        }
+        return {
+          success: true,
+          message:
+            `Settings updated. profile.email stays ${user.email} until ${change.email} is confirmed: a single-use token was sent there ${whereSent(sent)}, ` +
+            `valid until ${change.expiresAt}; send it to POST ${CONFIRM_EMAIL_PATH}`,
+        };
+      },
+    );
+
+    app.post(
+      '/settings/confirm-email',
+      {
+        schema: {
+          tags,
+          summary: 'Engine extension: confirm a new profile.email with the token mailed to it',
+          description:
+            'PUT /settings with a new profile.email mails a single-use token (valid 24 hours) to the new address; until it comes back here, alerts and digests ' +
+            'keep going to the confirmed address. A wrong, used, replaced or expired token is 400 CONFIRMATION_INVALID.',
+          querystring: WorkspaceQuery,
+          body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'The token from the confirmation e-mail (ec_…)' }) }, strict),
+          response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), email: Type.String() }) },
+        },
+      },
+      async (request) => {
+        const user = await confirmEmailChange(db, request.auth.workspaceId, request.body.token);
+        request.log.info({ workspaceId: request.auth.workspaceId, userId: user.id }, 'profile e-mail changed after confirmation');
+        return { success: true, message: `profile.email is now ${user.email}: alerts and digests go there`, email: user.email };
       },
     );
 

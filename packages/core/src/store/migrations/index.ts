@@ -6,6 +6,8 @@ import * as m004 from './004-job-groups.js';
 import * as m005 from './005-snapshot-index-trim.js';
 import * as m006 from './006-interaction-signals.js';
 import * as m007 from './007-attribute-sources.js';
+import * as m008 from './008-keys-created-by.js';
+import * as m009 from './009-pending-email.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   '005-snapshot-index-trim': m005,
   '006-interaction-signals': m006,
   '007-attribute-sources': m007,
+  '008-keys-created-by': m008,
+  '009-pending-email': m009,
 };
