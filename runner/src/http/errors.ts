@@ -68,6 +68,9 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   PROVIDER_RATE_LIMITED: m(503, 'The provider’s rate limit is exhausted; retry later', true),
   NOTIFICATION_FAILED: m(502, 'The notification could not be delivered', true),
   DATABASE_UNREACHABLE: m(503, 'The database is unreachable'),
+  DATABASE_BUSY: m(503, 'The database is locked by another process; retry shortly'),
+  STORAGE_FULL: m(507, 'The server is out of storage'),
+  CREDENTIALS_UNREADABLE: m(500, 'Stored provider credentials cannot be decrypted'),
   MIGRATION_FAILED: m(500, 'Internal server error'),
   INTERNAL: m(500, 'Internal server error'),
 });

@@ -16,6 +16,8 @@ export interface EngineOptions {
   poolSize?: number;
   /** PostgreSQL schema. Default `public`. */
   schema?: string;
+  /** SQLite: how long to wait for a lock another process holds before DATABASE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
   /** Default: a logger that drops everything. */
   logger?: Logger;
   /** "Now" for the data (metric windows, snapshot dates). Default: the system clock. */
@@ -77,7 +79,7 @@ async function rescore(db: Db, workspaceId: string, touched: Map<string, string>
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const store =
     typeof options.database === 'string'
-      ? await openStore({ url: options.database, ...(options.poolSize ? { poolSize: options.poolSize } : {}), ...(options.schema ? { schema: options.schema } : {}) } satisfies StoreOptions)
+      ? await openStore({ url: options.database, ...(options.poolSize ? { poolSize: options.poolSize } : {}), ...(options.schema ? { schema: options.schema } : {}), ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) } satisfies StoreOptions)
       : options.database;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
