@@ -18,7 +18,7 @@ import { mboxSource } from '../source/index.js';
 import { openStore, type Db } from './database.js';
 
 const truth = JSON.parse(readFileSync(fixturePath(SCENARIO_FIXTURE.truth), 'utf8')) as {
-  messages: number; interactions: number; clientCount: number; contactCount: number; workspaceDomain: string;
+  messages: number; interactions: number; clientCount: number; contactCount: number; workspaceDomain: string; endDate: string;
 };
 const WS = truth.workspaceDomain;
 
@@ -36,7 +36,8 @@ describe('SQLite faults (SQLite only)', () => {
   it('disk full mid-ingest: STORAGE_FULL, only whole batches stored, and the next run resumes to exact totals', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'chs-full-')), 'chs.db');
     const store = await openStore({ url: file });
-    const engine = await createEngine({ database: store });
+    // The mailbox's own "now", so its whole history is inside the retention window.
+    const engine = await createEngine({ database: store, clock: () => new Date(truth.endDate) });
     try {
       const db = store.db;
       await createWorkspace(db, { domain: WS, name: 'Northwind', ownerEmail: `lead@${WS}` });
@@ -72,6 +73,19 @@ describe('SQLite faults (SQLite only)', () => {
       expect(await count(db, 'interactions')).toBe(truth.interactions);
       expect(await count(db, 'clients')).toBe(truth.clientCount);
       expect(await db.selectFrom('source_cursors').select('cursor_json').executeTakeFirst()).toBeUndefined();
+      // The health of the clients the failed run stored was rebuilt by the run that finished it.
+      const history = await db.selectFrom('clients as c')
+        .select((eb) => [
+          'c.primary_domain as domain',
+          eb.selectFrom('interactions as i').whereRef('i.client_id', '=', 'c.id').select((e) => e.fn.min<string>('i.occurred_at').as('d')).as('firstInteraction'),
+          eb.selectFrom('health_snapshots as h').whereRef('h.client_id', '=', 'c.id').select((e) => e.fn.min<string>('h.date').as('d')).as('firstSnapshot'),
+        ])
+        .execute();
+      expect(history).toHaveLength(truth.clientCount);
+      for (const h of history) {
+        expect(h.firstSnapshot, h.domain).not.toBeNull();
+        expect(h.firstSnapshot! <= h.firstInteraction!.slice(0, 10), h.domain).toBe(true);
+      }
       // Each message stored once, and a further run adds nothing.
       const again = await engine.ingest({ workspaceId: WS, source: source(), workers: 0 });
       expect([again.itemsProcessed, again.itemsAdded, again.itemsUpdated]).toEqual([truth.messages, 0, 0]);
