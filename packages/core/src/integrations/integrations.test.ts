@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChsError, type ChsError } from '../errors.js';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
-import type { Store } from '../store/database.js';
+import type { Db, Store } from '../store/database.js';
 import { decryptSecret, encryptSecret, loadOrCreateSecretKey, parseSecretKey, SecretKey } from './secrets.js';
 import {
   connectIntegration,
@@ -20,6 +20,11 @@ import {
 } from './repository.js';
 
 afterAll(() => dropTestSchemas());
+
+async function addWorkspace(db: Db, id: string): Promise<void> {
+  const at = new Date().toISOString();
+  await db.insertInto('workspaces').values({ id, name: id, plan: 'free', billing_status: 'active', created_at: at, updated_at: at }).execute();
+}
 
 const ACME_GOOGLE = { workspaceId: 'acme.test', provider: 'google' };
 
@@ -132,8 +137,7 @@ describe('integrations repository', async () => {
       const key = randomBytes(32);
       const open = async (): Promise<Store> => {
         const store = await dialect.open();
-        const at = new Date().toISOString();
-        await store.db.insertInto('workspaces').values({ id: 'acme.test', name: 'Acme', plan: 'free', billing_status: 'active', created_at: at, updated_at: at }).execute();
+        await addWorkspace(store.db, 'acme.test');
         return store;
       };
 
@@ -186,8 +190,7 @@ describe('integrations repository', async () => {
         const store = await open();
         try {
           const db = store.db;
-          const at = new Date().toISOString();
-          await db.insertInto('workspaces').values({ id: 'evil.test', name: 'Evil', plan: 'free', billing_status: 'active', created_at: at, updated_at: at }).execute();
+          await addWorkspace(db, 'evil.test');
           await connectIntegration(db, key, { workspaceId: 'acme.test', provider: 'hubspot', credentials: { accessToken: 'pat-acme' } });
           await connectIntegration(db, key, { workspaceId: 'evil.test', provider: 'hubspot', credentials: { accessToken: 'pat-evil' } });
           await connectIntegration(db, key, { workspaceId: 'evil.test', provider: 'intercom', credentials: { accessToken: 'ic-evil' } });
@@ -224,8 +227,7 @@ describe('integrations repository', async () => {
         const store = await open();
         try {
           const db = store.db;
-          const at = new Date().toISOString();
-          await db.insertInto('workspaces').values({ id: 'beta.test', name: 'Beta', plan: 'free', billing_status: 'active', created_at: at, updated_at: at }).execute();
+          await addWorkspace(db, 'beta.test');
           const oldKey = parseSecretKey(randomBytes(32).toString('hex'));
           const newKey = parseSecretKey('a new passphrase, long enough to be accepted as one');
           await connectIntegration(db, oldKey, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'g-acme' } });

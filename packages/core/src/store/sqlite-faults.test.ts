@@ -5,7 +5,6 @@
  * A full disk is made with `PRAGMA max_page_count`: once the database would grow past it, SQLite
  * fails the write with SQLITE_FULL, the same code a full file system gives.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { createEngine } from '../engine/engine.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { mboxSource } from '../source/index.js';
 import { openStore, type Db } from './database.js';
+import { holdSqliteWriteLock } from './testing.js';
 
 const truth = JSON.parse(readFileSync(fixturePath(SCENARIO_FIXTURE.truth), 'utf8')) as {
   messages: number; interactions: number; clientCount: number; contactCount: number; workspaceDomain: string; endDate: string;
@@ -110,24 +110,6 @@ describe('SQLite faults (SQLite only)', () => {
   });
 
   describe('a lock held by another process', () => {
-    /** A child process that takes the write lock, says so, holds it `holdMs`, then commits. */
-    function holdLock(file: string, holdMs: number): Promise<{ released: Promise<void> }> {
-      const script = `
-        const Database = require('better-sqlite3');
-        const db = new Database(process.argv[1]);
-        db.exec('begin immediate');
-        db.exec("insert into blocklist (workspace_id, entry, created_at) values ('${WS}', 'held.example', '2025-01-01')");
-        process.stdout.write('locked\\n');
-        setTimeout(() => { db.exec('commit'); db.close(); }, Number(process.argv[2]));
-      `;
-      const child = spawn(process.execPath, ['-e', script, file, String(holdMs)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
-      const released = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-      return new Promise((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('locked')) resolve({ released }); });
-        child.on('exit', (code) => reject(new Error(`lock holder exited ${code}`)));
-      });
-    }
-
     async function setup(): Promise<string> {
       const file = join(mkdtempSync(join(tmpdir(), 'chs-busy-')), 'chs.db');
       const store = await openStore({ url: file });
@@ -142,7 +124,7 @@ describe('SQLite faults (SQLite only)', () => {
       const file = await setup();
       const store = await openStore({ url: file, busyTimeoutMs: 10_000 });
       try {
-        const { released } = await holdLock(file, 400);
+        const { released } = await holdSqliteWriteLock(file, WS, 400);
         const t = performance.now();
         await write(store.db, 'after-wait.example');
         expect(performance.now() - t).toBeGreaterThan(200);
@@ -157,7 +139,7 @@ describe('SQLite faults (SQLite only)', () => {
       const file = await setup();
       const store = await openStore({ url: file, busyTimeoutMs: 300 });
       try {
-        const { released } = await holdLock(file, 1500);
+        const { released } = await holdSqliteWriteLock(file, WS, 1500);
         const t = performance.now();
         const err = await write(store.db, 'never.example').catch((e: unknown) => e);
         const waited = performance.now() - t;

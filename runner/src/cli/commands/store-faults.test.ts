@@ -4,21 +4,20 @@
  * cases run the built binary (`npx tsc -b` first; `npm test` does), so the environment
  * variables are read as in production.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createEngine, createWorkspace, loadOrCreateSecretKey, openStore } from '@chs/core';
+import { holdSqliteWriteLock } from '@chs/core/testing';
 import { fixturePath, SCENARIO_FIXTURE } from '@chs/fixtures';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
+import { chs, type Env } from '../../jobs/testing.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/chs.js', import.meta.url));
 const truth = JSON.parse(readFileSync(fixturePath(SCENARIO_FIXTURE.truth), 'utf8')) as { messages: number; interactions: number; workspaceDomain: string };
 const WS = truth.workspaceDomain;
 
@@ -30,17 +29,8 @@ class Capture extends Writable {
   }
 }
 
-function chs(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, CHS_DATABASE_URL: '', CHS_DATA_DIR: '', CHS_SECRET_KEY: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+/** `chs` (the built binary) with this process's environment minus the settings a developer may have set. */
+const run = (env: Env, ...args: string[]) => chs({ ...(process.env as Env), CHS_DATABASE_URL: '', CHS_DATA_DIR: '', CHS_SECRET_KEY: '', ...env }, ...args);
 
 async function newDatabase(): Promise<string> {
   const file = join(mkdtempSync(join(tmpdir(), 'chs-faults-')), 'chs.db');
@@ -93,26 +83,17 @@ describe('chs and a failing SQLite store (SQLite only)', () => {
 
   it('a lock held by another process: waits CHS_SQLITE_BUSY_TIMEOUT_MS, then one line with DATABASE_BUSY and exit 1', async () => {
     const file = await newDatabase();
-    const holder = spawn(process.execPath, ['-e', `
-      const db = new (require('better-sqlite3'))(process.argv[1]);
-      db.exec('begin immediate');
-      db.exec("insert into blocklist (workspace_id, entry, created_at) values ('${WS}', 'held.example', '2025-01-01')");
-      process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('rollback'); db.close(); }, 20000);
-    `, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = await holdSqliteWriteLock(file, WS, 20_000);
     try {
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout.on('data', (d: Buffer) => { if (d.toString().includes('locked')) resolve(); });
-        holder.on('exit', (code) => reject(new Error(`lock holder exited ${code}`)));
-      });
       const t = performance.now();
-      const r = await chs({ CHS_SQLITE_BUSY_TIMEOUT_MS: '400' }, '--db', file, 'keys', 'create', '--workspace', WS, '--name', 'ci');
+      const r = await run({ CHS_SQLITE_BUSY_TIMEOUT_MS: '400' }, '--db', file, 'keys', 'create', '--workspace', WS, '--name', 'ci');
       expect(performance.now() - t).toBeGreaterThan(400);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^chs: the SQLite database .*chs\.db is locked by another process \(SQLITE_BUSY\); gave up after waiting 400 ms \(CHS_SQLITE_BUSY_TIMEOUT_MS\); nothing was written, try again \[DATABASE_BUSY\]\n$/);
     } finally {
       holder.kill();
+      await holder.released;
     }
   }, 60_000);
 
@@ -120,13 +101,13 @@ describe('chs and a failing SQLite store (SQLite only)', () => {
     const file = await newDatabase();
     const dataDir = join(file, '..');
     loadOrCreateSecretKey(dataDir);
-    const quiet = await chs({}, '--db', file, 'keys', 'list', '--workspace', WS);
+    const quiet = await run({}, '--db', file, 'keys', 'list', '--workspace', WS);
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
 
     chmodSync(file, 0o644);
     chmodSync(join(dataDir, 'secret.key'), 0o640);
-    const r = await chs({}, '--db', file, 'keys', 'list', '--workspace', WS);
+    const r = await run({}, '--db', file, 'keys', 'list', '--workspace', WS);
     expect(r.code).toBe(0);
     expect(r.stderr.split('\n').filter(Boolean)).toEqual([
       `chs: warning: ${file} can be read or written by other users (mode 0644); run \`chmod 600 ${file}\``,
