@@ -130,26 +130,41 @@ export function translateSqliteError(err: unknown, where: SqliteFaultContext): u
 }
 
 function translatedStatement(native: SqliteDatabase.Database, sql: string, where: SqliteFaultContext): SqliteStatement {
-  const guard = <T>(fn: () => T): T => {
-    try {
-      return fn();
-    } catch (err) {
-      throw translateSqliteError(err, where);
-    }
-  };
-  const stmt = guard(() => native.prepare(sql));
+  let stmt: SqliteDatabase.Statement;
+  try {
+    stmt = native.prepare(sql);
+  } catch (err) {
+    throw translateSqliteError(err, where);
+  }
   // After SQLITE_FULL or SQLITE_BUSY, SQLite may have rolled the transaction back itself; the
   // ROLLBACK Kysely then sends would fail and hide the fault the caller needs to see.
   const isRollback = /^\s*rollback\s*$/i.test(sql);
+  // Plain try/catch per call (no closure): this is every query's path.
   return {
     reader: stmt.reader,
     readonly: stmt.readonly,
-    all: (parameters: ReadonlyArray<unknown>) => guard(() => stmt.all(parameters)),
-    run: (parameters: ReadonlyArray<unknown>) => {
-      if (isRollback && !native.inTransaction) return { changes: 0, lastInsertRowid: 0 };
-      return guard(() => stmt.run(parameters));
+    all(parameters: ReadonlyArray<unknown>) {
+      try {
+        return stmt.all(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
     },
-    iterate: (parameters: ReadonlyArray<unknown>) => guard(() => stmt.iterate(parameters)),
+    run(parameters: ReadonlyArray<unknown>) {
+      if (isRollback && !native.inTransaction) return { changes: 0, lastInsertRowid: 0 };
+      try {
+        return stmt.run(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
+    },
+    iterate(parameters: ReadonlyArray<unknown>) {
+      try {
+        return stmt.iterate(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
+    },
   };
 }
 
