@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { loadConfig, loadSecretInputs } from './config.js';
 
 const PG = 'postgres://chs@db.internal:5432/chs';
 
@@ -36,5 +36,22 @@ describe('scale-out settings in the config', () => {
     for (const bad of ['*', 'vendor', 'x@', '@vendor.io', 'http://vendor.io', '*.vendor.io']) {
       expect(() => loadConfig({ CHS_EMAIL_FROM_ALLOWLIST: bad }), bad).toThrow(/CHS_EMAIL_FROM_ALLOWLIST entries must be domains/);
     }
+  });
+});
+
+describe('store and secret settings', () => {
+  it('CHS_SQLITE_BUSY_TIMEOUT_MS: default 5000, a whole number of milliseconds (0: do not wait)', () => {
+    expect(loadConfig({}).sqliteBusyTimeoutMs).toBe(5000);
+    expect(loadConfig({ CHS_SQLITE_BUSY_TIMEOUT_MS: '250' }).sqliteBusyTimeoutMs).toBe(250);
+    expect(loadConfig({ CHS_SQLITE_BUSY_TIMEOUT_MS: '0' }).sqliteBusyTimeoutMs).toBe(0);
+    expect(() => loadConfig({ CHS_SQLITE_BUSY_TIMEOUT_MS: '-1' })).toThrow(/CHS_SQLITE_BUSY_TIMEOUT_MS must be a whole number of milliseconds/);
+    expect(() => loadConfig({ CHS_SQLITE_BUSY_TIMEOUT_MS: '5s' })).toThrow(/CHS_SQLITE_BUSY_TIMEOUT_MS/);
+  });
+
+  it('keeps the secrets given to chs connect / chs secrets rotate out of the shared config', () => {
+    const env = { CHS_CONNECT_ACCESS_TOKEN: 'tok-a', CHS_CONNECT_REFRESH_TOKEN: 'tok-r', CHS_CONNECT_CLIENT_SECRET: 'tok-c', CHS_NEW_SECRET_KEY: 'tok-k' };
+    expect(loadSecretInputs(env)).toEqual({ accessToken: 'tok-a', refreshToken: 'tok-r', clientSecret: 'tok-c', newSecretKey: 'tok-k' });
+    expect(loadSecretInputs({ CHS_CONNECT_ACCESS_TOKEN: '' }).accessToken).toBeUndefined();
+    expect(JSON.stringify(loadConfig(env))).not.toMatch(/tok-/);
   });
 });

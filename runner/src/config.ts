@@ -87,6 +87,36 @@ export interface RunnerConfig {
    * (any), a hop count, or addresses/CIDRs. Default false: the socket's peer is the client.
    */
   trustProxy?: boolean | number | string[] | undefined;
+  /**
+   * How long a SQLite statement waits for a lock held by another process before failing with
+   * DATABASE_BUSY (CHS_SQLITE_BUSY_TIMEOUT_MS). Default 5000.
+   */
+  sqliteBusyTimeoutMs?: number;
+}
+
+/** CHS_SQLITE_BUSY_TIMEOUT_MS when unset. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Environment variables that give a command a secret instead of argv (kept out of RunnerConfig,
+ * which is handed to many places, so a secret cannot ride along into a log line).
+ */
+export const SECRET_INPUT_ENV = Object.freeze({
+  accessToken: 'CHS_CONNECT_ACCESS_TOKEN',
+  refreshToken: 'CHS_CONNECT_REFRESH_TOKEN',
+  clientSecret: 'CHS_CONNECT_CLIENT_SECRET',
+  newSecretKey: 'CHS_NEW_SECRET_KEY',
+});
+export type SecretInputs = { [K in keyof typeof SECRET_INPUT_ENV]: string | undefined };
+
+/** The secrets `chs connect` and `chs secrets rotate` may take from the environment. */
+export function loadSecretInputs(env: NodeJS.ProcessEnv = process.env): SecretInputs {
+  return {
+    accessToken: optional(env, SECRET_INPUT_ENV.accessToken),
+    refreshToken: optional(env, SECRET_INPUT_ENV.refreshToken),
+    clientSecret: optional(env, SECRET_INPUT_ENV.clientSecret),
+    newSecretKey: optional(env, SECRET_INPUT_ENV.newSecretKey),
+  };
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -99,6 +129,13 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const n = Number(v);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
   return n;
+}
+
+function wholeEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number of milliseconds (0 = do not wait), got "${v}"`);
+  return Number(v);
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -149,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
     trustProxy: trustProxyEnv(optional(env, 'CHS_TRUST_PROXY')),
     metricsPort: env.CHS_METRICS_PORT === undefined || env.CHS_METRICS_PORT === '' ? undefined : portEnv(env, 'CHS_METRICS_PORT'),
+    sqliteBusyTimeoutMs: wholeEnv(env, 'CHS_SQLITE_BUSY_TIMEOUT_MS', DEFAULT_SQLITE_BUSY_TIMEOUT_MS),
   });
 }
 

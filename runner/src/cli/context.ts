@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine } from '@chs/core';
 import { loadConfig, type RunnerConfig } from '../config.js';
+import { looseSecretFiles } from './file-modes.js';
 
 /** What every command gets: how to read the config and open the engine, and where to write. */
 export interface CliContext {
@@ -21,15 +22,18 @@ export function defaultContext(): CliContext {
     stderr: process.stderr,
     stdin: process.stdin,
     config: (flags) => loadConfig(process.env, flags),
-    openEngine: (config) =>
-      createEngine({
+    openEngine: (config) => {
+      for (const warning of looseSecretFiles(config)) process.stderr.write(`chs: warning: ${warning}\n`);
+      return createEngine({
         database: config.databaseUrl,
         ...(config.pgPoolSize ? { poolSize: config.pgPoolSize } : {}),
         clock: config.now ? fixedClock(config.now) : systemClock,
         // Lazy: only a provider sync needs the key, and reading it may create the key file.
         secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),
         providerUrls: config.providers,
-      }),
+        ...(config.sqliteBusyTimeoutMs !== undefined ? { busyTimeoutMs: config.sqliteBusyTimeoutMs } : {}),
+      });
+    },
   };
 }
 

@@ -77,6 +77,9 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   CONFIRMATION_INVALID: m(400, 'The confirmation token is unknown, used or expired'),
   NOTIFICATION_RATE_LIMITED: m(429, 'Too many e-mails sent on request this hour'),
   DATABASE_UNREACHABLE: m(503, 'The database is unreachable'),
+  DATABASE_BUSY: m(503, 'The database is locked by another process; retry shortly'),
+  STORAGE_FULL: m(507, 'The server is out of storage'),
+  CREDENTIALS_UNREADABLE: m(500, 'Stored provider credentials cannot be decrypted'),
   MIGRATION_FAILED: m(500, 'Internal server error'),
   INTERNAL: m(500, 'Internal server error'),
 });

@@ -7,6 +7,7 @@ import { recomputeHealth } from '../health/recompute.js';
 import { syncProvider, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import type { ProviderUrlOverrides } from '../connectors/registry.js';
 import type { Db } from '../store/database.js';
+import type { SecretKeyInput } from '../integrations/secrets.js';
 
 export interface EngineOptions {
   /** A SQLite path, `:memory:`, or a `postgres://` URL; or an already-open Store. */
@@ -15,12 +16,14 @@ export interface EngineOptions {
   poolSize?: number;
   /** PostgreSQL schema. Default `public`. */
   schema?: string;
+  /** SQLite: how long to wait for a lock another process holds before DATABASE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
   /** Default: a logger that drops everything. */
   logger?: Logger;
   /** "Now" for the data (metric windows, snapshot dates). Default: the system clock. */
   clock?: Clock;
-  /** 32-byte key that encrypts provider credentials at rest (or a function giving it, called on first use). Needed for provider syncs. */
-  secretKey?: Buffer | (() => Buffer);
+  /** Key that encrypts provider credentials at rest: a SecretKey or 32 bytes (or a function giving it, called on first use). Needed for provider syncs. */
+  secretKey?: SecretKeyInput | (() => SecretKeyInput);
   /** Provider base URLs (proxies, EU hosts, local fakes). Default: the public endpoints. */
   providerUrls?: ProviderUrlOverrides;
 }
@@ -76,11 +79,11 @@ async function rescore(db: Db, workspaceId: string, touched: Map<string, string>
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const store =
     typeof options.database === 'string'
-      ? await openStore({ url: options.database, ...(options.poolSize ? { poolSize: options.poolSize } : {}), ...(options.schema ? { schema: options.schema } : {}) } satisfies StoreOptions)
+      ? await openStore({ url: options.database, ...(options.poolSize ? { poolSize: options.poolSize } : {}), ...(options.schema ? { schema: options.schema } : {}), ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) } satisfies StoreOptions)
       : options.database;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
-  let secretKey: Buffer | undefined;
+  let secretKey: SecretKeyInput | undefined;
   return Object.freeze({
     store,
     logger,

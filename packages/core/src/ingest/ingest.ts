@@ -116,6 +116,8 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     if (saved) resumedFrom = JSON.parse(saved.cursor_json) as SourceCursor;
   }
 
+  // Before this run is opened (it would count as unfinished itself).
+  const carried = resumedFrom ? await touchedByUnfinishedRuns(db, workspaceId, source.kind) : new Map<string, string>();
   const runId = await startIngestionRun(db, { workspaceId, source: source.kind, jobId: options.jobId });
 
   const writer = await IngestWriter.open({
@@ -211,6 +213,10 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       }
     });
     logger.info({ runId, source: source.key, processed: c.processed, added: c.added }, 'ingestion finished');
+    for (const [clientId, day] of carried) {
+      const mine = writer.touched.get(clientId);
+      if (!mine || day < mine) writer.touched.set(clientId, day);
+    }
     return {
       runId, status,
       itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped,
@@ -226,4 +232,27 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   } finally {
     if (!options.pool) await pool.close();
   }
+}
+
+/**
+ * The clients (→ earliest interaction day) written by runs of this source kind that stopped
+ * without finishing — failed (a full disk, a lost database) or still marked running (a killed
+ * process) — since its last finished run. Their batches are stored but their clients' health
+ * was never rebuilt; the run that resumes after them takes that over. A superset at worst (other
+ * mailboxes of the same kind, writes by other sources meanwhile): it only costs rescoring.
+ */
+async function touchedByUnfinishedRuns(db: Db, workspaceId: string, sourceKind: string): Promise<Map<string, string>> {
+  const lastFinished = await db.selectFrom('ingestion_runs').select((eb) => eb.fn.max<string>('started_at').as('at'))
+    .where('workspace_id', '=', workspaceId).where('source', '=', sourceKind).where('status', 'in', ['completed', 'cancelled'])
+    .executeTakeFirst();
+  let unfinished = db.selectFrom('ingestion_runs').select((eb) => eb.fn.min<string>('started_at').as('at'))
+    .where('workspace_id', '=', workspaceId).where('source', '=', sourceKind).where('status', 'in', ['failed', 'running']);
+  if (lastFinished?.at) unfinished = unfinished.where('started_at', '>', lastFinished.at);
+  const since = (await unfinished.executeTakeFirst())?.at;
+  const out = new Map<string, string>();
+  if (!since) return out;
+  const rows = await db.selectFrom('interactions').select((eb) => ['client_id', eb.fn.min<string>('occurred_at').as('first')])
+    .where('workspace_id', '=', workspaceId).where('updated_at', '>=', since).groupBy('client_id').execute();
+  for (const r of rows) out.set(r.client_id, r.first.slice(0, 10));
+  return out;
 }

@@ -1,4 +1,18 @@
-export { encryptSecret, decryptSecret, parseSecretKey, loadOrCreateSecretKey, SECRET_KEY_FILE } from './secrets.js';
+export {
+  encryptSecret,
+  decryptSecret,
+  parseSecretKey,
+  loadOrCreateSecretKey,
+  replaceSecretKeyFile,
+  generateSecretKeyText,
+  sealedVersion,
+  toSecretKey,
+  SecretKey,
+  SECRET_KEY_FILE,
+  type SecretKeyInput,
+  type SecretBinding,
+  type UnreadableReason,
+} from './secrets.js';
 export {
   connectIntegration,
   getIntegration,
@@ -9,9 +23,11 @@ export {
   markIntegrationSynced,
   disconnectIntegration,
   integrationStatus,
+  rotateIntegrationSecrets,
   INTEGRATION_STATES,
   type Integration,
   type IntegrationState,
   type IntegrationStatus,
   type ConnectInput,
+  type SecretRotation,
 } from './repository.js';

@@ -1,13 +1,14 @@
 /**
  * Provider connections of a workspace, over the `integrations` table. Credentials are stored only
- * as AES-256-GCM ciphertext; nothing here logs or returns them except `getIntegrationCredentials`.
+ * as AES-256-GCM ciphertext bound to their row (secrets.ts); nothing here logs or returns them
+ * except `getIntegrationCredentials`.
  */
 import type { Db } from '../store/database.js';
 import type { IntegrationsTable } from '../store/schema.js';
-import { ChsError } from '../errors.js';
+import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import type { CredentialsByProvider, Provider } from '../connectors/types.js';
-import { decryptSecret, encryptSecret } from './secrets.js';
+import { decryptSecret, encryptSecret, sealedVersion, toSecretKey, type SecretKeyInput } from './secrets.js';
 
 export const INTEGRATION_STATES = ['connected', 'needs_reauth', 'disconnected'] as const;
 export type IntegrationState = (typeof INTEGRATION_STATES)[number];
@@ -87,13 +88,13 @@ function hasRefresh(credentials: object): boolean {
 }
 
 /** Stores (or replaces) a workspace's connection to a provider; a reconnect clears needs-reauth. */
-export async function connectIntegration<P extends Provider>(db: Db, key: Buffer, input: ConnectInput<P>): Promise<Integration> {
+export async function connectIntegration<P extends Provider>(db: Db, key: SecretKeyInput, input: ConnectInput<P>): Promise<Integration> {
   if (!(input.credentials as { accessToken?: unknown }).accessToken) throw new ChsError('INVALID_INPUT', 'an access token is required');
   const at = nowIso();
   const values = {
     status: 'connected',
     account_email: input.accountEmail ?? null,
-    credentials_enc: encryptSecret(key, JSON.stringify(input.credentials)),
+    credentials_enc: await encryptSecret(key, JSON.stringify(input.credentials), { workspaceId: input.workspaceId, provider: input.provider }),
     scope: input.scope ?? null,
     expires_at: input.expiresAt ?? null,
     has_refresh: hasRefresh(input.credentials) ? 1 : 0,
@@ -126,22 +127,23 @@ export async function listIntegrations(db: Db, workspaceId: string): Promise<Int
 }
 
 /** The decrypted credentials; INTEGRATION_NOT_CONNECTED when there is no live connection. */
-export async function getIntegrationCredentials<P extends Provider>(db: Db, key: Buffer, workspaceId: string, provider: P): Promise<CredentialsByProvider[P]> {
+export async function getIntegrationCredentials<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P): Promise<CredentialsByProvider[P]> {
   const r = await db.selectFrom('integrations').select(['status', 'credentials_enc']).where('workspace_id', '=', workspaceId).where('provider', '=', provider).executeTakeFirst();
   if (!r || r.status === 'disconnected' || r.credentials_enc === '') {
     throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for workspace ${workspaceId}`, { details: { provider, workspaceId } });
   }
-  return JSON.parse(decryptSecret(key, r.credentials_enc)) as CredentialsByProvider[P];
+  return JSON.parse(await decryptSecret(key, r.credentials_enc, { workspaceId, provider })) as CredentialsByProvider[P];
 }
 
 /** Replaces the stored credentials after a token refresh (the connector's `onTokens`). */
-export async function updateIntegrationTokens<P extends Provider>(db: Db, key: Buffer, workspaceId: string, provider: P, credentials: CredentialsByProvider[P]): Promise<void> {
+export async function updateIntegrationTokens<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, credentials: CredentialsByProvider[P]): Promise<void> {
   const expiresAt = (credentials as { expiresAt?: unknown }).expiresAt;
   const scope = (credentials as { scope?: unknown }).scope;
+  const credentials_enc = await encryptSecret(key, JSON.stringify(credentials), { workspaceId, provider });
   await db
     .updateTable('integrations')
     .set({
-      credentials_enc: encryptSecret(key, JSON.stringify(credentials)),
+      credentials_enc,
       has_refresh: hasRefresh(credentials) ? 1 : 0,
       ...(typeof expiresAt === 'string' ? { expires_at: expiresAt } : {}),
       ...(typeof scope === 'string' ? { scope } : {}),
@@ -195,4 +197,55 @@ export async function integrationStatus(db: Db, workspaceId: string, provider: P
     scope: i.scope,
     state: i.state,
   };
+}
+
+export interface SecretRotation {
+  /** Rows holding credentials. */
+  rows: number;
+  /** Rows re-sealed under the new key. */
+  resealed: number;
+  /** Of those, rows that were still in the legacy v1 format. */
+  upgradedFromV1: number;
+  /** Rows already sealed (v2) under the new key, left as they were (a rotation run again). */
+  alreadyCurrent: number;
+}
+
+/**
+ * Re-seals every stored credential, of every workspace, from key `from` to key `to` (v2 format),
+ * in one transaction: either every row is under the new key afterwards, or nothing changed. A row
+ * already under `to` is left alone, so an interrupted or repeated rotation can be run again. A
+ * row that neither key opens, or that was copied from another row, fails the whole rotation
+ * (CREDENTIALS_UNREADABLE names it); `chs disconnect` it, then rotate.
+ * `from` equal to `to` re-seals every row under the same key (upgrades v1 values).
+ */
+export async function rotateIntegrationSecrets(db: Db, from: SecretKeyInput, to: SecretKeyInput): Promise<SecretRotation> {
+  const oldKey = toSecretKey(from);
+  const newKey = toSecretKey(to);
+  const same = oldKey.equals(newKey);
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx.selectFrom('integrations').select(['id', 'workspace_id', 'provider', 'credentials_enc']).where('credentials_enc', '!=', '').orderBy('id').execute();
+    const out: SecretRotation = { rows: rows.length, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 0 };
+    for (const r of rows) {
+      const binding = { workspaceId: r.workspace_id, provider: r.provider };
+      const version = sealedVersion(r.credentials_enc);
+      let plaintext: string;
+      try {
+        plaintext = await decryptSecret(oldKey, r.credentials_enc, binding);
+      } catch (err) {
+        if (same || !isChsError(err, 'CREDENTIALS_UNREADABLE') || err.details?.reason !== 'key') throw err;
+        plaintext = await decryptSecret(newKey, r.credentials_enc, binding).catch(() => {
+          throw err;
+        });
+        if (version === 'v2') {
+          out.alreadyCurrent += 1;
+          continue;
+        }
+      }
+      const credentials_enc = await encryptSecret(newKey, plaintext, binding);
+      await trx.updateTable('integrations').set({ credentials_enc, updated_at: nowIso() }).where('id', '=', r.id).execute();
+      out.resealed += 1;
+      if (version === 'v1') out.upgradedFromV1 += 1;
+    }
+    return out;
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -6,7 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationResultS
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
-import { ChsError } from '../errors.js';
+import { ChsError, isChsError } from '../errors.js';
 
 export type Db = Kysely<Database>;
 
@@ -17,7 +17,15 @@ export interface StoreOptions {
   poolSize?: number;
   /** PostgreSQL schema to use (created if absent); tests use one per test. Default `public`. */
   schema?: string;
+  /**
+   * SQLite: how long a statement waits for a lock another process holds before it fails with
+   * DATABASE_BUSY. Default 5000 (DEFAULT_BUSY_TIMEOUT_MS).
+   */
+  busyTimeoutMs?: number;
 }
+
+/** StoreOptions.busyTimeoutMs when unset. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 export interface Store {
   readonly db: Db;
@@ -48,7 +56,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /** Opens the store and runs every pending migration. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = isPostgresUrl(options.url) ? await openPostgres(options) : openSqlite(options.url);
+  const store = isPostgresUrl(options.url) ? await openPostgres(options) : openSqlite(options.url, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
   try {
     await migrateToLatest(store.db, store.schema);
   } catch (err) {
@@ -72,8 +80,9 @@ export function withStatementCache(
   native: SqliteDatabase.Database,
   size: number = STATEMENT_CACHE_SIZE,
   onWrite?: () => void,
+  describe: SqliteFaultContext = { file: native.name, busyTimeoutMs: DEFAULT_BUSY_TIMEOUT_MS },
 ): SqliteDialectDatabase {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const cache = new Map<string, SqliteStatement>();
   return {
     close: () => {
       cache.clear();
@@ -84,13 +93,77 @@ export function withStatementCache(
       if (stmt) {
         cache.delete(sql);
       } else {
-        stmt = native.prepare(sql);
+        stmt = translatedStatement(native, sql, describe);
         if (cache.size >= size) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sql, stmt);
       // Kysely prepares every statement right before running it, in the same turn.
       if (onWrite && !stmt.readonly) onWrite();
       return stmt;
+    },
+  };
+}
+
+/** What a SQLite fault message names: the file, and how long a lock was waited for. */
+export interface SqliteFaultContext {
+  file: string;
+  busyTimeoutMs: number;
+}
+
+type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']> & { readonly readonly: boolean };
+
+/**
+ * SQLite's faults as the engine's typed errors: SQLITE_FULL (the disk, or the database's size
+ * limit, is full) → STORAGE_FULL; SQLITE_BUSY / SQLITE_LOCKED (another connection holds the lock
+ * past the busy timeout) → DATABASE_BUSY. Anything else is returned as it is.
+ */
+export function translateSqliteError(err: unknown, where: SqliteFaultContext): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return err;
+  if (code === 'SQLITE_FULL') {
+    return new ChsError('STORAGE_FULL', `the disk holding the SQLite database ${where.file} is full (SQLITE_FULL): the batch being written was not stored; free some space and run again (an ingestion resumes where it stopped)`, { cause: err });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new ChsError('DATABASE_BUSY', `the SQLite database ${where.file} is locked by another process (${code}); gave up after waiting ${where.busyTimeoutMs} ms (CHS_SQLITE_BUSY_TIMEOUT_MS); nothing was written, try again`, { cause: err });
+  }
+  return err;
+}
+
+function translatedStatement(native: SqliteDatabase.Database, sql: string, where: SqliteFaultContext): SqliteStatement {
+  let stmt: SqliteDatabase.Statement;
+  try {
+    stmt = native.prepare(sql);
+  } catch (err) {
+    throw translateSqliteError(err, where);
+  }
+  // After SQLITE_FULL or SQLITE_BUSY, SQLite may have rolled the transaction back itself; the
+  // ROLLBACK Kysely then sends would fail and hide the fault the caller needs to see.
+  const isRollback = /^\s*rollback\s*$/i.test(sql);
+  // Plain try/catch per call (no closure): this is every query's path.
+  return {
+    reader: stmt.reader,
+    readonly: stmt.readonly,
+    all(parameters: ReadonlyArray<unknown>) {
+      try {
+        return stmt.all(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
+    },
+    run(parameters: ReadonlyArray<unknown>) {
+      if (isRollback && !native.inTransaction) return { changes: 0, lastInsertRowid: 0 };
+      try {
+        return stmt.run(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
+    },
+    iterate(parameters: ReadonlyArray<unknown>) {
+      try {
+        return stmt.iterate(parameters);
+      } catch (err) {
+        throw translateSqliteError(err, where);
+      }
     },
   };
 }
@@ -153,21 +226,28 @@ export function sqliteDataVersion(native: SqliteDatabase.Database, writes: Write
   };
 }
 
-function openSqlite(url: string): Store {
+function openSqlite(url: string, busyTimeoutMs: number): Store {
   const file = url === ':memory:' ? url : resolve(url.replace(/^sqlite:(\/\/)?/i, ''));
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') createPrivately(file);
   let native: SqliteDatabase.Database;
   try {
     native = new SqliteDatabase(file);
   } catch (err) {
     throw new ChsError('DATABASE_UNREACHABLE', `cannot open SQLite database at ${file}: ${(err as Error).message}`, { cause: err });
   }
-  native.pragma('journal_mode = WAL');
-  native.pragma('synchronous = NORMAL');
-  native.pragma('foreign_keys = ON');
-  native.pragma('busy_timeout = 5000');
+  const where: SqliteFaultContext = { file, busyTimeoutMs };
+  try {
+    // First: the pragmas below may need a lock another process holds.
+    native.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    native.pragma('journal_mode = WAL');
+    native.pragma('synchronous = NORMAL');
+    native.pragma('foreign_keys = ON');
+  } catch (err) {
+    native.close();
+    throw translateSqliteError(err, where);
+  }
   const version = sqliteDataVersion(native, sharedWriteCounter(file));
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, version.onWrite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, version.onWrite, where) }) });
   let open = true;
   return {
     db,
@@ -180,6 +260,22 @@ function openSqlite(url: string): Store {
       return db.destroy();
     },
   };
+}
+
+/**
+ * The database file holds customer mail and API key hashes: created 0600 (its -wal and -shm take
+ * the database file's mode: SQLite's unix VFS copies it), in a folder created 0700. An existing
+ * file keeps its mode; the runner warns when it is wider.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new ChsError('DATABASE_UNREACHABLE', `cannot create SQLite database at ${file}: ${(err as Error).message}`, { cause: err });
+    }
+  }
 }
 
 /** int8 (counts, sums of integers) and numeric come back from `pg` as strings; we want numbers. */
@@ -248,6 +344,8 @@ export async function migrateToLatest(db: Db, schema?: string): Promise<Migratio
   });
   const result = await migrator.migrateToLatest();
   if (result.error) {
+    // A full disk or a lock held elsewhere says what to do better than "migration failed".
+    if (isChsError(result.error, 'STORAGE_FULL') || isChsError(result.error, 'DATABASE_BUSY')) throw result.error;
     throw new ChsError('MIGRATION_FAILED', `database migration failed: ${String((result.error as Error).message ?? result.error)}`, { cause: result.error });
   }
   return result;

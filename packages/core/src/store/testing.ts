@@ -5,6 +5,7 @@
  * fresh schema. In CI (`CI=true`) PostgreSQL is required: its absence is a failure, not a skip.
  * Elsewhere, when no server answers, PostgreSQL cases are left out with a printed message.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -203,5 +204,36 @@ export async function dropTestRunDatabases(run: string): Promise<void> {
       [`${run}\\_%`],
     );
     for (const { datname } of rows) await c.query(`drop database if exists ${datname} with (force)`);
+  });
+}
+
+/** A write lock on a SQLite file held by another process (see {@link holdSqliteWriteLock}). */
+export interface HeldSqliteLock {
+  /** Resolves when the holder has committed and exited. */
+  released: Promise<void>;
+  /** Ends the holder now (its transaction is rolled back). */
+  kill(): void;
+}
+
+/**
+ * Another process takes the write lock of the SQLite database `file` (`begin immediate` and one
+ * insert into `blocklist` for `workspaceId`, which must exist), holds it `holdMs`, then commits.
+ * Resolves once the lock is held.
+ */
+export function holdSqliteWriteLock(file: string, workspaceId: string, holdMs: number): Promise<HeldSqliteLock> {
+  const script = `
+    const db = new (require('better-sqlite3'))(process.argv[1]);
+    db.exec('begin immediate');
+    db.prepare('insert into blocklist (workspace_id, entry, created_at) values (?, ?, ?)').run(process.argv[2], 'held.example', '2025-01-01');
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec('commit'); db.close(); }, Number(process.argv[3]));
+  `;
+  const child = spawn(process.execPath, ['-e', script, file, workspaceId, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const released = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      if (d.toString().includes('locked')) resolve({ released, kill: () => child.kill() });
+    });
+    child.on('exit', (code) => reject(new Error(`the lock holder exited (${code}) before taking the lock`)));
   });
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
 import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
 import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
+import type { SecretKeyInput } from '../integrations/secrets.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
 import { readAhead } from '../util/read-ahead.js';
 import type { ProcessPool } from '../ingest/pool.js';
@@ -25,7 +26,7 @@ export interface ProviderSyncDeps {
   logger: Logger;
   clock: Clock;
   /** Key that decrypts stored credentials. */
-  secretKey: Buffer;
+  secretKey: SecretKeyInput;
   urls?: ProviderUrlOverrides;
 }
 

@@ -1,7 +1,8 @@
 /**
  * `chs connect google|hubspot|intercom` and `chs disconnect <provider>`: store (or forget) a
  * workspace's provider credentials, encrypted with the runner's secret key. Tokens are never
- * printed back.
+ * printed back, and need never be on argv: each secret also comes from `--<name>-file`,
+ * `--<name>-stdin` (or `-` as the value) or its CHS_CONNECT_* environment variable.
  */
 import type { Command } from 'commander';
 import {
@@ -15,23 +16,54 @@ import {
   type Engine,
   type GoogleCredentials,
   type Provider,
+  type SecretKey,
 } from '@chs/core';
+import { loadSecretInputs, SECRET_INPUT_ENV } from '../../config.js';
 import { printJson, type CliContext } from '../context.js';
+import { readSecrets } from '../secret-input.js';
 import type { RegisterCommand } from './index.js';
 
 interface ConnectFlags {
   workspace: string;
-  accessToken: string;
+  accessToken?: string;
+  accessTokenFile?: string;
+  accessTokenStdin?: boolean;
   email?: string;
   refreshToken?: string;
+  refreshTokenFile?: string;
+  refreshTokenStdin?: boolean;
   clientId?: string;
   clientSecret?: string;
+  clientSecretFile?: string;
+  clientSecretStdin?: boolean;
   expiresAt?: string;
   scope?: string;
   json?: boolean;
 }
 
-async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, key: () => Buffer) => Promise<T>): Promise<T> {
+/** The secrets of `chs connect`, after reading them from wherever they were given. */
+interface ConnectSecrets {
+  accessToken: string;
+  refreshToken?: string | undefined;
+  clientSecret?: string | undefined;
+}
+
+const GOOGLE_ONLY = ['email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope'] as const;
+
+async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<ConnectSecrets> {
+  const env = loadSecretInputs(ctx.env);
+  const s = await readSecrets(ctx, {
+    accessToken: { name: 'access-token', envName: SECRET_INPUT_ENV.accessToken, envValue: env.accessToken, value: f.accessToken, file: f.accessTokenFile, stdin: f.accessTokenStdin },
+    refreshToken: { name: 'refresh-token', envName: SECRET_INPUT_ENV.refreshToken, envValue: env.refreshToken, value: f.refreshToken, file: f.refreshTokenFile, stdin: f.refreshTokenStdin },
+    clientSecret: { name: 'client-secret', envName: SECRET_INPUT_ENV.clientSecret, envValue: env.clientSecret, value: f.clientSecret, file: f.clientSecretFile, stdin: f.clientSecretStdin },
+  });
+  if (s.accessToken === undefined) {
+    throw new ChsError('INVALID_INPUT', `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>`);
+  }
+  return { accessToken: s.accessToken, refreshToken: s.refreshToken, clientSecret: s.clientSecret };
+}
+
+async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, key: () => SecretKey) => Promise<T>): Promise<T> {
   const config = ctx.config(cmd.optsWithGlobals());
   const engine = await ctx.openEngine(config);
   try {
@@ -46,17 +78,17 @@ function parseProvider(value: string): Provider {
   return value;
 }
 
-function googleCredentials(f: ConnectFlags): GoogleCredentials {
+function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredentials {
   if (!f.email) throw new ChsError('INVALID_INPUT', 'chs connect google needs --email <account>');
-  const refreshParts = [f.refreshToken, f.clientId, f.clientSecret].filter((v) => v !== undefined).length;
+  const refreshParts = [s.refreshToken, f.clientId, s.clientSecret].filter((v) => v !== undefined).length;
   if (refreshParts !== 0 && refreshParts !== 3) {
-    throw new ChsError('INVALID_INPUT', '--refresh-token, --client-id and --client-secret go together (all three are needed to refresh)');
+    throw new ChsError('INVALID_INPUT', 'a refresh token, --client-id and a client secret go together (all three are needed to refresh)');
   }
   if (f.expiresAt !== undefined && Number.isNaN(Date.parse(f.expiresAt))) throw new ChsError('INVALID_INPUT', `--expires-at must be an ISO 8601 time, got "${f.expiresAt}"`);
   return {
-    accessToken: f.accessToken,
+    accessToken: s.accessToken,
     email: f.email.toLowerCase(),
-    ...(f.refreshToken ? { refreshToken: f.refreshToken, clientId: f.clientId as string, clientSecret: f.clientSecret as string } : {}),
+    ...(s.refreshToken ? { refreshToken: s.refreshToken, clientId: f.clientId as string, clientSecret: s.clientSecret as string } : {}),
     ...(f.expiresAt ? { expiresAt: new Date(f.expiresAt).toISOString() } : {}),
     ...(f.scope ? { scope: f.scope } : {}),
   };
@@ -68,22 +100,29 @@ export const register: RegisterCommand = (program, ctx) => {
     .description('store provider credentials for a workspace (encrypted at rest)')
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
-    .requiredOption('--access-token <token>', 'Google OAuth access token, HubSpot private-app token or Intercom access token')
+    .option('--access-token <token>', 'Google OAuth access token, HubSpot private-app token or Intercom access token (visible in ps: prefer the next two, or CHS_CONNECT_ACCESS_TOKEN; "-" reads stdin)')
+    .option('--access-token-file <path>', 'read the access token from a file ("-": stdin)')
+    .option('--access-token-stdin', 'read the access token from stdin')
     .option('--email <account>', 'google: the mailbox address')
-    .option('--refresh-token <token>', 'google: OAuth refresh token (with --client-id and --client-secret)')
+    .option('--refresh-token <token>', 'google: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
+    .option('--refresh-token-file <path>', 'google: read the refresh token from a file')
+    .option('--refresh-token-stdin', 'google: read the refresh token from stdin')
     .option('--client-id <id>', 'google: OAuth client id')
-    .option('--client-secret <secret>', 'google: OAuth client secret')
+    .option('--client-secret <secret>', 'google: OAuth client secret (or --client-secret-file, --client-secret-stdin, CHS_CONNECT_CLIENT_SECRET)')
+    .option('--client-secret-file <path>', 'google: read the client secret from a file')
+    .option('--client-secret-stdin', 'google: read the client secret from stdin')
     .option('--expires-at <iso>', 'google: access token expiry (ISO 8601)')
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
     .option('--json', 'print the integration status object')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
       if (provider !== 'google') {
-        for (const f of ['email', 'refreshToken', 'clientId', 'clientSecret', 'expiresAt', 'scope'] as const) {
+        for (const f of GOOGLE_ONLY) {
           if (flags[f] !== undefined) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
-      const credentials = provider === 'google' ? googleCredentials(flags) : { accessToken: flags.accessToken };
+      const secrets = await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
+      const credentials = provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: secrets.accessToken };
       await withEngine(ctx, cmd, async (engine, key) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const g = provider === 'google' ? (credentials as GoogleCredentials) : undefined;

@@ -11,9 +11,10 @@ import { register as sync } from './sync.js';
 import { register as demo } from './demo.js';
 import { register as notify } from './notify.js';
 import { register as profile } from './profile.js';
+import { register as secrets } from './secrets.js';
 
 /** A CLI command module: adds its command(s) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment, connect, demo, sync, notify, profile];
+export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment, connect, demo, sync, notify, profile, secrets];
