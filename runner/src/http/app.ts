@@ -112,7 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const response = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
       response['4xx'] ??= { ...ErrorBodySchema, description: 'Error (see docs/errors.md)' };
       response['5xx'] ??= { ...ErrorBodySchema, description: 'Server error' };
-      return { schema: { ...s, response } as typeof schema, url };
+      // A member with a default may be left out (validation fills it in): not required in the document.
+      const parts = Object.fromEntries((['querystring', 'body'] as const).filter((k) => s[k]).map((k) => [k, optionalDefaults(s[k] as Record<string, unknown>)]));
+      return { schema: { ...s, ...parts, response } as typeof schema, url };
     },
   });
 
@@ -145,4 +147,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await rateLimitStore.close?.();
   });
   return app;
+}
+
+/** An object schema whose `required` leaves out the members that have a default. */
+function optionalDefaults(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, { default?: unknown }> | undefined;
+  if (!props || !Array.isArray(schema.required)) return schema;
+  return { ...schema, required: (schema.required as string[]).filter((name) => props[name]?.default === undefined) };
 }

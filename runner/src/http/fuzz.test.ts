@@ -160,7 +160,7 @@ interface Req {
   /** What this request tests, for the report. */
   label: string;
   /** Extra check of the answer (the common checks always run). */
-  expect?: (status: number, text: string) => string | undefined;
+  expect?: (status: number, text: string, headers: Headers) => string | undefined;
 }
 
 const DEEP = (() => {
@@ -208,7 +208,7 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
     }
     for (const re of LEAK) if (re.test(text)) problems.push(`leak ${re}`);
     for (const path of [REPO, REPO.replace(/\/$/, ''), t.config.dataDir]) if (text.includes(path)) problems.push(`leaks path ${path}`);
-    const extra = req.expect?.(status, text);
+    const extra = req.expect?.(status, text, headers);
     if (extra) problems.push(extra);
     if (problems.length) failures.push(`${req.label}: ${req.method} ${req.url.slice(0, 160)} → ${status} ${problems.join('; ')} ${text.slice(0, 160)}`);
   }
@@ -395,13 +395,23 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 60_000);
 
-  it('unknown, duplicate and oversized query parameters', async () => {
+  it('unknown, duplicate and oversized query parameters; methods no route has; hostile request ids', async () => {
     const reqs: Req[] = [];
     for (const op of ops.filter((o) => !o.public)) {
       const base = baselineQuery(op, t.workspaceId);
       const body = op.body ? bodyInit(op, baselineBody(op)) : { headers: auth() };
       const extras = ['zz=1', '__proto__=1', '__proto__[x]=1', 'constructor=x', 'hasOwnProperty=1', `workspaceId=${t.workspaceId}`, `workspaceId=${OTHER}`, 'workspaceId[]=x', `WORKSPACEID=${OTHER}`, `pad=${'y'.repeat(10_000)}`, '&&&', '=1', 'a=%', '%zz=1', 'a;b=1'];
       for (const extra of extras) reqs.push({ method: op.method, url: url(op, { query: [base, extra].filter(Boolean).join('&') }), ...body, label: `extra query ${extra.slice(0, 20)}` });
+      const is404 = (st: number) => (st === 404 ? undefined : `expected 404, got ${st}`);
+      for (const method of ['OPTIONS', 'PATCH', 'PUT', 'DELETE'].filter((m) => !ops.some((o) => o.path === op.path && o.method === m))) {
+        // Another route may match the path (`PATCH /clients/last-interactions` is `PATCH /clients/{clientId}`).
+        reqs.push({ method, url: url(op), headers: auth(), label: `method ${method}`, ...(method === 'OPTIONS' ? { expect: is404 } : {}) });
+      }
+      // Not echoed: a request id that is not 1-128 of [A-Za-z0-9._-] is replaced by a UUID.
+      const uuid = (_st: number, _text: string, headers: Headers) => (/^[0-9a-f-]{36}$/.test(headers.get('x-request-id') ?? '') ? undefined : 'request id echoed');
+      for (const id of ['x'.repeat(5000), '../../etc/passwd', '<script>', 'a b', '%00', '']) {
+        reqs.push({ method: op.method, url: url(op), ...body, headers: { ...body.headers, 'x-request-id': id }, label: 'hostile x-request-id', expect: uuid });
+      }
     }
     // Headers over Node's 16 KiB limit (here the URL) are refused before Fastify: the same answer.
     const first = ops.find((o) => o.path === '/api/clients') as Operation;

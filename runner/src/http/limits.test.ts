@@ -165,6 +165,29 @@ describe('router errors take the common error path', () => {
   });
 });
 
+describe('the OpenAPI document and the server agree', () => {
+  it('a parameter or body member with a default is optional in the document, as the server treats it', async () => {
+    const t = await startTestApp();
+    try {
+      type Op = { parameters?: Array<{ in: string; name: string; required?: boolean; schema: { default?: unknown } }>; requestBody?: { content: Record<string, { schema: { required?: string[]; properties?: Record<string, { default?: unknown }> } }> } };
+      const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
+      const ops = Object.values(doc.paths).flatMap((byMethod) => Object.values(byMethod));
+      const defaulted = ops.flatMap((op) => (op.parameters ?? []).filter((p) => p.schema.default !== undefined));
+      expect(defaulted.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'offset', 'windowDays', 'interval', 'minDelta']));
+      for (const p of defaulted) expect(p.required ?? false, p.name).toBe(false);
+      for (const op of ops) {
+        const body = op.requestBody?.content['application/json']?.schema;
+        for (const name of body?.required ?? []) expect(body?.properties?.[name]?.default, name).toBeUndefined();
+      }
+      // …and leaving them out is accepted.
+      expect((await t.request(`/api/ingest/history?workspaceId=${t.workspaceId}`)).status).toBe(200);
+      expect((await t.request(`/api/metrics/deltas?workspaceId=${t.workspaceId}`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('errors raised by Node’s HTTP parser', () => {
   it('headers over 16 KiB: 431 HEADERS_TOO_LARGE in the error body, with request id and rate-limit headers', async () => {
     const t = await startTestApp();
