@@ -9,7 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { MAX_PARAM_LENGTH } from './app.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from './body.js';
-import { startTestApp, type TestApp } from './testing.js';
+import { startTestApp, type StartTestAppOptions, type TestApp } from './testing.js';
+
+/** Runs `fn` against a fresh app, closed afterwards. */
+async function withApp(fn: (t: TestApp) => Promise<void>, options?: StartTestAppOptions): Promise<void> {
+  const t = await startTestApp(options);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
 
 function nested(depth: number): string {
   let s = '"quick"';
@@ -71,9 +81,8 @@ describe('JSON bodies are bounded before validation', () => {
     expect(time(400_000) / time(100_000)).toBeLessThan(10);
   });
 
-  it('5,000-deep syncType, sources and dataTypes are 400 VALIDATION_ERROR, not a RangeError 500', async () => {
-    const t = await startTestApp();
-    try {
+  it('5,000-deep syncType, sources and dataTypes are 400 VALIDATION_ERROR, not a RangeError 500', () =>
+    withApp(async (t) => {
       const post = (path: string, body: string) =>
         t.request(`${path}?workspaceId=${t.workspaceId}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
       const deep = nested(5000);
@@ -88,26 +97,18 @@ describe('JSON bodies are bounded before validation', () => {
       // Depth the schemas use is fine: the deepest body (PUT /settings) nests 4 levels.
       const res = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', json: { workspace: { notifications: { channels: { email: true } } } } });
       expect(res.status).toBe(200);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('only application/json bodies are read: text/plain is 415 like every other type', async () => {
-    const t = await startTestApp();
-    try {
+  it('only application/json bodies are read: text/plain is 415 like every other type', () =>
+    withApp(async (t) => {
       for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
         const res = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': type } });
         await expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
       }
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('refuses text holding U+0000 anywhere (PostgreSQL cannot store it) with 400 on both dialects', async () => {
-    const t = await startTestApp();
-    try {
+  it('refuses text holding U+0000 anywhere (PostgreSQL cannot store it) with 400 on both dialects', () =>
+    withApp(async (t) => {
       const W = `workspaceId=${t.workspaceId}`;
       expect(await expectError(await t.request(`/api/clients/a%00b?${W}`), 400, 'VALIDATION_ERROR')).toMatch(/^params\.clientId: .*NUL/);
       expect(await expectError(await t.request(`/api/ingest/status?${W}&jobId=a%00b`), 400, 'VALIDATION_ERROR')).toMatch(/^querystring\.jobId/);
@@ -116,16 +117,12 @@ describe('JSON bodies are bounded before validation', () => {
       const key = await t.request(`/api/settings/api-keys?${W}`, { method: 'POST', json: { name: 'k\u0000' } });
       await expectError(key, 400, 'VALIDATION_ERROR');
       expect((await t.request(`/api/settings?${W}`)).status).toBe(200);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });
 
 describe('router errors take the common error path', () => {
-  it('bad URL encoding: 400 with the request id and counted rate-limit headers', async () => {
-    const t = await startTestApp();
-    try {
+  it('bad URL encoding: 400 with the request id and counted rate-limit headers', () =>
+    withApp(async (t) => {
       for (const path of ['/api/clients/%zz?workspaceId=acme.com', '/api/clients/%zz', '/api/nope/%zz']) {
         for (const key of [undefined, null]) {
           const first = await t.request(path, key === null ? { key } : {});
@@ -138,14 +135,10 @@ describe('router errors take the common error path', () => {
       }
       const mine = await t.request('/api/clients/%zz', { headers: { 'x-request-id': 'trace-zz-1' } });
       expect(mine.headers.get('x-request-id')).toBe('trace-zz-1');
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('clientId: up to the documented 200 characters reaches the route, 201 is 400, over 1,000 is 414 URI_TOO_LONG', async () => {
-    const t = await startTestApp();
-    try {
+  it('clientId: up to the documented 200 characters reaches the route, 201 is 400, over 1,000 is 414 URI_TOO_LONG', () =>
+    withApp(async (t) => {
       const W = `workspaceId=${t.workspaceId}`;
       // The OpenAPI document and the router agree: every path parameter's maxLength is below the router's limit.
       const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema: { maxLength?: number } }> }>> };
@@ -159,16 +152,12 @@ describe('router errors take the common error path', () => {
       expect(await expectError(await t.request(`/api/clients/${'a'.repeat(201)}?${W}`), 400, 'VALIDATION_ERROR')).toBe('params.clientId: Expected string length less or equal to 200');
       await expectError(await t.request(`/api/clients/${'a'.repeat(MAX_PARAM_LENGTH + 1)}?${W}`), 414, 'URI_TOO_LONG');
       await expectError(await t.request(`/api/clients/${'a'.repeat(MAX_PARAM_LENGTH + 1)}`, { key: null }), 414, 'URI_TOO_LONG');
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });
 
 describe('the OpenAPI document and the server agree', () => {
-  it('a parameter or body member with a default is optional in the document, as the server treats it', async () => {
-    const t = await startTestApp();
-    try {
+  it('a parameter or body member with a default is optional in the document, as the server treats it', () =>
+    withApp(async (t) => {
       type Op = { parameters?: Array<{ in: string; name: string; required?: boolean; schema: { default?: unknown } }>; requestBody?: { content: Record<string, { schema: { required?: string[]; properties?: Record<string, { default?: unknown }> } }> } };
       const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
       const ops = Object.values(doc.paths).flatMap((byMethod) => Object.values(byMethod));
@@ -182,41 +171,29 @@ describe('the OpenAPI document and the server agree', () => {
       // …and leaving them out is accepted.
       expect((await t.request(`/api/ingest/history?workspaceId=${t.workspaceId}`)).status).toBe(200);
       expect((await t.request(`/api/metrics/deltas?workspaceId=${t.workspaceId}`)).status).toBe(200);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });
 
 describe('errors raised by Node’s HTTP parser', () => {
-  it('headers over 16 KiB: 431 HEADERS_TOO_LARGE in the error body, with request id and rate-limit headers', async () => {
-    const t = await startTestApp();
-    try {
+  it('headers over 16 KiB: 431 HEADERS_TOO_LARGE in the error body, with request id and rate-limit headers', () =>
+    withApp(async (t) => {
       const res = await t.request(`/api/clients?workspaceId=${t.workspaceId}&pad=${'z'.repeat(20_000)}`);
       await expectError(res, 431, 'HEADERS_TOO_LARGE');
       expect((await t.request(`/api/clients?workspaceId=${t.workspaceId}`)).status).toBe(200);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('bytes that are not HTTP: 400 MALFORMED_REQUEST, then the connection is closed', async () => {
-    const t = await startTestApp();
-    try {
+  it('bytes that are not HTTP: 400 MALFORMED_REQUEST, then the connection is closed', () =>
+    withApp(async (t) => {
       const answer = parseRaw(await raw(t, ['GARBAGE \u0001\u0002 NOT HTTP\r\n\r\n']));
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ error: 'The request is not valid HTTP', code: 'MALFORMED_REQUEST', status: 400 });
       expect(answer.headers['x-request-id']).toBeTruthy();
       expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
       expect(answer.headers.connection).toBe('close');
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('a client sending its headers too slowly gets 408 REQUEST_TIMEOUT and loses the connection', async () => {
-    const t = await startTestApp({ config: { http: { requestTimeoutMs: 600, headersTimeoutMs: 300, connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5000 } } });
-    try {
+  it('a client sending its headers too slowly gets 408 REQUEST_TIMEOUT and loses the connection', () =>
+    withApp(async (t) => {
       expect(t.app.server.requestTimeout).toBe(600);
       expect(t.app.server.headersTimeout).toBe(300);
       expect(t.app.server.keepAliveTimeout).toBe(5000);
@@ -232,18 +209,15 @@ describe('errors raised by Node’s HTTP parser', () => {
       expect(answer.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
       // Closed by the server within a generous budget, not held for the client's 6.5 s of dribbling.
       expect(Date.now() - started).toBeLessThan(4500);
-    } finally {
-      await t.close();
-    }
+      }, { config: { http: { requestTimeoutMs: 600, headersTimeoutMs: 300, connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5000 } } }));
   });
-});
 
-describe('HTTP timeouts configuration', () => {
-  it('has defaults, reads CHS_HTTP_*_MS and refuses a headers timeout over the request timeout', () => {
-    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000 });
-    expect(loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '5000' }).http).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
-    expect(loadConfig({ CHS_HTTP_CONNECTION_TIMEOUT_MS: '1000', CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' }).http).toMatchObject({ connectionTimeoutMs: 1000, keepAliveTimeoutMs: 2000 });
-    expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '1000', CHS_HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(/must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS/);
-    expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/positive integer/);
+  describe('HTTP timeouts configuration', () => {
+    it('has defaults, reads CHS_HTTP_*_MS and refuses a headers timeout over the request timeout', () => {
+      expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000 });
+      expect(loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '5000' }).http).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
+      expect(loadConfig({ CHS_HTTP_CONNECTION_TIMEOUT_MS: '1000', CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' }).http).toMatchObject({ connectionTimeoutMs: 1000, keepAliveTimeoutMs: 2000 });
+      expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '1000', CHS_HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(/must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS/);
+      expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/positive integer/);
+    });
   });
-});
