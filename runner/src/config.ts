@@ -50,6 +50,22 @@ export const DEFAULT_JOBS_CONFIG: JobsConfig = Object.freeze({
   concurrency: 2, leaseMs: 30_000, pollMs: 1000, sweepMs: 10_000, shutdownMs: 10_000, schedulerTickMs: 60_000, schedulerEnabled: true,
 });
 
+/** Timeouts of the HTTP server (CHS_HTTP_*_MS); see docs/api.md#timeouts. */
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this (CHS_HTTP_REQUEST_TIMEOUT_MS); else 408. Default 30000. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this, at most the request timeout (CHS_HTTP_HEADERS_TIMEOUT_MS); else 408. Default 10000. */
+  headersTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (CHS_HTTP_CONNECTION_TIMEOUT_MS). Default 120000. */
+  connectionTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this (CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS). Default 72000, above common load balancers' 60 s. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = Object.freeze({
+  requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000,
+});
+
 export interface RunnerConfig {
   /** SQLite path or postgres:// URL. Default `./data/chs.db`. */
   databaseUrl: string;
@@ -92,6 +108,8 @@ export interface RunnerConfig {
    * DATABASE_BUSY (CHS_SQLITE_BUSY_TIMEOUT_MS). Default 5000.
    */
   sqliteBusyTimeoutMs?: number;
+  /** HTTP server timeouts. Default DEFAULT_HTTP_TIMEOUTS. */
+  http?: HttpTimeouts;
 }
 
 /** CHS_SQLITE_BUSY_TIMEOUT_MS when unset. */
@@ -187,6 +205,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     trustProxy: trustProxyEnv(optional(env, 'CHS_TRUST_PROXY')),
     metricsPort: env.CHS_METRICS_PORT === undefined || env.CHS_METRICS_PORT === '' ? undefined : portEnv(env, 'CHS_METRICS_PORT'),
     sqliteBusyTimeoutMs: wholeEnv(env, 'CHS_SQLITE_BUSY_TIMEOUT_MS', DEFAULT_SQLITE_BUSY_TIMEOUT_MS),
+    http: loadHttpTimeouts(env),
+  });
+}
+
+function loadHttpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
+  const d = DEFAULT_HTTP_TIMEOUTS;
+  const requestTimeoutMs = intEnv(env, 'CHS_HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs);
+  const headersTimeoutMs = intEnv(env, 'CHS_HTTP_HEADERS_TIMEOUT_MS', Math.min(d.headersTimeoutMs, requestTimeoutMs));
+  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`CHS_HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return Object.freeze({
+    requestTimeoutMs,
+    headersTimeoutMs,
+    connectionTimeoutMs: intEnv(env, 'CHS_HTTP_CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs),
+    keepAliveTimeoutMs: intEnv(env, 'CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs),
   });
 }
 

@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import swagger from '@fastify/swagger';
 import { ApiKeyVerifier, KeyUsageTracker } from '@chs/core';
+import { DEFAULT_HTTP_TIMEOUTS } from '../config.js';
 import { createMailer } from '../notify/mailer.js';
-import { registerAuth } from './auth.js';
+import { registerAuth, type RequestMeter } from './auth.js';
+import { BODY_LIMIT, registerJsonBody } from './body.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorHandler, HttpError, notFoundHandler } from './errors.js';
 import { createLogger } from './logging.js';
 import { createMetrics, metricsRoute, recordMetrics } from './metrics.js';
@@ -24,8 +27,11 @@ import type { AppDeps, RouteModule } from './types.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
 
 export const API_PREFIX = '/api';
-/** Largest JSON body accepted (bytes). */
-const BODY_LIMIT = 1024 * 1024;
+/**
+ * Longest path segment the router takes as a parameter; longer is 414 URI_TOO_LONG. Above every
+ * parameter schema's maxLength (200), so a parameter over its documented length is a 400.
+ */
+export const MAX_PARAM_LENGTH = 1000;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The routes this module owns (settings, keys, notifications), before the shared `routeModules`. */
@@ -43,9 +49,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimitStore: RateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const metrics = deps.metrics ?? createMetrics(engine);
   const full = { ...deps, keyUsage, mailer, rateLimitStore, metrics };
+  const timeouts = config.http ?? DEFAULT_HTTP_TIMEOUTS;
+  // Set once the auth hooks are registered; router errors (below) are counted with it.
+  let meter: RequestMeter | undefined;
+  const logger = deps.logger ?? createLogger({ level: config.logLevel });
 
   const app = Fastify({
-    loggerInstance: deps.logger ?? createLogger({ level: config.logLevel }),
+    loggerInstance: logger,
     // A caller's X-Request-Id is kept (tracing across services) when it is sane; otherwise a UUID.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -54,24 +64,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     // Behind a balancer, the client address (per-IP limits, logs) comes from X-Forwarded-For.
     ...(config.trustProxy === undefined ? {} : { trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy }),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionTimeout: timeouts.connectionTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    // Node checks the request and headers timeouts on this tick (default 30 s, too coarse for them).
+    http: { headersTimeout: timeouts.headersTimeoutMs, requestTimeout: timeouts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs) },
     // Fastify's own 503-while-closing answers a body of another shape; ours (below) keeps the contract.
     return503OnClosing: false,
     schemaErrorFormatter: formatValidationErrors,
-    // Malformed URLs (`/api/%zz`) get the same error body as everything else.
-    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
+    // Malformed URLs (`/api/%zz`) and over-long parameters are refused by the router before any
+    // hook: the same error body, request id and counted rate-limit headers as everything else.
+    frameworkErrors: (err, request, reply) => {
+      void reply.header('x-request-id', request.id);
+      (meter ? meter(request, reply) : Promise.resolve(null)).then(
+        () => errorHandler(err, request, reply),
+        (refused: unknown) => errorHandler(refused, request, reply),
+      );
+    },
+    // Requests Node's parser refuses (headers over 16 KiB, timeouts, not HTTP): the same answer.
+    clientErrorHandler: clientErrorHandler({ store: rateLimitStore, limits: config.rateLimits, log: logger }),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 
-  // `POST /settings/complete-onboarding` and `/notifications/test` take no body, and clients often
-  // still send `Content-Type: application/json` with nothing after it: that is no body, not bad JSON.
-  const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    defaultJson(req, body as string, done);
-  });
+  // JSON only, depth-checked before parsing; an empty body with a JSON content type is no body.
+  registerJsonBody(app);
 
   // Hooks with no asynchronous work take Fastify's callback form: no promise per request.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
@@ -102,11 +121,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const response = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
       response['4xx'] ??= { ...ErrorBodySchema, description: 'Error (see docs/errors.md)' };
       response['5xx'] ??= { ...ErrorBodySchema, description: 'Server error' };
-      return { schema: { ...s, response } as typeof schema, url };
+      // A member with a default may be left out (validation fills it in): not required in the document.
+      const parts = Object.fromEntries((['querystring', 'body'] as const).filter((k) => s[k]).map((k) => [k, optionalDefaults(s[k] as Record<string, unknown>)]));
+      return { schema: { ...s, ...parts, response } as typeof schema, url };
     },
   });
 
-  registerAuth(app, { keys: new ApiKeyVerifier(engine.store), dataVersion: () => engine.store.dataVersion('turn'), usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
+  meter = registerAuth(app, { keys: new ApiKeyVerifier(engine.store), dataVersion: () => engine.store.dataVersion('turn'), usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -138,4 +159,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await rateLimitStore.close?.();
   });
   return app;
+}
+
+/** An object schema whose `required` leaves out the members that have a default. */
+function optionalDefaults(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, { default?: unknown }> | undefined;
+  if (!props || !Array.isArray(schema.required)) return schema;
+  return { ...schema, required: (schema.required as string[]).filter((name) => props[name]?.default === undefined) };
 }

@@ -17,7 +17,7 @@
  *      parameters.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyVerifier, KeyUsageTracker, Store } from '@chs/core';
+import type { ApiKey, ApiKeyVerifier, KeyUsageTracker, Store } from '@chs/core';
 import type { RateLimitConfig } from '../config.js';
 import { HttpError } from './errors.js';
 import { rateLimitHeaders, windowsFor, type RateLimitStore } from './rate-limit.js';
@@ -47,14 +47,19 @@ function needsAuth(request: FastifyRequest): boolean {
   return !request.is404 && request.routeOptions.config.public !== true;
 }
 
-export function registerAuth(app: FastifyInstance, options: AuthHookOptions): void {
+/** Counts a request and sets its rate-limit headers (steps 1–3); the key, or null. Throws RATE_LIMITED. */
+export type RequestMeter = (request: FastifyRequest, reply: FastifyReply) => Promise<ApiKey | null>;
+
+/**
+ * Registers the hooks; returns steps 1–3 for requests that never reach them (a URL the router
+ * refuses is answered before any hook runs, and must still be counted and carry the headers).
+ */
+export function registerAuth(app: FastifyInstance, options: AuthHookOptions): RequestMeter {
   const { keys, dataVersion, usage, limits, store } = options;
   app.decorateRequest('auth', null as unknown as FastifyRequest['auth']);
   app.decorateRequest('dataVersion', undefined);
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    // Load balancers and scrapers probe every few seconds: never counted, never refused.
-    if (request.routeOptions.config.probe === true) return;
+  const meter: RequestMeter = async (request, reply) => {
     request.dataVersion = dataVersion();
     const presented = presentedKey(request.headers);
     const key = presented ? await keys.verify(presented, request.dataVersion) : null;
@@ -65,13 +70,20 @@ export function registerAuth(app: FastifyInstance, options: AuthHookOptions): vo
     if (!result.allowed) {
       throw new HttpError('RATE_LIMITED', `Rate limit exceeded: ${headers['x-ratelimit-limit']} requests per window; retry after ${headers['retry-after']} s`);
     }
+    return key;
+  };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // Load balancers and scrapers probe every few seconds: never counted, never refused.
+    if (request.routeOptions.config.probe === true) return;
+    const key = await meter(request, reply);
     if (key) {
       usage.touch(key);
       request.auth = { workspaceId: key.workspaceId, keyId: key.id, userId: key.userId };
     } else if (needsAuth(request)) {
       throw new HttpError(
         'AUTH_INVALID_KEY',
-        presented ? 'Invalid API key: unknown, deleted or inactive' : 'Missing API key: send "Authorization: Bearer <key>" or "X-API-Key: <key>"',
+        presentedKey(request.headers) ? 'Invalid API key: unknown, deleted or inactive' : 'Missing API key: send "Authorization: Bearer <key>" or "X-API-Key: <key>"',
       );
     }
   });
@@ -91,4 +103,5 @@ export function registerAuth(app: FastifyInstance, options: AuthHookOptions): vo
       }
     }
   });
+  return meter;
 }

@@ -40,9 +40,17 @@ export class Coalescer {
 }
 
 /**
- * The key of a read request: workspace, method and the URL as sent (path and query; the auth hook
- * has matched its workspaceId to the key's workspace). Two spellings of one query only stay apart.
+ * The key of a read request: workspace, method, the route and its validated parameters — the path
+ * parameters and the query parameters the route's schema declares, as converted and defaulted by
+ * validation. Nothing else changes a read's answer, so an unknown parameter (`?x=1`, `?x=2`…),
+ * another spelling (`limit=050`, a default written out) or another order makes no new key.
  */
 export function requestKey(request: FastifyRequest): string {
-  return `${request.auth.workspaceId}\u0000${request.method}\u0000${request.url}`;
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const known = Object.keys(schema?.properties ?? {})
+    .filter((name) => name !== 'workspaceId' && query[name] !== undefined)
+    .sort()
+    .map((name) => [name, query[name]]);
+  return JSON.stringify([request.auth.workspaceId, request.method, request.routeOptions.url, request.params ?? {}, known]);
 }

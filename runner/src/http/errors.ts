@@ -15,6 +15,10 @@ export const HTTP_ERROR_CODES = [
   'INVALID_JSON',
   'UNSUPPORTED_MEDIA_TYPE',
   'PAYLOAD_TOO_LARGE',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'MALFORMED_REQUEST',
   'RATE_LIMITED',
   'SERVICE_UNAVAILABLE',
   'NOT_READY',
@@ -47,6 +51,10 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   INVALID_JSON: m(400, 'The request body is not valid JSON'),
   UNSUPPORTED_MEDIA_TYPE: m(415, 'Unsupported content type; send application/json'),
   PAYLOAD_TOO_LARGE: m(413, 'Request body is too large'),
+  URI_TOO_LONG: m(414, 'A path segment is too long'),
+  HEADERS_TOO_LARGE: m(431, 'The request headers (URL included) are too large'),
+  REQUEST_TIMEOUT: m(408, 'The request was not received in time'),
+  MALFORMED_REQUEST: m(400, 'The request is not valid HTTP'),
   RATE_LIMITED: m(429, 'Rate limit exceeded'),
   SERVICE_UNAVAILABLE: m(503, 'The service is shutting down or unavailable; retry shortly', true),
   NOT_READY: m(503, 'Not ready: a dependency (database, Redis) is unreachable or the database is not migrated', true),
@@ -125,6 +133,7 @@ const FASTIFY_CODES: Record<string, ApiErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_NOT_FOUND: 'NOT_FOUND',
   FST_ERR_BAD_URL: 'VALIDATION_ERROR',
+  FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
   FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_ERROR',
 };
 
@@ -135,6 +144,7 @@ function codeForStatus(status: number): ApiErrorCode {
   if (status === 404) return 'NOT_FOUND';
   if (status === 409) return 'CONFLICT';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 414) return 'URI_TOO_LONG';
   if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
   if (status === 429) return 'RATE_LIMITED';
   if (status === 503) return 'SERVICE_UNAVAILABLE';

@@ -25,23 +25,29 @@ interface Entry {
 
 /** Answers kept at most; the oldest goes first. */
 export const READ_CACHE_MAX_ENTRIES = 20_000;
+/** JSON characters kept at most, all answers together; the oldest go first, a larger answer is not kept. */
+export const READ_CACHE_MAX_CHARS = 64 * 1024 * 1024;
 
 export class ReadCache {
   readonly #dataVersion: () => string | undefined;
   readonly #clock: () => Date;
   readonly #maxEntries: number;
+  readonly #maxChars: number;
+  #chars = 0;
   readonly #shared = new Coalescer();
   readonly #entries = new Map<string, Entry>();
   #version: string | undefined;
 
-  constructor(options: { dataVersion: () => string | undefined; clock: () => Date; maxEntries?: number }) {
+  constructor(options: { dataVersion: () => string | undefined; clock: () => Date; maxEntries?: number; maxChars?: number }) {
     this.#dataVersion = options.dataVersion;
     this.#clock = options.clock;
     this.#maxEntries = options.maxEntries ?? READ_CACHE_MAX_ENTRIES;
+    this.#maxChars = options.maxChars ?? READ_CACHE_MAX_CHARS;
   }
 
   /**
-   * The JSON text of the answer to `request`: kept from an earlier identical request when still
+   * The JSON text of the answer to `request` (identical: same route and validated parameters, see
+   * `requestKey`; unknown query parameters do not count): kept from an earlier identical request when still
    * exactly right, else computed (once for identical requests arriving together) and kept.
    */
   async forRequest(request: FastifyRequest, compute: () => Promise<ReadAnswer>): Promise<string> {
@@ -63,6 +69,11 @@ export class ReadCache {
     return this.#entries.size;
   }
 
+  /** JSON characters kept now (for tests). */
+  get chars(): number {
+    return this.#chars;
+  }
+
   /** `version`: the data version as the request arrived (read once per request by the auth hook). */
   #lookup(key: string, version: string | undefined): string | undefined {
     // Undefined: no data version (PostgreSQL). Another than the kept answers': written to since
@@ -71,7 +82,7 @@ export class ReadCache {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (this.#clock().getTime() >= entry.validUntil) {
-      this.#entries.delete(key);
+      this.#drop(key, entry);
       return undefined;
     }
     return entry.json;
@@ -82,10 +93,23 @@ export class ReadCache {
     if (this.#dataVersion() !== version) return;
     if (version !== this.#version) {
       this.#entries.clear();
+      this.#chars = 0;
       this.#version = version;
     }
-    if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+    if (json.length > this.#maxChars) return;
+    const previous = this.#entries.get(key);
+    if (previous) this.#drop(key, previous);
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#entries.size < this.#maxEntries && this.#chars + json.length <= this.#maxChars) break;
+      this.#drop(oldest, entry);
+    }
     this.#entries.set(key, { json, validUntil });
+    this.#chars += json.length;
+  }
+
+  #drop(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#chars -= entry.json.length;
   }
 }
 

@@ -8,6 +8,8 @@
  * filled in; unknown properties are kept (so `additionalProperties: false` rejects them rather
  * than silently dropping them).
  *
+ * No text may hold U+0000 (see `nulPath`).
+ *
  * TypeBox's own `Value.Convert` is not used for the conversion because it truncates `1.5` to an
  * integer and turns `true` into 1.
  */
@@ -92,6 +94,27 @@ export function hasDefaults(schema: unknown): boolean {
   return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
 }
 
+/**
+ * Where the first text holding U+0000 is in a validated value (`/profile/name`), or undefined.
+ * PostgreSQL text cannot store it (a 500 there, while SQLite takes it) and no parameter needs it,
+ * so it is refused on both. Iterative; bodies are at most MAX_JSON_DEPTH deep anyway.
+ */
+export function nulPath(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [v, at] = next;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return at;
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes('\u0000')) return `${at}/${k}`;
+        stack.push([child, `${at}/${k}`]);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Fastify validator compiler for TypeBox schemas (see the module comment). */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart, url, method }) => {
   let check: ReturnType<typeof TypeCompiler.Compile>;
@@ -107,7 +130,11 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   return (input: unknown) => {
     let value = convert ? convertTextValues(schema, input) : input;
     if (fillDefaults && value !== undefined) value = Value.Default(schema, value);
-    if (check.Check(value)) return { value };
+    if (check.Check(value)) {
+      const nul = nulPath(value);
+      if (nul === undefined) return { value };
+      return { error: [{ keyword: 'nul', instancePath: nul, schemaPath: '', params: {}, message: 'Expected text without the NUL character (U+0000)' }] as unknown as Error };
+    }
     const errors: FastifySchemaValidationError[] = [];
     for (const e of check.Errors(value)) {
       errors.push({ keyword: String(e.type), instancePath: e.path, schemaPath: '', params: {}, message: e.message });
