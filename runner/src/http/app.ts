@@ -34,6 +34,18 @@ const foundationRoutes: RouteModule[] = [settingsRoutes, apiKeyRoutes];
 /** Trust the nearest `n` proxies (a hop count for CHS_TRUST_PROXY). */
 const hopsTrusted = (n: number) => (_address: string, hop: number): boolean => hop < n;
 
+/** The given parts of a route schema with the members that have a default dropped from `required`. */
+function optionalDefaults(schema: Record<string, unknown>, parts: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    const p = schema[part] as { required?: string[]; properties?: Record<string, { default?: unknown }> } | undefined;
+    if (!p?.required || !p.properties) continue;
+    const props = p.properties;
+    out[part] = { ...p, required: p.required.filter((k) => props[k]?.default === undefined) };
+  }
+  return out;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { engine, config } = deps;
   const ownsUsage = deps.keyUsage === undefined;
@@ -61,6 +73,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the answer (and tests check it against them); they never reshape it.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 
@@ -87,7 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Customer Health Service API',
         version: '0.1.0',
         description: 'Every path is under /api. Every error body is {error, code, status}; the codes are listed in docs/errors.md.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      servers: [{ url: 'http://127.0.0.1:8080', description: '`chs serve` with its defaults; the paths carry the /api prefix' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk-…' },
@@ -96,13 +112,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     },
-    // Every route documents the shared error body, without each route repeating it.
+    // Every route documents the shared error body, without each route repeating it; a member with
+    // a default is optional to the caller, whatever its TypeBox declaration says.
     transform: ({ schema, url }) => {
       const s = (schema ?? {}) as Record<string, unknown>;
       const response = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
       response['4xx'] ??= { ...ErrorBodySchema, description: 'Error (see docs/errors.md)' };
       response['5xx'] ??= { ...ErrorBodySchema, description: 'Server error' };
-      return { schema: { ...s, response } as typeof schema, url };
+      const documented = { ...s, response, ...optionalDefaults(s, ['querystring', 'body']) };
+      return { schema: documented as typeof schema, url };
     },
   });
 

@@ -32,7 +32,7 @@ export const apiKeyRoutes =
 
     app.get(
       '/settings/api-keys',
-      { schema: { tags, summary: 'List the workspace’s API keys (masked)', querystring: WorkspaceQuery, response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) } } },
+      { schema: { tags, operationId: 'listApiKeys', summary: 'List the workspace’s API keys (masked)', querystring: WorkspaceQuery, response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) } } },
       async (request) => {
         const keys = await listApiKeys(db, request.auth.workspaceId);
         return {
@@ -51,6 +51,7 @@ export const apiKeyRoutes =
       {
         schema: {
           tags,
+          operationId: 'createApiKey',
           summary: 'Create an API key; the full key is in this response only',
           querystring: WorkspaceQuery,
           body: Type.Object(
@@ -75,6 +76,7 @@ export const apiKeyRoutes =
       {
         schema: {
           tags,
+          operationId: 'deleteApiKey',
           summary: 'Delete an API key for good; requests with it get 401 at once',
           params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 200 }) }),
           querystring: WorkspaceQuery,

@@ -18,6 +18,7 @@ export const notificationRoutes =
       {
         schema: {
           tags: ['notifications'],
+          operationId: 'sendTestNotification',
           summary: 'Send a test e-mail to the calling user',
           querystring: Type.Object({ workspaceId: WorkspaceId, channel: Type.Literal('email', { description: 'Only `email` is supported' }) }),
           response: { 200: SuccessMessage },

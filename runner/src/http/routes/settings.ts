@@ -196,7 +196,7 @@ export const settingsRoutes =
 
     app.get(
       '/settings',
-      { schema: { tags, summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
+      { schema: { tags, operationId: 'getSettings', summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
       async (request) => {
         const [user, settings] = await Promise.all([requireUser(db, request.auth.userId), getSettings(db, request.auth.workspaceId)]);
         return settingsView(user, settings);
@@ -208,6 +208,7 @@ export const settingsRoutes =
       {
         schema: {
           tags,
+          operationId: 'updateSettings',
           summary: 'Update settings (partial, deep merge; unknown fields rejected)',
           querystring: WorkspaceQuery,
           body: SettingsPatch,
@@ -232,7 +233,7 @@ export const settingsRoutes =
 
     app.get(
       '/settings/user',
-      { schema: { tags, summary: 'The calling user and the workspace', querystring: WorkspaceQuery, response: { 200: UserInfo } } },
+      { schema: { tags, operationId: 'getUserInfo', summary: 'The calling user and the workspace', querystring: WorkspaceQuery, response: { 200: UserInfo } } },
       async (request) => {
         const [user, ws] = await Promise.all([requireUser(db, request.auth.userId), requireWorkspace(db, request.auth.workspaceId)]);
         const pending = deps.keyUsage?.pendingUserLastUsed(user.id);
@@ -249,6 +250,7 @@ export const settingsRoutes =
       {
         schema: {
           tags,
+          operationId: 'completeOnboarding',
           summary: 'Mark the calling user onboarded',
           querystring: WorkspaceQuery,
           response: { 200: Type.Object({ success: Type.Boolean(), hasCompletedOnboarding: Type.Boolean() }) },
