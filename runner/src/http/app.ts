@@ -103,7 +103,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         description: 'Every path is under /api. Every error body is {error, code, status}; the codes are listed in docs/errors.md.',
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: 'http://127.0.0.1:8080', description: '`chs serve` with its defaults; the paths carry the /api prefix' }],
+      // Paths carry the /api prefix; `/` is the host that served this document.
+      servers: [
+        { url: '/', description: 'The server this document came from' },
+        { url: 'http://127.0.0.1:8080', description: '`chs serve` with its defaults' },
+      ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk-…' },

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { createEngine, createWorkspace } from '@chs/core';
@@ -123,10 +123,12 @@ const drifting = (): FastifyPluginAsync => async (plain) => {
   const Answer = Type.Object({ name: Type.String(), count: Type.Integer() });
   const schema = { querystring: WorkspaceQuery, response: { 200: Answer } };
   app.get('/drift/extra', { schema }, async () => ({ name: 'a', count: 1, undocumented: true }));
-  app.get('/drift/type', { schema }, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"name":"a","count":"1"}'));
+  // JSON text, as the read cache sends it (an untyped reply, as in routes/clients.ts).
+  const text = (reply: FastifyReply, body: string): FastifyReply => reply.type(JSON_CONTENT_TYPE).send(body);
+  app.get('/drift/type', { schema }, async (_request, reply) => text(reply, '{"name":"a","count":"1"}'));
   app.get('/drift/ok', { schema }, async () => ({ name: 'a', count: 1 }));
   // Pre-serialised JSON text (as the read cache sends it) passes through byte for byte.
-  app.get('/drift/text', { schema }, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"count":2,  "name":"b"}'));
+  app.get('/drift/text', { schema }, async (_request, reply) => text(reply, '{"count":2,  "name":"b"}'));
 };
 
 describe('answers checked against their response schema in every HTTP test', () => {
