@@ -23,10 +23,19 @@ function closed(schema: unknown): unknown {
   return out;
 }
 
-function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, check);
-  return ajv;
+// One validator per schema object for the whole test file: compiling takes tens of milliseconds,
+// and the route modules' schemas are the same objects in every app a file starts.
+const ajv = new Ajv({ allErrors: true, strict: false });
+for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, check);
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorOf(schema: object): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) {
+    v = ajv.compile(closed(schema) as object);
+    compiled.set(schema, v);
+  }
+  return v;
 }
 
 /** The schema documented for `status`: exact code, then `4xx`-style range, then the shared error body. */
@@ -44,17 +53,7 @@ export interface ContractCheck {
 
 /** Adds the check to `app` (before it is ready). */
 export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractCheck {
-  const ajv = newAjv();
-  const compiled = new WeakMap<object, ValidateFunction>();
   const violations: string[] = [];
-  const validatorOf = (schema: object): ValidateFunction => {
-    let v = compiled.get(schema);
-    if (!v) {
-      v = ajv.compile(closed(schema) as object);
-      compiled.set(schema, v);
-    }
-    return v;
-  };
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const schema = request.routeOptions.schema as (Json & { hide?: boolean; response?: Json }) | undefined;
