@@ -40,6 +40,18 @@ const foundationRoutes: RouteModule[] = [settingsRoutes, apiKeyRoutes];
 /** Trust the nearest `n` proxies (a hop count for CHS_TRUST_PROXY). */
 const hopsTrusted = (n: number) => (_address: string, hop: number): boolean => hop < n;
 
+/** The given parts of a route schema with the members that have a default dropped from `required`. */
+function optionalDefaults(schema: Record<string, unknown>, parts: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    const p = schema[part] as { required?: string[]; properties?: Record<string, { default?: unknown }> } | undefined;
+    if (!p?.required || !p.properties) continue;
+    const props = p.properties;
+    out[part] = { ...p, required: p.required.filter((k) => props[k]?.default === undefined) };
+  }
+  return out;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { engine, config } = deps;
   const ownsUsage = deps.keyUsage === undefined;
@@ -86,6 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler({ store: rateLimitStore, limits: config.rateLimits, log: logger }),
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the answer (and tests check it against them); they never reshape it.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 
@@ -106,7 +120,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Customer Health Service API',
         version: '0.1.0',
         description: 'Every path is under /api. Every error body is {error, code, status}; the codes are listed in docs/errors.md.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Paths carry the /api prefix; `/` is the host that served this document.
+      servers: [
+        { url: '/', description: 'The server this document came from' },
+        { url: 'http://127.0.0.1:8080', description: '`chs serve` with its defaults' },
+      ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk-…' },
@@ -115,15 +135,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     },
-    // Every route documents the shared error body, without each route repeating it.
+    // Every route documents the shared error body, without each route repeating it; a member with
+    // a default is optional to the caller, whatever its TypeBox declaration says.
     transform: ({ schema, url }) => {
       const s = (schema ?? {}) as Record<string, unknown>;
       const response = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
       response['4xx'] ??= { ...ErrorBodySchema, description: 'Error (see docs/errors.md)' };
       response['5xx'] ??= { ...ErrorBodySchema, description: 'Server error' };
       // A member with a default may be left out (validation fills it in): not required in the document.
-      const parts = Object.fromEntries((['querystring', 'body'] as const).filter((k) => s[k]).map((k) => [k, optionalDefaults(s[k] as Record<string, unknown>)]));
-      return { schema: { ...s, ...parts, response } as typeof schema, url };
+      const documented = { ...s, response, ...optionalDefaults(s, ['querystring', 'body']) };
+      return { schema: documented as typeof schema, url };
     },
   });
 
@@ -161,9 +182,3 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-/** An object schema whose `required` leaves out the members that have a default. */
-function optionalDefaults(schema: Record<string, unknown>): Record<string, unknown> {
-  const props = schema.properties as Record<string, { default?: unknown }> | undefined;
-  if (!props || !Array.isArray(schema.required)) return schema;
-  return { ...schema, required: (schema.required as string[]).filter((name) => props[name]?.default === undefined) };
-}

@@ -11,6 +11,7 @@ import { defaultTestDialect, dropTestSchema, type TestDialect } from '@chs/core/
 import type { RunnerConfig } from '../config.js';
 import { createLogger } from './logging.js';
 import { buildApp } from './app.js';
+import { checkResponsesAgainstSchemas } from './contract-check.js';
 import type { AppDeps } from './types.js';
 
 /** A config for tests: no environment read, a temp data folder, silent logs. */
@@ -42,6 +43,9 @@ export interface TestApp {
   ownerId: string;
   /** fetch against the app; `key` (default: the owner's key, `null` for none) goes in `Authorization: Bearer`. */
   request(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  /** Answers that did not match their operation's response schema (each was turned into a 500). */
+  contractViolations: readonly string[];
+  /** Closes the app; fails when any answer did not match the OpenAPI document. */
   close(): Promise<void>;
 }
 
@@ -64,6 +68,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   const config = testConfig(overrides);
   const created = await createWorkspace(engine.store.db, { domain: workspace, name: 'Acme', ownerEmail: `ana@${workspace}`, ownerName: 'Ana Lima' });
   const app = await buildApp({ engine, config, logger: createLogger({ level: config.logLevel }), ...rest });
+  // Every answer is checked against the response schema of its operation (see contract-check.ts).
+  const contract = checkResponsesAgainstSchemas(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -88,10 +94,12 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
       }
       return fetch(baseUrl + path, { ...rest, headers: h, ...(body !== undefined ? { body } : {}) });
     },
+    contractViolations: contract.violations,
     async close() {
       await app.close();
       await engine.close();
       if (store.schema) await dropTestSchema(store.schema);
+      if (contract.violations.length) throw new Error(`answers that do not match the OpenAPI document:\n${contract.violations.join('\n')}`);
     },
   };
 }

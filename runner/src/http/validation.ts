@@ -22,15 +22,17 @@ import { isValidEmail } from '@chs/core';
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
+/** The string formats the schemas use, and how each is checked (requests here; responses in tests). */
+export const FORMATS: Readonly<Record<string, (v: string) => boolean>> = {
+  email: isValidEmail,
+  date: (v) => ISO_DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+  'date-time': (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)),
+  uri: (v) => URL.canParse(v),
+  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+};
+
 function registerFormats(): void {
-  const formats: Record<string, (v: string) => boolean> = {
-    email: isValidEmail,
-    date: (v) => ISO_DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
-    'date-time': (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)),
-    uri: (v) => URL.canParse(v),
-    uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
-  };
-  for (const [name, fn] of Object.entries(formats)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, fn);
+  for (const [name, fn] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, fn);
 }
 registerFormats();
 

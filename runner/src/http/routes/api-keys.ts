@@ -39,7 +39,7 @@ export const apiKeyRoutes =
 
     app.get(
       '/settings/api-keys',
-      { schema: { tags, summary: 'List the workspace’s API keys (masked)', querystring: WorkspaceQuery, response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) } } },
+      { schema: { tags, operationId: 'listApiKeys', summary: 'List the workspace’s API keys (masked)', querystring: WorkspaceQuery, response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) } } },
       async (request) => {
         const keys = await listApiKeys(db, request.auth.workspaceId);
         return {
@@ -58,6 +58,7 @@ export const apiKeyRoutes =
       {
         schema: {
           tags,
+          operationId: 'createApiKey',
           summary: 'Create an API key; the full key is in this response only',
           querystring: WorkspaceQuery,
           body: Type.Object(
@@ -85,6 +86,7 @@ export const apiKeyRoutes =
       {
         schema: {
           tags,
+          operationId: 'deleteApiKey',
           summary: 'Delete an API key for good; requests with it get 401 at once',
           params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 200 }) }),
           querystring: WorkspaceQuery,
@@ -109,6 +111,7 @@ export const apiKeyRoutes =
       {
         schema: {
           tags,
+          operationId: 'revokeAllApiKeys',
           summary: 'Engine extension: revoke every active key of the workspace at once, the calling key included',
           description:
             'Every active key becomes inactive and is refused (401) on its next request, by every runner. The calling key is revoked too: ' +

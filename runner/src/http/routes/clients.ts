@@ -10,6 +10,7 @@ import { lastInteractions, listClientInteractions, listClients, readClientDetail
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { JSON_CONTENT_TYPE, ReadCache } from '../read-cache.js';
+import { ClientDetailsSchema, ClientListSchema, ClientSchema, InteractionsPageSchema, LastInteractionsSchema } from '../responses/clients.js';
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -43,19 +44,19 @@ export const clientRoutes =
     const cache = new ReadCache({ dataVersion: () => deps.engine.store.dataVersion(), clock: deps.engine.clock });
     const json = (reply: FastifyReply, text: string): FastifyReply => reply.type(JSON_CONTENT_TYPE).send(text);
 
-    app.get('/clients', { schema: { tags, summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery } }, async (request, reply) =>
+    app.get('/clients', { schema: { tags, operationId: 'listClients', summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery, response: { 200: ClientListSchema } } }, async (request, reply) =>
       json(reply, await cache.forRequest(request, async () => ({ value: await listClients(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/last-interactions',
-      { schema: { tags, summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery } },
+      { schema: { tags, operationId: 'getLastInteractions', summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery, response: { 200: LastInteractionsSchema } } },
       async (request, reply) => json(reply, await cache.forRequest(request, async () => ({ value: await lastInteractions(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/:clientId',
-      { schema: { tags, summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery } },
+      { schema: { tags, operationId: 'getClient', summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery, response: { 200: ClientDetailsSchema } } },
       async (request, reply) =>
         json(
           reply,
@@ -68,7 +69,7 @@ export const clientRoutes =
 
     app.get(
       '/clients/:clientId/interactions',
-      { schema: { tags, summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery } },
+      { schema: { tags, operationId: 'listClientInteractions', summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery, response: { 200: InteractionsPageSchema } } },
       async (request, reply) =>
         json(
           reply,
@@ -83,11 +84,13 @@ export const clientRoutes =
       {
         schema: {
           tags: [...tags, 'extension'],
+          operationId: 'updateClient',
           summary: 'Extension: set mrr, renewalDate, csmOwner, isExcluded, name, extra domains',
           description: 'Not in the spec (extension). Fields absent are unchanged; null clears mrr, renewalDate and csmOwner.',
           params: ClientParams,
           querystring: WorkspaceQuery,
           body: ClientPatch,
+          response: { 200: ClientSchema },
         },
       },
       async (request) => {

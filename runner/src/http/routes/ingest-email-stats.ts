@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { ingestEmailStats } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
+import { IngestEmailStatsSchema } from '../responses/metrics.js';
 
 export const IngestEmailStatsQuery = Type.Object({
   ...WorkspaceQuery.properties,
@@ -17,7 +18,7 @@ export const ingestEmailStatsRoutes =
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/ingest/email-stats',
-      { schema: { tags: ['ingestion'], summary: 'E-mail ingestion statistics and processing errors', querystring: IngestEmailStatsQuery } },
+      { schema: { tags: ['ingestion'], operationId: 'getIngestEmailStats', summary: 'E-mail ingestion statistics and processing errors', querystring: IngestEmailStatsQuery, response: { 200: IngestEmailStatsSchema } } },
       async (request) => ingestEmailStats(deps.engine.store.db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: deps.engine.clock() }),
     );
   };

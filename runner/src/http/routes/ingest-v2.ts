@@ -11,6 +11,7 @@ import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, s
 import { enqueueGroup, requireConnected } from '../../jobs/start.js';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
+import { jobOperations } from '../responses/jobs.js';
 
 export const V2StartBody = Type.Object({
   workspaceId: WorkspaceId,
@@ -69,7 +70,7 @@ export const ingestV2Routes =
     };
 
     app.post('/ingest/v2/start', {
-      schema: { tags, summary: 'Start a large Gmail ingestion in batches (a second start while one runs returns the running session)', body: V2StartBody },
+      schema: { ...jobOperations.startLargeIngestion, tags, summary: 'Start a large Gmail ingestion in batches (a second start while one runs returns the running session)', body: V2StartBody },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const b = request.body;
@@ -117,7 +118,7 @@ export const ingestV2Routes =
     });
 
     app.get('/ingest/v2/status', {
-      schema: { tags, summary: 'The latest large ingestion of the workspace', querystring: WorkspaceQuery },
+      schema: { ...jobOperations.getLargeIngestionStatus, tags, summary: 'The latest large ingestion of the workspace', querystring: WorkspaceQuery },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const s = await latestSession(db, ws);

@@ -12,6 +12,7 @@ import type { AppDeps } from '../types.js';
 import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, secondsFor } from '../../jobs/estimates.js';
 import { DATA_TYPES, currentJobView, groupJobs, historyRecord, jobsOfGroup, recentJobView } from '../../jobs/present.js';
 import { connectedProviders, enqueueGroup, requireConnected } from '../../jobs/start.js';
+import { jobOperations } from '../responses/jobs.js';
 
 export const ProviderName = Type.Union([Type.Literal('google'), Type.Literal('hubspot'), Type.Literal('intercom')], { description: 'google, hubspot or intercom' });
 
@@ -72,7 +73,7 @@ export const ingestRoutes =
     app.post('/ingest/run', {
       // Every body member is optional, so no body at all is the defaults.
       preValidation: async (request) => { if (request.body === undefined) (request as { body: unknown }).body = {}; },
-      schema: { tags, summary: 'Start a sync of the given (default: every connected) integration; one job per source, one run id', querystring: WorkspaceQuery, body: RunBody },
+      schema: { ...jobOperations.startIngestRun, tags, summary: 'Start a sync of the given (default: every connected) integration; one job per source, one run id', querystring: WorkspaceQuery, body: RunBody },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const body: Static<typeof RunBody> = request.body;
@@ -97,7 +98,7 @@ export const ingestRoutes =
     });
 
     app.get('/ingest/status', {
-      schema: { tags, summary: 'The current (or the given) run with its per-source progress, and recent runs', querystring: StatusQuery },
+      schema: { ...jobOperations.getIngestStatus, tags, summary: 'The current (or the given) run with its per-source progress, and recent runs', querystring: StatusQuery },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const now = new Date();
@@ -116,7 +117,7 @@ export const ingestRoutes =
     });
 
     app.get('/ingest/history', {
-      schema: { tags, summary: 'One record per job, newest first', querystring: HistoryQuery },
+      schema: { ...jobOperations.listIngestHistory, tags, summary: 'One record per job, newest first', querystring: HistoryQuery },
     }, async (request) => {
       const q = request.query;
       const now = new Date();
@@ -133,7 +134,7 @@ export const ingestRoutes =
     });
 
     app.post('/ingest/backfill', {
-      schema: { tags, summary: 'Queue a windowed read of a provider between fromDate and toDate (runs in the background)', querystring: WorkspaceQuery, body: BackfillBody },
+      schema: { ...jobOperations.startIngestBackfill, tags, summary: 'Queue a windowed read of a provider between fromDate and toDate (runs in the background)', querystring: WorkspaceQuery, body: BackfillBody },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const b = request.body;
@@ -163,7 +164,7 @@ export const ingestRoutes =
     });
 
     app.post('/ingest/jobs/:jobId/cancel', {
-      schema: { tags, summary: 'Extension: cancel a queued, parked or running job (or every job of a run)', params: CancelParams, querystring: WorkspaceQuery },
+      schema: { ...jobOperations.cancelIngestJob, tags, summary: 'Extension: cancel a queued, parked or running job (or every job of a run)', params: CancelParams, querystring: WorkspaceQuery },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const group = await findGroup(deps, ws, request.params.jobId);

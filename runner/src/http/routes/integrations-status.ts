@@ -33,6 +33,7 @@ export const integrationStatusRoutes =
       {
         schema: {
           tags: ['integrations'],
+          operationId: 'getIntegrationStatus',
           summary: 'Connection status of a provider for the workspace',
           params: IntegrationParams,
           querystring: WorkspaceQuery,

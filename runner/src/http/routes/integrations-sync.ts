@@ -11,6 +11,7 @@ import { enqueueGroup, requireConnected } from '../../jobs/start.js';
 import { WorkspaceId } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { IntegrationParams } from './integrations-status.js';
+import { jobOperations } from '../responses/jobs.js';
 
 const SyncBody = Type.Object({ workspaceId: WorkspaceId });
 const BackfillBody = Type.Object({
@@ -26,7 +27,7 @@ export const integrationSyncRoutes =
     const tags = ['integrations'];
 
     app.post('/integrations/:provider/sync', {
-      schema: { tags, summary: 'Queue an incremental (quick) sync of one provider', params: IntegrationParams, body: SyncBody },
+      schema: { ...jobOperations.syncIntegration, tags, summary: 'Queue an incremental (quick) sync of one provider', params: IntegrationParams, body: SyncBody },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const provider = request.params.provider;
@@ -45,7 +46,7 @@ export const integrationSyncRoutes =
     });
 
     app.post('/integrations/:provider/backfill', {
-      schema: { tags, summary: 'Queue a read of the last sinceDays days of one provider', params: IntegrationParams, body: BackfillBody },
+      schema: { ...jobOperations.backfillIntegration, tags, summary: 'Queue a read of the last sinceDays days of one provider', params: IntegrationParams, body: BackfillBody },
     }, async (request) => {
       const ws = request.auth.workspaceId;
       const provider = request.params.provider;

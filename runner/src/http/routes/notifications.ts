@@ -22,6 +22,7 @@ export const notificationRoutes =
       {
         schema: {
           tags: ['notifications'],
+          operationId: 'sendTestNotification',
           summary: 'Send a test e-mail to the calling user',
           description:
             `At most ${ON_DEMAND_EMAILS_PER_HOUR} e-mails an hour per workspace are sent on request (test e-mails and address confirmations together); ` +

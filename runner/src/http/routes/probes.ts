@@ -36,7 +36,7 @@ export const probeRoutes =
       '/health',
       {
         config: { public: true, probe: true },
-        schema: { tags: ['operations'], summary: 'Liveness: the process answers (no key, not rate-limited)', security: [], response: { 200: HealthResponse } },
+        schema: { tags: ['operations'], operationId: 'getHealth', summary: 'Liveness: the process answers (no key, not rate-limited)', security: [], response: { 200: HealthResponse } },
       },
       async () => ({ status: 'ok' as const, version: RUNNER_VERSION, uptimeSeconds: Math.round(process.uptime()) }),
     );
@@ -46,6 +46,7 @@ export const probeRoutes =
         config: { public: true, probe: true },
         schema: {
           tags: ['operations'],
+          operationId: 'getReadiness',
           summary: 'Readiness: database reachable and migrated, Redis answering when configured (no key, not rate-limited)',
           security: [],
           response: { 200: ReadyResponse, 503: NotReadyResponse },

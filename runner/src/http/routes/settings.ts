@@ -234,7 +234,7 @@ export const settingsRoutes =
 
     app.get(
       '/settings',
-      { schema: { tags, summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
+      { schema: { tags, operationId: 'getSettings', summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
       async (request) => {
         const [user, settings] = await Promise.all([requireUser(db, request.auth.userId), getSettings(db, request.auth.workspaceId)]);
         return settingsView(user, settings);
@@ -246,6 +246,7 @@ export const settingsRoutes =
       {
         schema: {
           tags,
+          operationId: 'updateSettings',
           summary: 'Update settings (partial, deep merge; unknown fields rejected)',
           querystring: WorkspaceQuery,
           body: SettingsPatch,
@@ -310,6 +311,7 @@ export const settingsRoutes =
       {
         schema: {
           tags,
+          operationId: 'confirmEmail',
           summary: 'Engine extension: confirm a new profile.email with the token mailed to it',
           description:
             'PUT /settings with a new profile.email mails a single-use token (valid 24 hours) to the new address; until it comes back here, alerts and digests ' +
@@ -328,7 +330,7 @@ export const settingsRoutes =
 
     app.get(
       '/settings/user',
-      { schema: { tags, summary: 'The calling user and the workspace', querystring: WorkspaceQuery, response: { 200: UserInfo } } },
+      { schema: { tags, operationId: 'getUserInfo', summary: 'The calling user and the workspace', querystring: WorkspaceQuery, response: { 200: UserInfo } } },
       async (request) => {
         const [user, ws] = await Promise.all([requireUser(db, request.auth.userId), requireWorkspace(db, request.auth.workspaceId)]);
         const pending = deps.keyUsage?.pendingUserLastUsed(user.id);
@@ -345,6 +347,7 @@ export const settingsRoutes =
       {
         schema: {
           tags,
+          operationId: 'completeOnboarding',
           summary: 'Mark the calling user onboarded',
           querystring: WorkspaceQuery,
           response: { 200: Type.Object({ success: Type.Boolean(), hasCompletedOnboarding: Type.Boolean() }) },

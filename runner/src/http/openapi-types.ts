@@ -1,0 +1,3292 @@
+/**
+ * Generated from the OpenAPI document by `npm run openapi:types -w runner` (openapi-typescript).
+ * Do not edit: change the route schemas and generate again (a test fails while this file is stale).
+ */
+export interface paths {
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (no key, not rate-limited) */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: database reachable and migrated, Redis answering when configured (no key, not rate-limited) */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Profile and workspace settings */
+        get: operations["getSettings"];
+        /** Update settings (partial, deep merge; unknown fields rejected) */
+        put: operations["updateSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/confirm-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Engine extension: confirm a new profile.email with the token mailed to it
+         * @description PUT /settings with a new profile.email mails a single-use token (valid 24 hours) to the new address; until it comes back here, alerts and digests keep going to the confirmed address. A wrong, used, replaced or expired token is 400 CONFIRMATION_INVALID.
+         */
+        post: operations["confirmEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling user and the workspace */
+        get: operations["getUserInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/complete-onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the calling user onboarded */
+        post: operations["completeOnboarding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace’s API keys (masked) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create an API key; the full key is in this response only */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an API key for good; requests with it get 401 at once */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/api-keys/revoke-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Engine extension: revoke every active key of the workspace at once, the calling key included
+         * @description Every active key becomes inactive and is refused (401) on its next request, by every runner. The calling key is revoked too: the call is meant for a leaked key, and if the caller’s key survived, a holder of the leaked key could call this to lock everyone else out and keep the only working key. Make a new key afterwards with `chs keys create` on the server. Revoked keys stay listed (inactive).
+         */
+        post: operations["revokeAllApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test e-mail to the calling user
+         * @description At most 5 e-mails an hour per workspace are sent on request (test e-mails and address confirmations together); beyond, 429 NOTIFICATION_RATE_LIMITED with Retry-After. The sender (workspace.notifications.emailFrom) must be on the workspace’s domains or the operator allow-list (400 SENDER_NOT_ALLOWED).
+         */
+        post: operations["sendTestNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every client, excluded ones too (a bare array) */
+        get: operations["listClients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/last-interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client id → last interaction timestamp (null when none) */
+        get: operations["getLastInteractions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client with its metrics (avgResponseTime in hours) and contacts */
+        get: operations["getClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Extension: set mrr, renewalDate, csmOwner, isExcluded, name, extra domains
+         * @description Not in the spec (extension). Fields absent are unchanged; null clears mrr, renewalDate and csmOwner.
+         */
+        patch: operations["updateClient"];
+        trace?: never;
+    };
+    "/api/clients/{clientId}/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Interactions of a client, newest first */
+        get: operations["listClientInteractions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Portfolio summary (excluded clients left out) */
+        get: operations["getMetricsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/trends/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Average health score per day, ISO week or month */
+        get: operations["getHealthTrend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/trends/sentiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sentiment per day; avgSentiment in [0, 1], 0.5 neutral */
+        get: operations["getSentimentTrend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/trends/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Interaction mix by type; percentages sum to 100 */
+        get: operations["getInteractionMix"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/deltas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Score changes over the window grouped by reason */
+        get: operations["getScoreDeltas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/email-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** E-mail engagement: open rate (where tracked) and response rate from threads */
+        get: operations["getEmailEngagement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/email-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** E-mail ingestion statistics and processing errors */
+        get: operations["getIngestEmailStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/{provider}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Connection status of a provider for the workspace */
+        get: operations["getIntegrationStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a sync of the given (default: every connected) integration; one job per source, one run id */
+        post: operations["startIngestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current (or the given) run with its per-source progress, and recent runs */
+        get: operations["getIngestStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One record per job, newest first */
+        get: operations["listIngestHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a windowed read of a provider between fromDate and toDate (runs in the background) */
+        post: operations["startIngestBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extension: cancel a queued, parked or running job (or every job of a run) */
+        post: operations["cancelIngestJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/{provider}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue an incremental (quick) sync of one provider */
+        post: operations["syncIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/{provider}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a read of the last sinceDays days of one provider */
+        post: operations["backfillIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/v2/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a large Gmail ingestion in batches (a second start while one runs returns the running session) */
+        post: operations["startLargeIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ingest/v2/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest large ingestion of the workspace */
+        get: operations["getLargeIngestionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        /** @description The runner version */
+                        version: string;
+                        /** @description Seconds since this process started */
+                        uptimeSeconds: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                        checks: {
+                            database: "ok" | "failed" | "not_configured";
+                            redis: "ok" | "failed" | "not_configured";
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                        checks: {
+                            database: "ok" | "failed" | "not_configured";
+                            redis: "ok" | "failed" | "not_configured";
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getSettings: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        profile: {
+                            name: string;
+                            /** Format: email */
+                            email: string;
+                            title: string;
+                            /** @description Engine extension: a new address waiting for confirmation (POST /settings/confirm-email); `email` stays in use until then. Absent when none. */
+                            pendingEmail?: string;
+                        };
+                        workspace: {
+                            workspaceName: string;
+                            /** @description The workspace id; read-only (a PUT may repeat it, not change it) */
+                            domain: string;
+                            /** @description IANA time zone, e.g. Europe/Paris */
+                            timezone: string;
+                            /** @description ISO 4217 code, e.g. EUR */
+                            currency: string;
+                            defaultWindowDays: number;
+                            riskThreshold: number;
+                            dataRetentionDays: number;
+                            notifications: {
+                                channels: {
+                                    email: boolean;
+                                };
+                                dailyDigest: boolean;
+                                weeklyDigest: boolean;
+                                alertOnScoreDrop: boolean;
+                                /** @description Engine extension: alert at once when a client states an intent to leave (churn_intent) or escalates (escalation) */
+                                alertOnRiskSignals: boolean;
+                                /** @description Percent, 0-100 */
+                                scoreDropPct: number;
+                                alertOnRenewals: boolean;
+                                /** @description Days, 1-365 */
+                                renewalsAheadDays: number;
+                                /** Format: email */
+                                emailFrom: string;
+                            };
+                            /** @description Engine extension: relative weights of the health components (normalised; not all zero) */
+                            healthWeights: {
+                                sentiment: number;
+                                engagement: number;
+                                responsiveness: number;
+                                recency: number;
+                            };
+                            /** @description Engine extension: minutes between scheduled quick syncs */
+                            syncIntervalMinutes: number;
+                            /** @description Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score */
+                            replySlaBusinessDays: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    profile?: {
+                        name?: string;
+                        /** Format: email */
+                        email?: string;
+                        title?: string;
+                    };
+                    workspace?: {
+                        workspaceName?: string;
+                        /** @description The workspace id; read-only (a PUT may repeat it, not change it) */
+                        domain?: string;
+                        /** @description IANA time zone, e.g. Europe/Paris */
+                        timezone?: string;
+                        /** @description ISO 4217 code, e.g. EUR */
+                        currency?: string;
+                        defaultWindowDays?: number;
+                        riskThreshold?: number;
+                        dataRetentionDays?: number;
+                        notifications?: {
+                            channels?: {
+                                email?: boolean;
+                            };
+                            dailyDigest?: boolean;
+                            weeklyDigest?: boolean;
+                            alertOnScoreDrop?: boolean;
+                            /** @description Engine extension: alert at once when a client states an intent to leave (churn_intent) or escalates (escalation) */
+                            alertOnRiskSignals?: boolean;
+                            /** @description Percent, 0-100 */
+                            scoreDropPct?: number;
+                            alertOnRenewals?: boolean;
+                            /** @description Days, 1-365 */
+                            renewalsAheadDays?: number;
+                            /** Format: email */
+                            emailFrom?: string;
+                        };
+                        /** @description Engine extension: relative weights of the health components (normalised; not all zero) */
+                        healthWeights?: {
+                            sentiment?: number;
+                            engagement?: number;
+                            responsiveness?: number;
+                            recency?: number;
+                        };
+                        /** @description Engine extension: minutes between scheduled quick syncs */
+                        syncIntervalMinutes?: number;
+                        /** @description Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score */
+                        replySlaBusinessDays?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    confirmEmail: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the confirmation e-mail (ec_…) */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        email: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getUserInfo: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            name: string;
+                            title: string;
+                            hasCompletedOnboarding: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Last use of any of the user’s keys; null when never */
+                            lastLoginAt: string | null;
+                        };
+                        workspace: {
+                            domain: string;
+                            name: string;
+                            plan: string;
+                            billingStatus: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    completeOnboarding: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        hasCompletedOnboarding: boolean;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKeys: {
+                            id: string;
+                            name: string;
+                            /** @description Masked preview: sk-, the first 4 characters, …, the last 4 */
+                            key: string;
+                            lastUsedAt: string | null;
+                            isActive: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Engine extension: the id of the key whose request created this one, or `cli` (chs init, chs keys create); null for keys older than this record */
+                            createdBy: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        apiKey: {
+                            id: string;
+                            name: string;
+                            /** @description The full key; shown only in this response */
+                            key: string;
+                            isActive: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    revokeAllApiKeys: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        /** @description Ids of the keys revoked */
+                        revoked: string[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    sendTestNotification: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Only `email` is supported */
+                channel: "email";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listClients: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every client, excluded ones too, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "cli_01HZX4V9K2M8Q7",
+                     *         "name": "Globex",
+                     *         "domain": "globex.com",
+                     *         "sentimentScore": 38.5,
+                     *         "lastInteraction": "2026-11-20T14:03:00.000Z",
+                     *         "mrr": 4200,
+                     *         "renewalDate": "2026-12-15",
+                     *         "csmOwner": "ana@acme.com",
+                     *         "isExcluded": false,
+                     *         "createdAt": "2026-01-10T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-20T14:05:12.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        domain: string;
+                        /** @description The health score, 0-100 (50 until first computed) */
+                        sentimentScore: number;
+                        lastInteraction: string | null;
+                        mrr: number | null;
+                        renewalDate: string | null;
+                        csmOwner: string | null;
+                        /** @description Excluded clients are left out of every metric */
+                        isExcluded: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getLastInteractions: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client id → its last interaction (null when none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cli_01HZX4V9K2M8Q7": "2026-11-20T14:03:00.000Z",
+                     *       "cli_01HZX4VA0B3N6R": null
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getClient: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client": {
+                     *         "id": "cli_01HZX4V9K2M8Q7",
+                     *         "name": "Globex",
+                     *         "domain": "globex.com",
+                     *         "sentimentScore": 38.5,
+                     *         "lastInteraction": "2026-11-20T14:03:00.000Z",
+                     *         "mrr": 4200,
+                     *         "renewalDate": "2026-12-15",
+                     *         "csmOwner": "ana@acme.com",
+                     *         "isExcluded": false,
+                     *         "createdAt": "2026-01-10T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-20T14:05:12.000Z"
+                     *       },
+                     *       "metrics": {
+                     *         "totalInteractions": 182,
+                     *         "avgResponseTime": 26.4,
+                     *         "lastMonthInteractions": 14,
+                     *         "sentimentTrend": "declining"
+                     *       },
+                     *       "contacts": [
+                     *         {
+                     *           "email": "hank@globex.com",
+                     *           "name": "Hank Scorpio",
+                     *           "title": "CEO",
+                     *           "lastSeen": "2026-11-20T14:03:00.000Z"
+                     *         }
+                     *       ],
+                     *       "health": {
+                     *         "score": 38.5,
+                     *         "date": "2026-11-25",
+                     *         "confidence": 0.9,
+                     *         "reason": "Stated an intent to leave on 2026-11-20.",
+                     *         "reasonCode": "churn_intent",
+                     *         "risks": [
+                     *           {
+                     *             "code": "churn_intent",
+                     *             "text": "Stated an intent to leave on 2026-11-20.",
+                     *             "interactionIds": [
+                     *               "int_01HZX5B7"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        client: {
+                            id: string;
+                            name: string;
+                            domain: string;
+                            /** @description The health score, 0-100 (50 until first computed) */
+                            sentimentScore: number;
+                            lastInteraction: string | null;
+                            mrr: number | null;
+                            renewalDate: string | null;
+                            csmOwner: string | null;
+                            /** @description Excluded clients are left out of every metric */
+                            isExcluded: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        metrics: {
+                            totalInteractions: number;
+                            avgResponseTime: number | null;
+                            lastMonthInteractions: number;
+                            sentimentTrend: "improving" | "stable" | "declining";
+                        };
+                        contacts: {
+                            email: string;
+                            name: string;
+                            title: string;
+                            lastSeen: string | null;
+                        }[];
+                        /** @description Extension: why the score is where it is, from the latest snapshot */
+                        health: {
+                            score: number;
+                            date: string | null;
+                            confidence: number | null;
+                            reason: string;
+                            reasonCode: string;
+                            /** @description Every risk signal that holds, most severe first, with the interactions that show it */
+                            risks: {
+                                code: string;
+                                text: string;
+                                interactionIds: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    updateClient: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Extension (not in the spec): client attributes mail cannot give */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    mrr?: number | null;
+                    renewalDate?: string | null;
+                    csmOwner?: string | null;
+                    isExcluded?: boolean;
+                    /** @description Extra domains to attach */
+                    domains?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        domain: string;
+                        /** @description The health score, 0-100 (50 until first computed) */
+                        sentimentScore: number;
+                        lastInteraction: string | null;
+                        mrr: number | null;
+                        renewalDate: string | null;
+                        csmOwner: string | null;
+                        /** @description Excluded clients are left out of every metric */
+                        isExcluded: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listClientInteractions: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description Items to skip (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        interactions: {
+                            id: string;
+                            /** @description email, meeting, call, note, support_ticket, … */
+                            type: string;
+                            subject: string;
+                            /** @description positive, neutral or negative */
+                            sentiment: string;
+                            /** Format: date-time */
+                            date: string;
+                            from: string;
+                            to: string;
+                            summary: string;
+                            /** @description Extension: the score behind `sentiment` */
+                            sentimentScore: number;
+                            /** @description Extension: inbound or outbound */
+                            direction: string;
+                            /** @description Extension: where it came from */
+                            source: string;
+                        }[];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getMetricsSummary: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-90 (default 7) */
+                windowDays?: number;
+                /** @description Score below which a client is at risk, 0-100 (default: the workspace setting, else 40) */
+                riskThreshold?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "totals": {
+                     *         "clients": 42,
+                     *         "contacts": 310,
+                     *         "interactionsWindow": 655,
+                     *         "renewals30d": 3,
+                     *         "openTasks": 0
+                     *       },
+                     *       "revenue": {
+                     *         "mrrTotal": 126000,
+                     *         "mrrAtRisk": 18400,
+                     *         "renewals30dValue": 9600,
+                     *         "avgClientValue": 3000
+                     *       },
+                     *       "health": {
+                     *         "avgScore": 67.2,
+                     *         "change7": -1.4,
+                     *         "change7Pct": -2.04,
+                     *         "threshold": 40,
+                     *         "atRiskCount": 5,
+                     *         "improvingCount": 7
+                     *       },
+                     *       "lists": {
+                     *         "topRisks": [
+                     *           {
+                     *             "clientId": "cli_01HZX4V9K2M8Q7",
+                     *             "name": "Globex",
+                     *             "score": 38.5,
+                     *             "mrr": 4200,
+                     *             "reason": "Stated an intent to leave on 2026-11-20.",
+                     *             "reasonCode": "churn_intent"
+                     *           }
+                     *         ],
+                     *         "topImproving": [
+                     *           {
+                     *             "clientId": "cli_01HZX4VA0B3N6R",
+                     *             "name": "Initech",
+                     *             "score": 81,
+                     *             "scoreChange": 9.5,
+                     *             "mrr": 2500
+                     *           }
+                     *         ],
+                     *         "renewals": [
+                     *           {
+                     *             "clientId": "cli_01HZX4V9K2M8Q7",
+                     *             "name": "Globex",
+                     *             "renewalDate": "2026-12-15",
+                     *             "mrr": 4200,
+                     *             "daysUntil": 20
+                     *           }
+                     *         ]
+                     *       },
+                     *       "windowDays": 7,
+                     *       "asOf": "2026-11-25T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        totals: {
+                            clients: number;
+                            contacts: number;
+                            interactionsWindow: number;
+                            renewals30d: number;
+                            openTasks: number;
+                        };
+                        revenue: {
+                            mrrTotal: number;
+                            mrrAtRisk: number;
+                            renewals30dValue: number;
+                            avgClientValue: number;
+                        };
+                        health: {
+                            avgScore: number;
+                            /** @description Change of the average score over the window, in points */
+                            change7: number;
+                            /** @description The same change in percent of the earlier average */
+                            change7Pct: number;
+                            threshold: number;
+                            atRiskCount: number;
+                            improvingCount: number;
+                        };
+                        lists: {
+                            topRisks: {
+                                clientId: string;
+                                name: string;
+                                score: number;
+                                mrr: number;
+                                reason: string;
+                                reasonCode: string;
+                            }[];
+                            topImproving: {
+                                clientId: string;
+                                name: string;
+                                score: number;
+                                scoreChange: number;
+                                mrr: number;
+                            }[];
+                            renewals: {
+                                clientId: string;
+                                name: string;
+                                /** Format: date */
+                                renewalDate: string;
+                                mrr: number;
+                                daysUntil: number;
+                            }[];
+                        };
+                        windowDays: number;
+                        /** Format: date-time */
+                        asOf: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getHealthTrend: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-365 (default 30) */
+                windowDays?: number;
+                /** @description daily (default), weekly (ISO weeks), monthly */
+                interval?: "daily" | "weekly" | "monthly";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Buckets from oldest to newest; a bucket's date is its first day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        date: string;
+                        avgScore: number;
+                        clientCount: number;
+                    }[];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getSentimentTrend: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-365 (default 30) */
+                windowDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        date: string;
+                        /** @description Mean sentiment mapped to [0, 1]; 0.5 is neutral */
+                        avgSentiment: number;
+                        volume: number;
+                        positive: number;
+                        neutral: number;
+                        negative: number;
+                    }[];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getInteractionMix: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-365 (default 30) */
+                windowDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The interaction type (email, meeting, call, note, support_ticket, …) */
+                        source: string;
+                        count: number;
+                        /** @description One decimal; the items sum to exactly 100 */
+                        percentage: number;
+                    }[];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getScoreDeltas: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-365 (default 7) */
+                windowDays?: number;
+                /** @description Smallest |score change| listed, 0-100 (default 10) */
+                minDelta?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reason: string;
+                        totalDelta: number;
+                        count: number;
+                        avgDelta: number;
+                        clients: {
+                            id: string;
+                            name: string;
+                            delta: number;
+                            currentScore: number;
+                            previousScore: number;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getEmailEngagement: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-365 (default 30) */
+                windowDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avgOpenRate: number;
+                        avgResponseRate: number;
+                        totalEmailsSent: number;
+                        totalEmailsReceived: number;
+                        totalClients: number;
+                        topEngaged: {
+                            clientId: string;
+                            name: string;
+                            openRate: number;
+                            responseRate: number;
+                            emailCount: number;
+                        }[];
+                        leastEngaged: {
+                            clientId: string;
+                            name: string;
+                            openRate: number;
+                            responseRate: number;
+                            emailCount: number;
+                        }[];
+                        /** @description Extension: whether any outbound e-mail in the window carried open tracking */
+                        openTrackingEnabled: boolean;
+                        /** @description Extension: what the open rate means here */
+                        note: string;
+                        windowDays: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getIngestEmailStats: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days, 1-90 (default 30) */
+                windowDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        windowDays: number;
+                        emailsProcessed: number;
+                        emailsInbound: number;
+                        emailsOutbound: number;
+                        openTrackingEnabled: boolean;
+                        openRate: number;
+                        responseRate: number;
+                        /** @description Mean e-mail sentiment mapped to [0, 1]; 0.5 (neutral) without e-mails */
+                        avgSentimentScore: number;
+                        topClients: {
+                            clientId: string;
+                            clientName: string;
+                            emailCount: number;
+                            avgSentiment: number;
+                            openRate: number;
+                        }[];
+                        processingErrors: {
+                            parseErrors: number;
+                            attachmentErrors: number;
+                            sentimentErrors: number;
+                            charsetErrors: number;
+                        };
+                        note: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getIntegrationStatus: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description google, hubspot or intercom */
+                provider: "google" | "hubspot" | "intercom";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connected: boolean;
+                        provider: string;
+                        workspaceId: string;
+                        email: string | null;
+                        expiresAt: string | null;
+                        hasRefresh: boolean;
+                        lastSyncAt: string | null;
+                        scope: string | null;
+                        /** @description extension: connected, needs_reauth, disconnected or not_connected */
+                        state: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    startIngestRun: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId?: string;
+                    /**
+                     * @description quick (incremental from the saved cursor, default) or full (windowed resync)
+                     * @default quick
+                     */
+                    syncType?: "quick" | "full";
+                    /** @description Default: every connected integration */
+                    sources?: ("google" | "hubspot" | "intercom")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        /** @description The run id: one per request, whatever the number of sources */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "started";
+                        /** @description e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown` */
+                        estimatedDuration: string;
+                        sources: ("google" | "hubspot" | "intercom")[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getIngestStatus: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description A run id (from POST /ingest/run) or a job id */
+                jobId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currentJob: {
+                            /** @description The run id (one per POST /ingest/run) */
+                            jobId: string;
+                            /** @description queued, running, parked, completed, failed or cancelled */
+                            status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                            progress: number;
+                            startedAt: string | null;
+                            estimatedCompletion: string | null;
+                            sources: {
+                                [key: string]: {
+                                    /** @description queued, running, parked, completed, failed or cancelled */
+                                    status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                                    itemsProcessed: number;
+                                    /** Format: date-time */
+                                    lastSyncAt?: string;
+                                    totalItems?: number;
+                                    progress?: number;
+                                };
+                            };
+                        } | null;
+                        recentJobs: {
+                            jobId: string;
+                            /** @description queued, running, parked, completed, failed or cancelled */
+                            status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                            completedAt: string | null;
+                            /** @description e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown` */
+                            duration: string;
+                            itemsProcessed: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listIngestHistory: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Records per page, 1-100 (default 20) */
+                limit?: number;
+                /** @description Records to skip (default 0); the spec reports it in pagination */
+                offset?: number;
+                /** @description google, hubspot or intercom */
+                source?: "google" | "hubspot" | "intercom";
+                /** @description running also matches queued and parked jobs (not finished yet) */
+                status?: "completed" | "failed" | "running";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        syncHistory: {
+                            jobId: string;
+                            source: string;
+                            /** @description queued, running, parked, completed, failed or cancelled */
+                            status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                            startedAt: string | null;
+                            completedAt: string | null;
+                            /** @description e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown` */
+                            duration: string;
+                            itemsProcessed: number;
+                            itemsAdded: number;
+                            itemsUpdated: number;
+                            itemsSkipped: number;
+                            errors: {
+                                message: string;
+                                count: number;
+                                severity: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    startIngestBackfill: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId?: string;
+                    /** @description google, hubspot or intercom */
+                    source: "google" | "hubspot" | "intercom";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time, start of the window
+                     */
+                    fromDate: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time; default now
+                     */
+                    toDate?: string;
+                    /** @description google: emails; hubspot: companies, contacts, emails, meetings, calls, notes; intercom: contacts, companies, conversations. Default: all of the provider’s */
+                    dataTypes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        backfillId: string;
+                        estimatedItems: number | null;
+                        /** @description e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown` */
+                        estimatedDuration: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        source: "google" | "hubspot" | "intercom";
+                        dateRange: {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                        };
+                        dataTypes: string[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    cancelIngestJob: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "cancelled";
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    syncIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google, hubspot or intercom */
+                provider: "google" | "hubspot" | "intercom";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        syncId: string;
+                        /** Format: date-time */
+                        startedAt: string;
+                        estimatedDuration: number | null;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    backfillIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google, hubspot or intercom */
+                provider: "google" | "hubspot" | "intercom";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId: string;
+                    /** @description Days back from now to read, 1-365 */
+                    sinceDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        jobId: string;
+                        /** Format: date-time */
+                        startDate: string;
+                        /** Format: date-time */
+                        endDate: string;
+                        estimatedRecords: number | null;
+                        /** @enum {string} */
+                        status: "processing";
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    startLargeIngestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId: string;
+                    /** @description Days back from now, 1-365 */
+                    sinceDays: number;
+                    /**
+                     * @description Stop after this many messages, 1-50000 (default 10000)
+                     * @default 10000
+                     */
+                    maxEmails?: number;
+                    /**
+                     * @description Messages per write transaction (one checkpoint each), 1-1000 (default 500)
+                     * @default 500
+                     */
+                    batchSize?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        sessionId: string;
+                        config: {
+                            workspaceId: string;
+                            sinceDays: number;
+                            maxEmails: number;
+                            batchSize: number;
+                            /** Format: date-time */
+                            startDate: string;
+                        };
+                        /** @enum {string} */
+                        status: "initializing" | "processing";
+                        /** @description e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown` */
+                        estimatedDuration: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getLargeIngestionStatus: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessionId: string;
+                        /** @enum {string} */
+                        status: "initializing" | "processing" | "completed" | "failed";
+                        progress: {
+                            emailsProcessed: number;
+                            totalEmails: number | null;
+                            percentComplete: number;
+                            batchesCompleted: number;
+                            totalBatches: number | null;
+                        };
+                        timing: {
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** Format: date-time */
+                            lastUpdateAt: string;
+                            estimatedCompletionAt: string | null;
+                            elapsedSeconds: number;
+                        };
+                        stats: {
+                            clientsIdentified: number;
+                            contactsCreated: number;
+                            interactionsCreated: number;
+                            errorsCount: number;
+                        };
+                        errors: {
+                            /** Format: date-time */
+                            timestamp: string;
+                            message: string;
+                            recoverable: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+}

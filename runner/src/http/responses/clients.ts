@@ -1,0 +1,111 @@
+/**
+ * Response schemas of the client endpoints (GET /clients, /clients/last-interactions,
+ * /clients/{clientId}, /clients/{clientId}/interactions, PATCH /clients/{clientId}), tied to the
+ * core's types. Those reads are sent as JSON text from the read cache, so these schemas document
+ * and test the answer; they never re-serialise it.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { InteractionView, lastInteractions, listClientInteractions, listClients, Pagination, readClientDetails, toClientView } from '@chs/core';
+import { assertSame, Count, Day, Nullable, PaginationSchema, Timestamp, type Returned } from './common.js';
+
+const clientExample = {
+  id: 'cli_01HZX4V9K2M8Q7',
+  name: 'Globex',
+  domain: 'globex.com',
+  sentimentScore: 38.5,
+  lastInteraction: '2026-11-20T14:03:00.000Z',
+  mrr: 4200,
+  renewalDate: '2026-12-15',
+  csmOwner: 'ana@acme.com',
+  isExcluded: false,
+  createdAt: '2026-01-10T09:00:00.000Z',
+  updatedAt: '2026-11-20T14:05:12.000Z',
+};
+
+export const ClientSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  domain: Type.String(),
+  sentimentScore: Type.Number({ minimum: 0, maximum: 100, description: 'The health score, 0-100 (50 until first computed)' }),
+  lastInteraction: Nullable(Timestamp),
+  mrr: Nullable(Type.Number({ minimum: 0 })),
+  renewalDate: Nullable(Day),
+  csmOwner: Nullable(Type.String({ description: "The account manager's e-mail address" })),
+  isExcluded: Type.Boolean({ description: 'Excluded clients are left out of every metric' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const ClientListSchema = Type.Array(ClientSchema, { description: 'Every client, excluded ones too, by name', examples: [[clientExample]] });
+
+export const LastInteractionsSchema = Type.Record(Type.String(), Nullable(Timestamp), {
+  description: 'Client id → its last interaction (null when none)',
+  examples: [{ cli_01HZX4V9K2M8Q7: '2026-11-20T14:03:00.000Z', cli_01HZX4VA0B3N6R: null }],
+});
+
+export const ClientDetailsSchema = Type.Object(
+  {
+    client: ClientSchema,
+    metrics: Type.Object({
+      totalInteractions: Count,
+      avgResponseTime: Nullable(Type.Number({ minimum: 0, description: 'Mean hours of our reply to their message in a thread; null when we never replied' })),
+      lastMonthInteractions: Count,
+      sentimentTrend: Type.Union([Type.Literal('improving'), Type.Literal('stable'), Type.Literal('declining')]),
+    }),
+    contacts: Type.Array(Type.Object({ email: Type.String(), name: Type.String(), title: Type.String(), lastSeen: Nullable(Timestamp) })),
+    health: Type.Object(
+      {
+        score: Type.Number({ minimum: 0, maximum: 100 }),
+        date: Nullable(Day),
+        confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+        reason: Type.String(),
+        reasonCode: Type.String(),
+        risks: Type.Array(Type.Object({ code: Type.String(), text: Type.String(), interactionIds: Type.Array(Type.String()) }), {
+          description: 'Every risk signal that holds, most severe first, with the interactions that show it',
+        }),
+      },
+      { description: 'Extension: why the score is where it is, from the latest snapshot' },
+    ),
+  },
+  {
+    examples: [
+      {
+        client: clientExample,
+        metrics: { totalInteractions: 182, avgResponseTime: 26.4, lastMonthInteractions: 14, sentimentTrend: 'declining' },
+        contacts: [{ email: 'hank@globex.com', name: 'Hank Scorpio', title: 'CEO', lastSeen: '2026-11-20T14:03:00.000Z' }],
+        health: {
+          score: 38.5,
+          date: '2026-11-25',
+          confidence: 0.9,
+          reason: 'Stated an intent to leave on 2026-11-20.',
+          reasonCode: 'churn_intent',
+          risks: [{ code: 'churn_intent', text: 'Stated an intent to leave on 2026-11-20.', interactionIds: ['int_01HZX5B7'] }],
+        },
+      },
+    ],
+  },
+);
+
+export const InteractionSchema = Type.Object({
+  id: Type.String(),
+  type: Type.String({ description: 'email, meeting, call, note, support_ticket, …' }),
+  subject: Type.String(),
+  sentiment: Type.String({ description: 'positive, neutral or negative' }),
+  date: Timestamp,
+  from: Type.String(),
+  to: Type.String(),
+  summary: Type.String(),
+  sentimentScore: Type.Number({ minimum: -1, maximum: 1, description: 'Extension: the score behind `sentiment`' }),
+  direction: Type.String({ description: 'Extension: inbound or outbound' }),
+  source: Type.String({ description: 'Extension: where it came from' }),
+});
+
+export const InteractionsPageSchema = Type.Object({ interactions: Type.Array(InteractionSchema), pagination: PaginationSchema });
+
+assertSame<ReturnType<typeof toClientView>, Static<typeof ClientSchema>>(true);
+assertSame<Returned<typeof listClients>, Static<typeof ClientListSchema>>(true);
+assertSame<Returned<typeof lastInteractions>, Static<typeof LastInteractionsSchema>>(true);
+assertSame<Returned<typeof readClientDetails>['details'], Static<typeof ClientDetailsSchema>>(true);
+assertSame<InteractionView, Static<typeof InteractionSchema>>(true);
+assertSame<Pagination, Static<typeof PaginationSchema>>(true);
+assertSame<Returned<typeof listClientInteractions>, Static<typeof InteractionsPageSchema>>(true);
