@@ -22,6 +22,8 @@ export interface RateLimitConfig {
 export interface ProviderUrls {
   googleApi?: string;
   googleToken?: string;
+  /** Google's consent endpoint (CHS_GOOGLE_AUTH_URL) for `chs connect google` sign-in. */
+  googleAuth?: string;
   hubspotApi?: string;
   intercomApi?: string;
   /** Gmail's per-user quota spent by the client-side limiter (CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE; 0 = off). Default 15,000. */
@@ -169,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   const providers: ProviderUrls = {};
   const g = optional(env, 'CHS_GOOGLE_API_URL'); if (g) providers.googleApi = g;
   const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
+  const ga = optional(env, 'CHS_GOOGLE_AUTH_URL'); if (ga) providers.googleAuth = ga;
   const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
   const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
   const gq = optional(env, 'CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE');

@@ -4,6 +4,7 @@
  * printed back, and need never be on argv: each secret also comes from `--<name>-file`,
  * `--<name>-stdin` (or `-` as the value) or its CHS_CONNECT_* environment variable.
  */
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import {
   ChsError,
@@ -13,6 +14,7 @@ import {
   isProvider,
   loadOrCreateSecretKey,
   requireWorkspace,
+  silentLogger,
   type Engine,
   type GoogleCredentials,
   type Provider,
@@ -25,6 +27,9 @@ import type { RegisterCommand } from './index.js';
 
 interface ConnectFlags {
   workspace: string;
+  /** google sign-in: the loopback port (`--port`), and whether to open a browser (`--no-browser`). */
+  port?: string;
+  browser?: boolean;
   accessToken?: string;
   accessTokenFile?: string;
   accessTokenStdin?: boolean;
@@ -43,7 +48,8 @@ interface ConnectFlags {
 
 /** The secrets of `chs connect`, after reading them from wherever they were given. */
 interface ConnectSecrets {
-  accessToken: string;
+  /** Absent for a Google sign-in (the consent flow gets the tokens). */
+  accessToken?: string | undefined;
   refreshToken?: string | undefined;
   clientSecret?: string | undefined;
 }
@@ -57,10 +63,13 @@ async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<Con
     refreshToken: { name: 'refresh-token', envName: SECRET_INPUT_ENV.refreshToken, envValue: env.refreshToken, value: f.refreshToken, file: f.refreshTokenFile, stdin: f.refreshTokenStdin },
     clientSecret: { name: 'client-secret', envName: SECRET_INPUT_ENV.clientSecret, envValue: env.clientSecret, value: f.clientSecret, file: f.clientSecretFile, stdin: f.clientSecretStdin },
   });
-  if (s.accessToken === undefined) {
-    throw new ChsError('INVALID_INPUT', `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>`);
-  }
   return { accessToken: s.accessToken, refreshToken: s.refreshToken, clientSecret: s.clientSecret };
+}
+
+function requireAccessToken(s: ConnectSecrets, google: boolean): string {
+  if (s.accessToken !== undefined) return s.accessToken;
+  const signIn = google ? ' (or, for google, sign in: --client-id <id> with a client secret and no token)' : '';
+  throw new ChsError('INVALID_INPUT', `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>${signIn}`);
 }
 
 async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, key: () => SecretKey) => Promise<T>): Promise<T> {
@@ -79,19 +88,74 @@ function parseProvider(value: string): Provider {
 }
 
 function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredentials {
-  if (!f.email) throw new ChsError('INVALID_INPUT', 'chs connect google needs --email <account>');
+  const accessToken = requireAccessToken(s, true);
+  if (!f.email) throw new ChsError('INVALID_INPUT', 'chs connect google needs --email <account> with a token (a sign-in reads it from the mailbox)');
   const refreshParts = [s.refreshToken, f.clientId, s.clientSecret].filter((v) => v !== undefined).length;
   if (refreshParts !== 0 && refreshParts !== 3) {
     throw new ChsError('INVALID_INPUT', 'a refresh token, --client-id and a client secret go together (all three are needed to refresh)');
   }
   if (f.expiresAt !== undefined && Number.isNaN(Date.parse(f.expiresAt))) throw new ChsError('INVALID_INPUT', `--expires-at must be an ISO 8601 time, got "${f.expiresAt}"`);
   return {
-    accessToken: s.accessToken,
+    accessToken,
     email: f.email.toLowerCase(),
     ...(s.refreshToken ? { refreshToken: s.refreshToken, clientId: f.clientId as string, clientSecret: s.clientSecret as string } : {}),
     ...(f.expiresAt ? { expiresAt: new Date(f.expiresAt).toISOString() } : {}),
     ...(f.scope ? { scope: f.scope } : {}),
   };
+}
+
+/**
+ * `chs connect google --client-id <id>` with a client secret and no token: Google's installed-app
+ * sign-in. The consent URL goes on a line of its own on stdout (and to a browser unless
+ * --no-browser); the tokens come back to a listener on 127.0.0.1; the address is the mailbox's.
+ */
+async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<GoogleCredentials> {
+  if (s.clientSecret === undefined) {
+    throw new ChsError('INVALID_INPUT', `a Google sign-in needs the OAuth client secret: --client-secret-file <path>, --client-secret-stdin, ${SECRET_INPUT_ENV.clientSecret}, or --client-secret <secret>`);
+  }
+  if (s.refreshToken !== undefined) throw new ChsError('INVALID_INPUT', 'a refresh token needs its access token; for a sign-in give neither');
+  let port = 0;
+  if (f.port !== undefined) {
+    port = Number(f.port);
+    if (!/^\d+$/.test(f.port) || port > 65535) throw new ChsError('INVALID_INPUT', `--port must be an integer from 0 to 65535, got "${f.port}"`);
+  }
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { runLoopbackConsent } = await import('@chs/core/connectors');
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    return await runLoopbackConsent({
+      clientId: f.clientId as string,
+      clientSecret: s.clientSecret,
+      authUrl: config.providers.googleAuth,
+      tokenUrl: config.providers.googleToken,
+      apiUrl: config.providers.googleApi,
+      port,
+      signal: abort.signal,
+      logger: silentLogger,
+      now: () => new Date(),
+      onUrl: (url) => {
+        ctx.stderr.write('Open this address in a browser on this machine and allow read-only access to the mailbox:\n');
+        ctx.stdout.write(`${url}\n`);
+        if (f.browser !== false) openBrowser(url);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
+function openBrowser(url: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No opener: the URL is on stdout.
+  }
 }
 
 export const register: RegisterCommand = (program, ctx) => {
@@ -113,6 +177,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--client-secret-stdin', 'google: read the client secret from stdin')
     .option('--expires-at <iso>', 'google: access token expiry (ISO 8601)')
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
+    .option('--port <n>', 'google sign-in: the port on 127.0.0.1 that receives Google\'s redirect (default: any free one)')
+    .option('--no-browser', 'google sign-in: only print the consent URL (open it in any browser on this machine)')
     .option('--json', 'print the integration status object')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
@@ -121,8 +187,13 @@ export const register: RegisterCommand = (program, ctx) => {
           if (flags[f] !== undefined) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
+      if (provider !== 'google' && (flags.port !== undefined || flags.browser === false)) throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
       const secrets = await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
-      const credentials = provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: secrets.accessToken };
+      // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
+      const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
+      const credentials = signIn
+        ? await googleSignIn(ctx, cmd, flags, secrets)
+        : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
       await withEngine(ctx, cmd, async (engine, key) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const g = provider === 'google' ? (credentials as GoogleCredentials) : undefined;

@@ -1,0 +1,106 @@
+/**
+ * Connecting a mailbox as a person does: `chs connect google --client-id … ` with the client
+ * secret in a file and no token prints Google's consent URL; "the browser" opens it, Google (a
+ * local fake of its consent and token endpoints and of Gmail, real sockets, the real
+ * google-auth-library in the child) redirects to the loopback listener; the tokens are stored and
+ * the mailbox's address printed. Then `chs sync` reads the mailbox with them, refreshing them when
+ * they expire. Denied consent ends with a clear error and nothing stored.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
+import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
+import { CHS_BIN, chs, makeMailbox, type Env } from '../../jobs/testing.js';
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function setUp(consent: 'grant' | 'deny'): Promise<{ env: Env; fake: FakeGmailServer; secretFile: string }> {
+  const box = makeMailbox(12);
+  const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent });
+  const db: TestDatabase = await createTestDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-google-'));
+  cleanup.push(() => fake.close(), () => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
+  const secretFile = join(dir, 'client-secret.txt');
+  writeFileSync(secretFile, 'fake-client-secret\n', { mode: 0o600 });
+  const env: Env = {
+    ...(process.env as Env),
+    CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off',
+    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl,
+  };
+  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
+  expect(init.code, init.stderr).toBe(0);
+  return { env, fake, secretFile };
+}
+
+/** Runs the sign-in; plays the browser on the consent URL it prints. */
+function signIn(env: Env, secretFile: string): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CHS_BIN, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser'], { env });
+    let stdout = '';
+    let stderr = '';
+    let consentUrl = '';
+    p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.startsWith('http'));
+      if (line && !consentUrl) {
+        consentUrl = line.trim();
+        fetch(consentUrl, { redirect: 'follow' }).catch(() => undefined);
+      }
+    });
+    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    p.on('error', reject);
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, consentUrl });
+    });
+  });
+}
+
+describe('chs connect google: sign in with Google', () => {
+  it('prints the consent URL on a line of its own, stores the tokens, names the mailbox; chs sync then reads it and refreshes the token', async () => {
+    const { env, fake, secretFile } = await setUp('grant');
+    const r = await signIn(env, secretFile);
+    expect(r.code, r.stderr).toBe(0);
+    const asked = new URL(r.consentUrl);
+    expect(`${asked.origin}${asked.pathname}`).toBe(fake.authUrl);
+    expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(asked.searchParams.get('scope')).toBe('https://www.googleapis.com/auth/gmail.readonly');
+    expect(fake.stats.codeExchanges).toBe(1);
+    expect(r.stdout).toContain('Connected google for acme.com (dana.csm@acme.com).');
+    // Neither the client secret nor a token is printed.
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/fake-client-secret|fake-access-|fake-refresh-/);
+
+    fake.expireAccessTokens();
+    const sync = await chs(env, 'sync', '--workspace', 'acme.com', '--provider', 'google', '--json');
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ status: 'completed', itemsProcessed: 12, itemsAdded: 12, errorsCount: 0 });
+    expect(fake.stats.tokenRefreshes).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('denied consent: a clear error, exit 1, nothing connected', async () => {
+    const { env, fake, secretFile } = await setUp('deny');
+    const r = await signIn(env, secretFile);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/consent was denied \[OAUTH_FAILED\]/);
+    expect(fake.stats.codeExchanges).toBe(0);
+    const sync = await chs(env, 'sync', '--workspace', 'acme.com', '--provider', 'google', '--json');
+    expect(sync.code).not.toBe(0);
+    expect(sync.stderr).toMatch(/not connected|INTEGRATION_NOT_CONNECTED/);
+  }, 120_000);
+
+  it('refuses a sign-in without the client secret, and --port on other providers', async () => {
+    const { env } = await setUp('grant');
+    const noSecret = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--no-browser');
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.stderr).toMatch(/needs the OAuth client secret/);
+    const hub = await chs(env, 'connect', 'hubspot', '--workspace', 'acme.com', '--access-token-stdin', '--port', '9999');
+    expect(hub.code).toBe(1);
+  }, 60_000);
+});
