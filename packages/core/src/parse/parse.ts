@@ -49,6 +49,34 @@ const MAX_YEAR = 2100;
 const PLAUSIBLE_DATE =
   /\b\d{1,2}[ -][A-Za-z]{3,}\.?[ -]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b[A-Za-z]{3,}\.? \d{1,2},? \d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/;
 
+/** A Date value is read up to this length: real ones are under 80 characters with their comment. */
+const MAX_DATE_LENGTH = 256;
+
+/**
+ * RFC 5322 comments (`(PDT)`, nested ones too) replaced by a space, in one pass: a `(` that is
+ * never closed runs to the end. (A regex such as `/\([^)]*\)/g` rescans to the end from every
+ * `(` of a run that is never closed: quadratic.)
+ */
+export function withoutComments(value: string): string {
+  if (value.indexOf('(') === -1) return value;
+  let out = '';
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 40) {
+      if (depth === 0) out += value.slice(from, i) + ' ';
+      depth++;
+    } else if (c === 41 && depth > 0) {
+      depth--;
+      if (depth === 0) from = i + 1;
+    } else if (c === 92 && depth > 0) {
+      i++; // quoted-pair inside a comment
+    }
+  }
+  return depth === 0 ? out + value.slice(from) : out;
+}
+
 /** RFC 5322 date (with the usual real-world damage) to ISO UTC, or undefined. */
 export function parseMailDate(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -59,8 +87,7 @@ export function parseMailDate(value: string | undefined): string | undefined {
     const y = d.getUTCFullYear();
     return y < MIN_YEAR || y > MAX_YEAR ? undefined : d.toISOString();
   };
-  const cleaned = value
-    .replace(/\([^)]*\)/g, ' ')
+  const cleaned = withoutComments(value.length > MAX_DATE_LENGTH ? value.slice(0, MAX_DATE_LENGTH) : value)
     .replace(/\s+/g, ' ')
     .trim();
   // V8's lenient parser reads almost any text as some date: insist on a day, month and year.
