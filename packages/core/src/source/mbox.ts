@@ -184,6 +184,30 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
     let eof = false;
     let cr: boolean | undefined;
 
+    // `buf` is a view into `store`; a chunk is appended into the room after it, and only when
+    // there is none is a store of twice the size allocated. Each byte is copied O(1) times on
+    // average, however many chunks one huge message spans (concatenating the whole buffer for
+    // every chunk was quadratic).
+    let store: Buffer = buf;
+    const append = (chunk: Buffer): void => {
+      if (buf.length === 0) {
+        buf = chunk;
+        store = chunk;
+        return;
+      }
+      const end = buf.byteOffset - store.byteOffset + buf.length;
+      if (buf.buffer === store.buffer && end >= 0 && store.length - end >= chunk.length) {
+        chunk.copy(store, end);
+        buf = store.subarray(end - buf.length, end + chunk.length);
+        return;
+      }
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * (buf.length + chunk.length), chunkSize));
+      buf.copy(grown, 0);
+      chunk.copy(grown, buf.length);
+      store = grown;
+      buf = grown.subarray(0, buf.length + chunk.length);
+    };
+
     const more = async (): Promise<boolean> => {
       if (eof) return false;
       const r = await chunks.next();
@@ -194,13 +218,13 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
       const chunk = r.value;
       if (cr === undefined) {
         // Until the line-end style is known, the undecided bytes stay in `buf` unconverted.
-        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+        append(chunk);
         cr = crOnly(buf);
         if (cr) crToLfInPlace(buf);
         return true;
       }
       if (cr) crToLfInPlace(chunk);
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      append(chunk);
       return true;
     };
 
