@@ -3,7 +3,7 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { isPostgresUrl } from '@chs/core';
+import { DEFAULT_PARSE_BUDGET_MS, isPostgresUrl, MAX_MESSAGE_BYTES, type MailLimits } from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
@@ -66,6 +66,8 @@ export interface RunnerConfig {
    * docs/scale-out.md for sizing N runners against the server's max_connections.
    */
   pgPoolSize?: number;
+  /** Bounds on one message (CHS_PARSE_BUDGET_MS, CHS_MAX_MESSAGE_BYTES); default: the core's. */
+  mailLimits?: MailLimits;
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -122,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     providers: Object.freeze(providers),
     jobs,
     pgPoolSize,
+    mailLimits: Object.freeze({
+      parseBudgetMs: intEnv(env, 'CHS_PARSE_BUDGET_MS', DEFAULT_PARSE_BUDGET_MS),
+      maxMessageBytes: intEnv(env, 'CHS_MAX_MESSAGE_BYTES', MAX_MESSAGE_BYTES),
+    }),
   });
 }
 

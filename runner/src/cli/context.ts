@@ -28,6 +28,7 @@ export function defaultContext(): CliContext {
         // Lazy: only a provider sync needs the key, and reading it may create the key file.
         secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),
         providerUrls: config.providers,
+        ...(config.mailLimits ? { mailLimits: config.mailLimits } : {}),
       }),
   };
 }

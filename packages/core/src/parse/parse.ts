@@ -20,6 +20,11 @@ export interface ParseOptions {
 
 export const DEFAULT_BACKEND: BackendName = 'mailparser';
 
+/** A header block larger than this is not read: the message is a parse error (real ones stay under 64 KiB). */
+export const MAX_HEADER_BYTES = 256 * 1024;
+/** Body text beyond this is cut (only the top is read: summary, new text, signals). */
+export const MAX_BODY_TEXT = 2_000_000;
+
 /** A message that cannot be parsed at all; the run counts it with its reason and goes on. */
 export class MessageParseError extends Error {
   readonly kind: ProblemKind;
@@ -272,6 +277,9 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
   }
 
   const bodyStart = headerBlockEnd(raw, 0);
+  if (bodyStart > MAX_HEADER_BYTES) {
+    throw new MessageParseError(`header block larger than ${MAX_HEADER_BYTES / 1024} KiB`, { location: location ?? '' });
+  }
   const headerText = raw.toString('latin1', 0, bodyStart);
   const headers = parseHeaderBlock(headerText);
 
@@ -364,6 +372,7 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
   }
 
   let text = parsed.text;
+  if (text.length > MAX_BODY_TEXT) text = text.slice(0, MAX_BODY_TEXT);
   if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
   text = text.replace(/\r\n?/g, '\n');
   const bodyLines = forParser.toString('latin1');
