@@ -111,6 +111,31 @@ describe('mbox reader on one huge message', () => {
     expect(await growthRatioAsync(make, read, 8_000_000)).toBeLessThan(10);
   }, 60_000);
 
+  it.each([
+    ['items(): a file that is one line without a line break', async (file: string) => expect(await collect(mboxSource(file, { chunkSize: 4096 }))).toHaveLength(1)],
+    ['total(): the same', async (file: string) => expect(await mboxSource(file, { chunkSize: 4096 }).total?.()).toBe(1)],
+  ])('%s: 4× the size takes < 10× the time', async (_name, read) => {
+    const make = (bytes: number): string => {
+      const file = join(base, `line-${bytes}.mbox`);
+      writeFileSync(file, `From a@b Mon Mar  3 10:00:00 2025\nSubject: x\n\n${'y'.repeat(bytes)}`);
+      return file;
+    };
+    expect(await growthRatioAsync(make, read, 4_000_000)).toBeLessThan(10);
+  }, 60_000);
+
+  it('a message over the cap is not held in memory: it is yielded empty as too_large, and the next one is intact', async () => {
+    const file = join(base, 'over-cap.mbox');
+    const sep = 'From a@b Mon Mar  3 10:00:00 2025\n';
+    const first = `${sep}${mail('a')}\n`;
+    const huge = `${sep}${mail('b')}${'From here on, a body line that is no separator\n'.repeat(50_000)}\n`;
+    writeFileSync(file, `${first}${huge}${sep}${mail('c')}`);
+    const items = await collect(mboxSource(file, { chunkSize: 4096, maxMessageBytes: 100_000 }));
+    expect(items.map((m) => m.refused ?? /Subject: (\w)/.exec(m.raw.toString())?.[1])).toEqual(['a', 'too_large', 'c']);
+    expect(items[1]).toMatchObject({ raw: Buffer.alloc(0), location: `${file}@${first.length}`, cursor: { offset: first.length + huge.length } });
+    expect(items[2]?.raw.toString()).toBe(mail('c'));
+    expect(items[2]?.location).toBe(`${file}@${first.length + huge.length}`);
+  });
+
   it('yields the huge message intact between two small ones', async () => {
     const body = 'x'.repeat(100) + '\n';
     const file = join(base, 'three.mbox');

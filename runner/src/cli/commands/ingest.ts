@@ -22,7 +22,7 @@ function pickSource(flags: IngestFlags, maxMessageBytes: number | undefined): So
   try { st = statSync(path); } catch { throw new ChsError('SOURCE_UNREADABLE', `no such file or folder: ${path}`); }
   if (flags.mbox !== undefined) {
     if (!st.isFile()) throw new ChsError('SOURCE_UNREADABLE', `--mbox needs a file: ${path}`);
-    return mboxSource(path);
+    return mboxSource(path, maxMessageBytes !== undefined ? { maxMessageBytes } : {});
   }
   if (!st.isDirectory()) throw new ChsError('SOURCE_UNREADABLE', `${flags.emlDir !== undefined ? '--eml-dir' : '--maildir'} needs a folder: ${path}`);
   const options = maxMessageBytes !== undefined ? { maxMessageBytes } : {};
