@@ -16,6 +16,7 @@ import { mboxSource } from '../source/index.js';
 import { defaultTestDialect, dropTestSchemas } from '../store/testing.js';
 import { HOSTILE_MESSAGES, HOSTILE_WORKSPACE, hostileMbox } from '../test-support/hostile-mail.js';
 import { processOne } from './process.js';
+import { cpuMsOf } from '../test-support/complexity.js';
 
 const RULES = { blocklist: [], ownDomains: [HOSTILE_WORKSPACE] };
 const dir = mkdtempSync(join(tmpdir(), 'chs-hostile-'));
@@ -25,11 +26,12 @@ afterAll(async () => {
 });
 
 describe('each hostile message alone', () => {
-  it.each(HOSTILE_MESSAGES.map((m) => [m.name, m] as const))('%s finishes within 5 s with its outcome', async (_name, m) => {
+  it.each(HOSTILE_MESSAGES.map((m) => [m.name, m] as const))('%s finishes within 5 s of CPU with its outcome', async (_name, m) => {
     const raw = m.build();
-    const t0 = performance.now();
-    const r = await processOne({ raw, location: m.name, envelopeDate: '2025-03-03T10:00:00.000Z' }, RULES);
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    let r: Awaited<ReturnType<typeof processOne>> | undefined;
+    const cpu = await cpuMsOf(async () => (r = await processOne({ raw, location: m.name, envelopeDate: '2025-03-03T10:00:00.000Z' }, RULES)));
+    expect(cpu).toBeLessThan(5_000);
+    if (!r) throw new Error('no result');
     const outcome = !r.ok ? 'error' : r.outcome === 'kept' ? 'added' : r.outcome;
     expect(outcome, `${m.what}: ${JSON.stringify(r.ok ? r.outcome : r.reason)}`).toBe(m.outcome);
     if (r.ok && r.outcome === 'kept') expect(r.messageId).toBe(`${m.name}@hostile.test`);
@@ -51,7 +53,7 @@ describe('all of them through engine.ingest over an mbox and the worker pool', (
       await createWorkspace(engine.store.db, { domain: HOSTILE_WORKSPACE, name: 'Our Co', ownerEmail: 'lead@ourco.com' });
       const t0 = performance.now();
       const s = await engine.ingest({ workspaceId: HOSTILE_WORKSPACE, source: mboxSource(file), workers: 2 });
-      expect(performance.now() - t0).toBeLessThan(60_000);
+      expect(performance.now() - t0).toBeLessThan(120_000);
 
       const want = (o: string) => HOSTILE_MESSAGES.filter((m) => m.outcome === o);
       expect(s.status).toBe('completed');
@@ -68,5 +70,5 @@ describe('all of them through engine.ingest over an mbox and the worker pool', (
     } finally {
       await engine.close();
     }
-  }, 120_000);
+  }, 180_000);
 });

@@ -52,18 +52,18 @@ const message = (n: number, spin: boolean | '100ms') =>
 
 describe('parse time budget in the worker pool', () => {
   it('abandons the messages over budget, counts each as a parse error with its id, and stores the rest', async () => {
-    const spinning = new Set([2, 5, 9]);
+    const spinning = new Set([2, 9]);
     const file = join(dir, 'budget.mbox');
     writeFileSync(file, Array.from({ length: 12 }, (_, n) => message(n, spinning.has(n))).join(''));
-    const pool = createProcessPool(2, { parseBudgetMs: 1_000, filename: spinningWorker() });
+    const pool = createProcessPool(2, { parseBudgetMs: 3_000, filename: spinningWorker() });
     const engine = await createEngine({ database: await defaultTestDialect().open() });
     try {
       await createWorkspace(engine.store.db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
       const t0 = performance.now();
       const s = await engine.ingest({ workspaceId: 'ourco.com', source: mboxSource(file), pool });
-      expect(performance.now() - t0).toBeLessThan(20_000);
+      expect(performance.now() - t0).toBeLessThan(40_000);
       expect(s.status).toBe('completed');
-      expect([s.itemsProcessed, s.itemsAdded, s.errorsCount, s.processingErrors.parseErrors]).toEqual([12, 9, 3, 3]);
+      expect([s.itemsProcessed, s.itemsAdded, s.errorsCount, s.processingErrors.parseErrors]).toEqual([12, 10, 2, 2]);
 
       const stored = await engine.store.db.selectFrom('interactions').select('dedupe_key').execute();
       expect(stored.map((r) => r.dedupe_key).sort()).toEqual(
@@ -71,34 +71,34 @@ describe('parse time budget in the worker pool', () => {
       );
       const errors = await engine.store.db.selectFrom('ingestion_errors').select(['kind', 'reason', 'location']).where('run_id', '=', s.runId).execute();
       expect(errors.map((e) => e.reason).sort()).toEqual(
-        [...spinning].map((n) => `parse time budget of 1000 ms exceeded: abandoned (Message-ID <m${n}@budget.test>)`).sort(),
+        [...spinning].map((n) => `parse time budget of 3000 ms exceeded: abandoned (Message-ID <m${n}@budget.test>)`).sort(),
       );
       expect(errors.every((e) => e.kind === 'parse' && e.location.startsWith(`${file}@`))).toBe(true);
 
-      // The terminated threads were replaced: the same pool runs the mailbox again.
-      const again = await engine.ingest({ workspaceId: 'ourco.com', source: mboxSource(file), pool });
-      expect([again.itemsProcessed, again.itemsAdded, again.itemsSkipped, again.errorsCount]).toEqual([12, 0, 9, 3]);
+      // The terminated threads were replaced: the same pool still processes messages.
+      const after = await pool.run({ messages: [{ raw: Buffer.from(message(20, false).replace(/^From a@b.*\n/, '')), location: 'after' }], rules: { blocklist: [], ownDomains: ['ourco.com'] } });
+      expect(after).toMatchObject([{ ok: true, outcome: 'kept', messageId: 'm20@budget.test' }]);
     } finally {
       await pool.close();
       await engine.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('the budget is per message: a batch of messages each within it is never abandoned, however long the batch takes', async () => {
     const file = join(dir, 'slow-batch.mbox');
-    writeFileSync(file, Array.from({ length: 20 }, (_, n) => message(n, '100ms')).join(''));
-    // 20 messages of 100 ms in one task: 2 s for the batch (twice the budget), 100 ms for each message.
-    const pool = createProcessPool(1, { parseBudgetMs: 1_000, filename: spinningWorker() });
+    writeFileSync(file, Array.from({ length: 40 }, (_, n) => message(n, '100ms')).join(''));
+    // 40 messages of 100 ms in one task: over 4 s for the batch, past the budget; 100 ms for each message.
+    const pool = createProcessPool(1, { parseBudgetMs: 3_000, filename: spinningWorker() });
     const engine = await createEngine({ database: await defaultTestDialect().open() });
     try {
       await createWorkspace(engine.store.db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
       const s = await engine.ingest({ workspaceId: 'ourco.com', source: mboxSource(file), pool });
-      expect([s.itemsProcessed, s.itemsAdded, s.errorsCount]).toEqual([20, 20, 0]);
+      expect([s.itemsProcessed, s.itemsAdded, s.errorsCount]).toEqual([40, 40, 0]);
     } finally {
       await pool.close();
       await engine.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('peekMessageId reads the id from the header block only', () => {
     expect(peekMessageId(Buffer.from('Subject: x\nMessage-Id: <a.b@c>\n\nMessage-ID: <body@x>'))).toBe('a.b@c');

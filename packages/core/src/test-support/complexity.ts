@@ -48,3 +48,14 @@ export async function growthRatioAsync<T>(make: (n: number) => T, fn: (input: T)
   await fn(small);
   return (await time(large)) / Math.max(await time(small), 1);
 }
+
+/**
+ * Process CPU time (ms) of one call: the "finishes within a budget" checks use it rather than
+ * wall time, which on a shared, loaded machine measures the neighbours.
+ */
+export async function cpuMsOf(f: () => unknown): Promise<number> {
+  const t0 = process.cpuUsage();
+  await f();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / 1000;
+}
