@@ -281,7 +281,7 @@ export class IngestWriter {
     const now = this.#o.now().toISOString();
     const c = this.counts;
     if (batch.errors.length) {
-      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.slice(0, 1000), location: e.location }))).execute();
+      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.replace(/\0/g, '').slice(0, 1000), location: e.location.replace(/\0/g, '') }))).execute();
     }
     await trx.updateTable('ingestion_runs').set({
       items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped,

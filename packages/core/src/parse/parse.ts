@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MailSignals, ParsedMessage, ParseWarning, ProblemKind } from '../interfaces.js';
+import type { Address, MailSignals, ParsedMessage, ParseWarning, ProblemKind } from '../interfaces.js';
 import { normalizeLineEndings, toLf } from '../source/line-endings.js';
 import { BACKENDS, type BackendName, type ParserBackend } from './backends.js';
 import { CUT_THRESHOLD, cutAttachmentBodies } from './cut.js';
@@ -24,6 +24,16 @@ export const DEFAULT_BACKEND: BackendName = 'mailparser';
 export const MAX_HEADER_BYTES = 256 * 1024;
 /** Body text beyond this is cut (only the top is read: summary, new text, signals). */
 export const MAX_BODY_TEXT = 2_000_000;
+
+/** The text without NUL characters (an encoded word or a body can decode to them). */
+export function withoutNul(s: string): string {
+  return s.indexOf('\0') === -1 ? s : s.replace(/\0/g, '');
+}
+
+/** Decoded addresses, NUL dropped from names and addresses. */
+function addresses(values: string[] | undefined): Address[] {
+  return decodeAddressHeaders(values).map((a) => ({ email: withoutNul(a.email), name: withoutNul(a.name) }));
+}
 
 /** A message that cannot be parsed at all; the run counts it with its reason and goes on. */
 export class MessageParseError extends Error {
@@ -281,7 +291,8 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
     throw new MessageParseError(`header block larger than ${MAX_HEADER_BYTES / 1024} KiB`, { location: location ?? '' });
   }
   const headerText = raw.toString('latin1', 0, bodyStart);
-  const headers = parseHeaderBlock(headerText);
+  // NUL is no text (PostgreSQL refuses it in a string): dropped from everything we read and store.
+  const headers = parseHeaderBlock(withoutNul(headerText));
 
   const headerMessageId = firstId(header(headers, 'message-id'));
   const messageId = headerMessageId ?? `sha256:${createHash('sha256').update(toLf(raw)).digest('hex')}`;
@@ -312,8 +323,8 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
   }
 
   // The first From (the one mail clients show); every To and Cc line.
-  const from = decodeAddressHeaders(headers.get('from')?.slice(0, 1))[0] ?? null;
-  const subject = decodeSubject(header(headers, 'subject'));
+  const from = addresses(headers.get('from')?.slice(0, 1))[0] ?? null;
+  const subject = withoutNul(decodeSubject(header(headers, 'subject')));
   const head: MessageHead = {
     messageId,
     messageIdSynthetic: headerMessageId === null,
@@ -323,8 +334,8 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
     date,
     dateSource,
     from,
-    to: decodeAddressHeaders(headers.get('to')),
-    cc: decodeAddressHeaders(headers.get('cc')),
+    to: addresses(headers.get('to')),
+    cc: addresses(headers.get('cc')),
     subject,
     sizeBytes: input.raw.length,
     signals: signalsOf(headers, raw, from?.email),
@@ -374,7 +385,7 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
   let text = parsed.text;
   if (text.length > MAX_BODY_TEXT) text = text.slice(0, MAX_BODY_TEXT);
   if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
-  text = text.replace(/\r\n?/g, '\n');
+  text = withoutNul(text.replace(/\r\n?/g, '\n'));
   const bodyLines = forParser.toString('latin1');
   return {
     text,

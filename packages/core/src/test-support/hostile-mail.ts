@@ -91,8 +91,13 @@ export const HOSTILE_MESSAGES: readonly HostileMessage[] = [
     build: () => message('charset-unknown', '', Buffer.from([0x68, 0x69, 0x20, 0xff, 0xfe, 0xc3, 0x28, 0x0a]), 'text/plain; charset="x-no-such-charset-\u00e9"') },
   { name: 'charset-utf7-qp', what: 'UTF-7 body and an encoded word in a charset nobody knows', outcome: 'added',
     build: () => Buffer.from(message('charset-utf7-qp', '', '+AGEAYgBj-\n', 'text/plain; charset=utf-7').toString('latin1').replace(/^Subject: .*$/m, 'Subject: =?x-bogus?B?AAAA?= hi'), 'latin1') },
-  { name: 'nul-bytes', what: 'NUL bytes in headers and body', outcome: 'added',
+  { name: 'nul-bytes', what: 'NUL bytes in headers and body (PostgreSQL refuses NUL in text)', outcome: 'added',
     build: () => message('nul-bytes', 'X-Nul: a\u0000b\n', `hello\u0000world ${'\u0000'.repeat(100_000)}\n`) },
+  { name: 'nul-encoded', what: 'NUL in the Subject, a display name and the body, raw and as encoded words', outcome: 'added',
+    build: () => Buffer.from(message('nul-encoded', '', 'Hi\u0000 there, =00 thanks\n', 'text/plain; charset=utf-8')
+      .toString('latin1')
+      .replace(/^Subject: .*$/m, 'Subject: =?utf-8?Q?nul=00inside?= raw\u0000nul')
+      .replace(/^From: .*$/m, 'From: =?utf-8?B?QW5hAEJ1Zw==?= <ana@client.example>'), 'latin1') },
   { name: 'single-line-8mb', what: 'an 8 MB body without a line break', outcome: 'added',
     build: () => message('single-line-8mb', '', 'word '.repeat(1_600_000)) },
   { name: 'base64-bomb', what: '20 MB base64 attachment and a 6 MB base64 text part', outcome: 'added',
