@@ -3,7 +3,7 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_MAX_ACTIVE_KEYS, isPostgresUrl, isValidEmail } from '@chs/core';
+import { DEFAULT_MAX_ACTIVE_KEYS, DEFAULT_PARSE_BUDGET_MS, isPostgresUrl, isValidEmail, MAX_MESSAGE_BYTES, type MailLimits } from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
@@ -112,6 +112,8 @@ export interface RunnerConfig {
   sqliteBusyTimeoutMs?: number;
   /** HTTP server timeouts. Default DEFAULT_HTTP_TIMEOUTS. */
   http?: HttpTimeouts;
+  /** Bounds on one message (CHS_PARSE_BUDGET_MS, CHS_MAX_MESSAGE_BYTES); default: the core's. */
+  mailLimits?: MailLimits;
 }
 
 /** CHS_SQLITE_BUSY_TIMEOUT_MS when unset. */
@@ -209,6 +211,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     metricsPort: env.CHS_METRICS_PORT === undefined || env.CHS_METRICS_PORT === '' ? undefined : portEnv(env, 'CHS_METRICS_PORT'),
     sqliteBusyTimeoutMs: wholeEnv(env, 'CHS_SQLITE_BUSY_TIMEOUT_MS', DEFAULT_SQLITE_BUSY_TIMEOUT_MS),
     http: loadHttpTimeouts(env),
+    mailLimits: Object.freeze({
+      parseBudgetMs: intEnv(env, 'CHS_PARSE_BUDGET_MS', DEFAULT_PARSE_BUDGET_MS),
+      maxMessageBytes: intEnv(env, 'CHS_MAX_MESSAGE_BYTES', MAX_MESSAGE_BYTES),
+    }),
   });
 }
 

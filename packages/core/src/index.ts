@@ -1,6 +1,6 @@
 export * from './interfaces.js';
 export * from './errors.js';
-export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
+export { createEngine, type Engine, type EngineOptions, type MailLimits } from './engine/engine.js';
 export { openStore, migrateToLatest, isPostgresUrl, redactUrl, type Store, type StoreOptions, type Db } from './store/database.js';
 export type { Database } from './store/schema.js';
 export { dialectOf, type DialectName } from './store/dialect.js';

@@ -18,6 +18,9 @@
 export type SourceCursor = Record<string, unknown>;
 
 /** One raw RFC 5322 message as a source yields it. */
+/** Why a source refused a message without reading it. */
+export type RefusalReason = 'too_large' | 'outside_folder';
+
 export interface RawMessage {
   /** The message bytes, as stored (any line ending). */
   raw: Buffer;
@@ -27,6 +30,11 @@ export interface RawMessage {
   providerId?: string;
   /** Date from the mbox `From ` separator line, used when the Date header is missing or bad. */
   envelopeDate?: string;
+  /**
+   * Set when the source would not read the message (`raw` is then empty): a file larger than
+   * the size cap, or a symlink out of the folder. The run counts it as skipped for that reason.
+   */
+  refused?: RefusalReason;
   /**
    * The cursor to save once this message (and all before it) is stored: resuming from it
    * continues with the next message.

@@ -32,6 +32,7 @@ export function defaultContext(): CliContext {
         secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),
         providerUrls: config.providers,
         ...(config.sqliteBusyTimeoutMs !== undefined ? { busyTimeoutMs: config.sqliteBusyTimeoutMs } : {}),
+        ...(config.mailLimits ? { mailLimits: config.mailLimits } : {}),
       });
     },
   };

@@ -1,4 +1,5 @@
 /** Small text helpers shared by the connectors. */
+import { htmlToText as mailHtmlToText } from '../parse/html.js';
 
 /** `https://www.Acme.com/x` → `acme.com`; '' when it is not a domain. */
 export function normaliseDomain(value: string): string {
@@ -8,19 +9,10 @@ export function normaliseDomain(value: string): string {
   return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(v) ? v : '';
 }
 
+/**
+ * HubSpot and Intercom bodies to plain text on the calling (main) thread: the mail pipeline's
+ * converter, linear in the input and capped (parse/html.ts), so a hostile body cannot stall it.
+ */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<br\s*\/?>|<\/(p|div|li|tr|h\d)>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return mailHtmlToText(html);
 }

@@ -26,6 +26,16 @@ export interface EngineOptions {
   secretKey?: SecretKeyInput | (() => SecretKeyInput);
   /** Provider base URLs (proxies, EU hosts, local fakes). Default: the public endpoints. */
   providerUrls?: ProviderUrlOverrides;
+  /** Bounds on one message, applied to every ingest and sync unless the call sets its own (docs/parsing.md). */
+  mailLimits?: MailLimits;
+}
+
+/** Bounds on the work one message may cause. */
+export interface MailLimits {
+  /** Time one message may take in a parse worker before it is abandoned (ms). Default 10 000. */
+  parseBudgetMs?: number;
+  /** Messages larger than this are skipped as `too_large`. Default 64 MiB. */
+  maxMessageBytes?: number;
 }
 
 export interface HealthUpdate {
@@ -89,7 +99,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     logger,
     clock,
     async ingest(opts: IngestOptions): Promise<EngineIngestSummary> {
-      const { touched, ...summary } = await ingestSource({ db: store.db, logger }, opts);
+      const { touched, ...summary } = await ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts });
       return { ...summary, health: await rescore(store.db, opts.workspaceId, touched, clock) };
     },
     async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
@@ -97,7 +107,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       secretKey ??= typeof options.secretKey === 'function' ? options.secretKey() : options.secretKey;
       const { touched, ...summary } = await syncProvider(
         { db: store.db, logger, clock, secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}) },
-        input,
+        { ...options.mailLimits, ...input },
       );
       return { ...summary, health: await rescore(store.db, input.workspaceId, touched, clock) };
     },

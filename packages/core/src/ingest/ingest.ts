@@ -53,6 +53,10 @@ export interface IngestOptions {
   maxItems?: number;
   /** MIME parser backend in the workers. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
+  /** Time one message may take in a worker thread before it is abandoned (pool.ts). Default 10 s. */
+  parseBudgetMs?: number;
+  /** Messages larger than this are skipped as `too_large`. Default 64 MiB (process.ts MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -125,7 +129,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     now: () => new Date(),
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   });
-  const pool = options.pool ?? createProcessPool(options.workers ?? 2);
+  const pool = options.pool ?? createProcessPool(options.workers ?? 2, options.parseBudgetMs !== undefined ? { parseBudgetMs: options.parseBudgetMs } : {});
   const batchSize = options.batchSize ?? 1000;
   // Enough tasks queued that both workers keep parsing while this thread writes a batch
   // (a write of 1,000 rows takes about as long as parsing a few hundred messages); bounded, so
@@ -175,7 +179,10 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     };
     const submit = async (): Promise<void> => {
       if (task.length === 0) return;
-      const results = pool.run({ messages: task, rules, ...(options.parser ? { parser: options.parser } : {}) });
+      const results = pool.run({
+        messages: task, rules, ...(options.parser ? { parser: options.parser } : {}),
+        ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+      });
       results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
       inFlight.push({ results, cursors });
       task = [];
@@ -187,7 +194,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       let asked = performance.now();
       for await (const m of source.items(resumedFrom ?? undefined)) {
         stages.readMs += performance.now() - asked;
-        task.push({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}) });
+        task.push({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}), ...(m.refused ? { refused: m.refused } : {}) });
         cursors.push(m.cursor);
         if (task.length >= TASK_SIZE) await submit();
         if (options.signal?.aborted) { status = 'cancelled'; break; }

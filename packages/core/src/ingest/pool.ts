@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { processBatch, type ProcessResult, type ProcessTask } from './process.js';
+import { processBatch, type FailedMessage, type ProcessInput, type ProcessResult, type ProcessTask } from './process.js';
 
 export interface ProcessPool {
   readonly threads: number;
@@ -36,26 +36,112 @@ export function workerFile(): string {
  */
 export const WORKER_YOUNG_GENERATION_MB = 8;
 
-export function createProcessPool(threads: number): ProcessPool {
+/** Default time one message may take in a worker before it is abandoned (docs/parsing.md). */
+export const DEFAULT_PARSE_BUDGET_MS = 10_000;
+
+export interface ProcessPoolOptions {
+  /**
+   * Time one message may take in a worker thread (ms): past it the thread is terminated (and
+   * replaced), the message counted as a parse error and the rest of its batch processed again
+   * on a fresh thread. Default {@link DEFAULT_PARSE_BUDGET_MS}. In-process pools (`threads: 0`)
+   * have no budget: nothing can stop synchronous work on the calling thread.
+   */
+  parseBudgetMs?: number;
+  /** Worker entry file (default {@link workerFile}); tests give one with a message that never ends. */
+  filename?: string;
+}
+
+/** The Message-ID of a raw message, read from its first 64 KiB without parsing (for error reports). */
+export function peekMessageId(raw: Uint8Array): string | undefined {
+  const head = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 64 * 1024)).toString('latin1');
+  const blank = head.search(/\r?\n\r?\n/);
+  const m = /^message-id:[ \t]*<([^<>\s]{1,250})>/im.exec(blank === -1 ? head : head.slice(0, blank));
+  return m?.[1];
+}
+
+/** The result that stands for a message abandoned over budget. */
+export function overBudget(input: ProcessInput, budgetMs: number): FailedMessage {
+  const id = peekMessageId(input.raw);
+  return {
+    ok: false, location: input.location, kind: 'parse',
+    reason: `parse time budget of ${budgetMs} ms exceeded: abandoned${id ? ` (Message-ID <${id}>)` : ''}`,
+  };
+}
+
+export function createProcessPool(threads: number, options: ProcessPoolOptions = {}): ProcessPool {
   if (threads <= 0) {
     return { threads: 0, run: (task) => processBatch(task), close: async () => undefined };
   }
+  const budgetMs = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
+  const tickMs = Math.max(5, Math.min(250, Math.floor(budgetMs / 4)));
   const piscina = new Piscina({
-    filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000,
+    filename: options.filename ?? workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
+
+  /**
+   * Runs messages in one worker task under watch: the worker writes the index of the message it
+   * is on into `progress`; an index unchanged for longer than the budget aborts the task (which
+   * terminates the thread). Returns the results, or the index of the message that overran.
+   */
+  const runWatched = async (task: ProcessTask, messages: ProcessInput[]): Promise<{ results: ProcessResult[] } | { overran: number }> => {
+    // Each message's bytes are copied into their own ArrayBuffer (a Buffer from a stream is a
+    // view of a larger chunk, which structured clone would copy whole) and then moved, not
+    // copied. The caller's bytes stay intact, so the batch can be sent again after an overrun.
+    const transferList: ArrayBuffer[] = [];
+    const own = messages.map((m) => {
+      const bytes = new Uint8Array(m.raw);
+      transferList.push(bytes.buffer);
+      return { ...m, raw: bytes };
+    });
+    const progress = new Int32Array(new SharedArrayBuffer(4));
+    progress[0] = -1;
+    const abort = new AbortController();
+    let seen = -1;
+    let since = 0;
+    let overran = -1;
+    const watch = setInterval(() => {
+      const at = Atomics.load(progress, 0);
+      const now = performance.now();
+      if (at !== seen) {
+        seen = at;
+        since = now;
+      } else if (at >= 0 && at < messages.length && now - since > budgetMs) {
+        overran = at;
+        clearInterval(watch);
+        abort.abort();
+      }
+    }, tickMs);
+    try {
+      const results = (await piscina.run({ ...task, messages: own, progress }, { transferList, signal: abort.signal })) as ProcessResult[];
+      return { results };
+    } catch (err) {
+      if (overran >= 0) return { overran };
+      throw err;
+    } finally {
+      clearInterval(watch);
+    }
+  };
+
   return {
     threads,
-    run(task) {
-      // Each message's bytes are copied into their own ArrayBuffer (a Buffer from a stream is a
-      // view of a larger chunk, which structured clone would copy whole) and then moved, not copied.
-      const transferList: ArrayBuffer[] = [];
-      const messages = task.messages.map((m) => {
-        const own = new Uint8Array(m.raw);
-        transferList.push(own.buffer);
-        return { ...m, raw: own };
-      });
-      return piscina.run({ ...task, messages }, { transferList }) as Promise<ProcessResult[]>;
+    async run(task) {
+      const results: ProcessResult[] = new Array<ProcessResult>(task.messages.length);
+      // Ranges still to process; an overrun splits its range around the message that overran.
+      const todo: Array<[number, number]> = [[0, task.messages.length]];
+      while (todo.length) {
+        const [from, to] = todo.shift()!;
+        if (from >= to) continue;
+        const outcome = await runWatched(task, task.messages.slice(from, to));
+        if ('results' in outcome) {
+          outcome.results.forEach((r, i) => (results[from + i] = r));
+          continue;
+        }
+        const bad = from + outcome.overran;
+        results[bad] = overBudget(task.messages[bad]!, budgetMs);
+        todo.unshift([from, bad], [bad + 1, to]);
+      }
+      return results;
     },
     close: () => piscina.destroy(),
   };

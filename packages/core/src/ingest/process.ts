@@ -5,7 +5,7 @@
  * MIME-parsed. Plain data in, plain data out (structured clone); no store, no shared state.
  */
 import { createHash } from 'node:crypto';
-import type { Address, MailSignals, ParseWarning, ProblemKind, SentimentResult, SentimentScorer } from '../interfaces.js';
+import type { Address, MailSignals, ParseWarning, ProblemKind, RefusalReason, SentimentResult, SentimentScorer } from '../interfaces.js';
 import { readBody, readHead, MessageParseError, type HeadRead } from '../parse/parse.js';
 import type { BackendName } from '../parse/backends.js';
 import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
@@ -17,6 +17,8 @@ export interface ProcessInput {
   raw: Uint8Array;
   location: string;
   envelopeDate?: string;
+  /** Set when the source refused the message without reading it (its `raw` is empty). */
+  refused?: RefusalReason;
 }
 
 /** The workspace's rules a worker needs: the filter's blocklist and the resolver's own domains. */
@@ -30,7 +32,14 @@ export interface ProcessTask {
   rules: ProcessRules;
   /** MIME parser backend. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
+  /** Messages larger than this are skipped as `too_large` without being parsed. Default {@link MAX_MESSAGE_BYTES}. */
+  maxMessageBytes?: number;
+  /** The worker writes here the index of the message it is on (the pool's time budget watches it). */
+  progress?: Int32Array;
 }
+
+/** Default cap on one message's size (64 MiB: Gmail's 25 MB limit after base64, with room to spare). */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Longest summary kept per interaction (characters of the message's own new text). */
 export const SUMMARY_LENGTH = 280;
@@ -66,7 +75,7 @@ export interface ProcessedMessage {
 /** A message not stored: dropped by the filter, or no client's (decided on its header block). */
 export type DroppedMessage =
   | { ok: true; outcome: 'filtered'; location: string; reason: FilterReason; warnings: ParseWarning[] }
-  | { ok: true; outcome: 'skipped'; location: string; reason: 'internal' | 'no_client'; warnings: ParseWarning[] };
+  | { ok: true; outcome: 'skipped'; location: string; reason: 'internal' | 'no_client' | RefusalReason; warnings: ParseWarning[] };
 
 export interface FailedMessage {
   ok: false;
@@ -98,7 +107,11 @@ function failure(location: string, err: unknown, warnings?: ParseWarning[]): Fai
   return warnings?.length ? { ...base, warnings } : base;
 }
 
-export async function processOne(input: ProcessInput, rules: ProcessRules, parser?: BackendName, resolver?: Resolver): Promise<ProcessResult> {
+export async function processOne(
+  input: ProcessInput, rules: ProcessRules, parser?: BackendName, resolver?: Resolver, maxMessageBytes: number = MAX_MESSAGE_BYTES,
+): Promise<ProcessResult> {
+  if (input.refused) return { ok: true, outcome: 'skipped', location: input.location, reason: input.refused, warnings: [] };
+  if (input.raw.byteLength > maxMessageBytes) return { ok: true, outcome: 'skipped', location: input.location, reason: 'too_large', warnings: [] };
   const raw = Buffer.isBuffer(input.raw) ? input.raw : Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength);
   let read: HeadRead;
   try {
@@ -172,7 +185,11 @@ export async function processOne(input: ProcessInput, rules: ProcessRules, parse
 export async function processBatch(task: ProcessTask): Promise<ProcessResult[]> {
   const resolver = new Resolver(task.rules);
   const out: ProcessResult[] = [];
-  for (const m of task.messages) out.push(await processOne(m, task.rules, task.parser, resolver));
+  for (const [i, m] of task.messages.entries()) {
+    if (task.progress) Atomics.store(task.progress, 0, i);
+    out.push(await processOne(m, task.rules, task.parser, resolver, task.maxMessageBytes));
+  }
+  if (task.progress) Atomics.store(task.progress, 0, task.messages.length); // done: nothing left to watch
   return out;
 }
 

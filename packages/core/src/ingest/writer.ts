@@ -6,7 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, InteractionsTable } from '../store/schema.js';
-import type { ProblemKind, SourceCursor } from '../interfaces.js';
+import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js';
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
@@ -19,6 +19,7 @@ export interface WriteItem {
 
 export type SkipReason = 'duplicate' | 'internal' | 'no_client';
 
+
 /** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */
 export interface RunCounts {
   processed: number;
@@ -27,7 +28,8 @@ export interface RunCounts {
   skipped: number;
   filtered: number;
   errors: number;
-  skippedBy: Record<SkipReason, number>;
+  /** Source refusals (`too_large`, `outside_folder`) appear only when they occur. */
+  skippedBy: Record<SkipReason, number> & Partial<Record<RefusalReason, number>>;
   filteredBy: Record<string, number>;
   problems: Record<ProblemKind, number>;
   clientsCreated: number;
@@ -123,7 +125,7 @@ export class IngestWriter {
         }
         if (result.outcome === 'skipped') {
           this.counts.skipped += 1;
-          this.counts.skippedBy[result.reason] += 1;
+          this.counts.skippedBy[result.reason] = (this.counts.skippedBy[result.reason] ?? 0) + 1;
           continue;
         }
         const rows = result.clientDomains.map((domain) => this.#row(result, this.#clientFor(domain, batch), result.direction));
@@ -279,7 +281,7 @@ export class IngestWriter {
     const now = this.#o.now().toISOString();
     const c = this.counts;
     if (batch.errors.length) {
-      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.slice(0, 1000), location: e.location }))).execute();
+      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.replace(/\0/g, '').slice(0, 1000), location: e.location.replace(/\0/g, '') }))).execute();
     }
     await trx.updateTable('ingestion_runs').set({
       items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped,

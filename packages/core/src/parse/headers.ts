@@ -66,12 +66,42 @@ export function startsWithHeader(buf: Buffer): boolean {
   return HEADER_LINE.test(line.replace(/\r$/, '')) || line.startsWith('From ');
 }
 
-/** The first parameter `name` of a structured header value (`boundary`, `charset`), unquoted. */
+/**
+ * The first parameter `name` of a structured header value (`boundary`, `charset`), unquoted.
+ * One pass over `;`-separated parameters (a `;` inside quotes belongs to the value): linear
+ * on any value, where a regex rescanned the rest from every `name="` of an unclosed run.
+ */
 export function headerParam(value: string, name: string): string | undefined {
-  const re = new RegExp(`(?:^|;)\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]+))`, 'i');
-  const m = re.exec(value);
-  if (!m) return undefined;
-  return m[1] ?? m[2];
+  const want = name.toLowerCase();
+  let i = value.indexOf(';');
+  while (i !== -1) {
+    let j = i + 1;
+    while (j < value.length && /\s/.test(value[j] as string)) j++;
+    if (value.slice(j, j + want.length).toLowerCase() === want) {
+      let k = j + want.length;
+      while (k < value.length && /\s/.test(value[k] as string)) k++;
+      if (value[k] === '=') {
+        k++;
+        while (k < value.length && /\s/.test(value[k] as string)) k++;
+        if (value[k] === '"') {
+          const close = value.indexOf('"', k + 1);
+          if (close !== -1) return value.slice(k + 1, close);
+        }
+        const m = /^[^;\s]+/.exec(value.slice(k, k + 1000));
+        if (m) return m[0];
+      }
+    }
+    // Next parameter: skip a quoted string so its `;` does not start one.
+    let q = j;
+    while (q < value.length && value[q] !== ';' && value[q] !== '"') q++;
+    if (value[q] === '"') {
+      const close = value.indexOf('"', q + 1);
+      if (close === -1) return undefined;
+      q = close + 1;
+    }
+    i = value.indexOf(';', q);
+  }
+  return undefined;
 }
 
 /** The lower-cased `type/subtype` of a Content-Type value, '' when absent. */

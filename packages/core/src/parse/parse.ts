@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MailSignals, ParsedMessage, ParseWarning, ProblemKind } from '../interfaces.js';
+import type { Address, MailSignals, ParsedMessage, ParseWarning, ProblemKind } from '../interfaces.js';
 import { normalizeLineEndings, toLf } from '../source/line-endings.js';
 import { BACKENDS, type BackendName, type ParserBackend } from './backends.js';
 import { CUT_THRESHOLD, cutAttachmentBodies } from './cut.js';
@@ -19,6 +19,21 @@ export interface ParseOptions {
 }
 
 export const DEFAULT_BACKEND: BackendName = 'mailparser';
+
+/** A header block larger than this is not read: the message is a parse error (real ones stay under 64 KiB). */
+export const MAX_HEADER_BYTES = 256 * 1024;
+/** Body text beyond this is cut (only the top is read: summary, new text, signals). */
+export const MAX_BODY_TEXT = 2_000_000;
+
+/** The text without NUL characters (an encoded word or a body can decode to them). */
+export function withoutNul(s: string): string {
+  return s.indexOf('\0') === -1 ? s : s.replace(/\0/g, '');
+}
+
+/** Decoded addresses, NUL dropped from names and addresses. */
+function addresses(values: string[] | undefined): Address[] {
+  return decodeAddressHeaders(values).map((a) => ({ email: withoutNul(a.email), name: withoutNul(a.name) }));
+}
 
 /** A message that cannot be parsed at all; the run counts it with its reason and goes on. */
 export class MessageParseError extends Error {
@@ -49,6 +64,34 @@ const MAX_YEAR = 2100;
 const PLAUSIBLE_DATE =
   /\b\d{1,2}[ -][A-Za-z]{3,}\.?[ -]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b[A-Za-z]{3,}\.? \d{1,2},? \d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/;
 
+/** A Date value is read up to this length: real ones are under 80 characters with their comment. */
+const MAX_DATE_LENGTH = 256;
+
+/**
+ * RFC 5322 comments (`(PDT)`, nested ones too) replaced by a space, in one pass: a `(` that is
+ * never closed runs to the end. (A regex such as `/\([^)]*\)/g` rescans to the end from every
+ * `(` of a run that is never closed: quadratic.)
+ */
+export function withoutComments(value: string): string {
+  if (value.indexOf('(') === -1) return value;
+  let out = '';
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 40) {
+      if (depth === 0) out += value.slice(from, i) + ' ';
+      depth++;
+    } else if (c === 41 && depth > 0) {
+      depth--;
+      if (depth === 0) from = i + 1;
+    } else if (c === 92 && depth > 0) {
+      i++; // quoted-pair inside a comment
+    }
+  }
+  return depth === 0 ? out + value.slice(from) : out;
+}
+
 /** RFC 5322 date (with the usual real-world damage) to ISO UTC, or undefined. */
 export function parseMailDate(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -59,8 +102,7 @@ export function parseMailDate(value: string | undefined): string | undefined {
     const y = d.getUTCFullYear();
     return y < MIN_YEAR || y > MAX_YEAR ? undefined : d.toISOString();
   };
-  const cleaned = value
-    .replace(/\([^)]*\)/g, ' ')
+  const cleaned = withoutComments(value.length > MAX_DATE_LENGTH ? value.slice(0, MAX_DATE_LENGTH) : value)
     .replace(/\s+/g, ' ')
     .trim();
   // V8's lenient parser reads almost any text as some date: insist on a day, month and year.
@@ -245,8 +287,12 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
   }
 
   const bodyStart = headerBlockEnd(raw, 0);
+  if (bodyStart > MAX_HEADER_BYTES) {
+    throw new MessageParseError(`header block larger than ${MAX_HEADER_BYTES / 1024} KiB`, { location: location ?? '' });
+  }
   const headerText = raw.toString('latin1', 0, bodyStart);
-  const headers = parseHeaderBlock(headerText);
+  // NUL is no text (PostgreSQL refuses it in a string): dropped from everything we read and store.
+  const headers = parseHeaderBlock(withoutNul(headerText));
 
   const headerMessageId = firstId(header(headers, 'message-id'));
   const messageId = headerMessageId ?? `sha256:${createHash('sha256').update(toLf(raw)).digest('hex')}`;
@@ -277,8 +323,8 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
   }
 
   // The first From (the one mail clients show); every To and Cc line.
-  const from = decodeAddressHeaders(headers.get('from')?.slice(0, 1))[0] ?? null;
-  const subject = decodeSubject(header(headers, 'subject'));
+  const from = addresses(headers.get('from')?.slice(0, 1))[0] ?? null;
+  const subject = withoutNul(decodeSubject(header(headers, 'subject')));
   const head: MessageHead = {
     messageId,
     messageIdSynthetic: headerMessageId === null,
@@ -288,8 +334,8 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
     date,
     dateSource,
     from,
-    to: decodeAddressHeaders(headers.get('to')),
-    cc: decodeAddressHeaders(headers.get('cc')),
+    to: addresses(headers.get('to')),
+    cc: addresses(headers.get('cc')),
     subject,
     sizeBytes: input.raw.length,
     signals: signalsOf(headers, raw, from?.email),
@@ -337,8 +383,9 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
   }
 
   let text = parsed.text;
+  if (text.length > MAX_BODY_TEXT) text = text.slice(0, MAX_BODY_TEXT);
   if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
-  text = text.replace(/\r\n?/g, '\n');
+  text = withoutNul(text.replace(/\r\n?/g, '\n'));
   const bodyLines = forParser.toString('latin1');
   return {
     text,

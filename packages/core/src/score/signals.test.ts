@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { detectSignals, SIGNAL_BITS, type TextSignals } from './signals.js';
+import { medianCpuMs } from '../test-support/complexity.js';
 
 type Signal = 'churnIntent' | 'followUp' | 'needsReply';
 
@@ -282,18 +283,6 @@ describe('bits', () => {
 });
 
 describe('linear time', () => {
-  const cpuMs = (f: () => void, runs: number): number => {
-    const times: number[] = [];
-    for (let k = 0; k < runs; k++) {
-      const t0 = process.cpuUsage();
-      f();
-      const d = process.cpuUsage(t0);
-      times.push((d.user + d.system) / 1000);
-    }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)] as number;
-  };
-
   const HOSTILE = ['not cancel ', '<(', 'if you ', 'second time second time ', 'budget cut ', 'a'.repeat(50) + ' ', '?!.', 'We will not renew, ', '\n \n', "n't'''"];
 
   it.each(HOSTILE)('a 1 MB string of %j finishes well under a second', (unit) => {
@@ -311,8 +300,8 @@ describe('linear time', () => {
     const repeat = (text: string) => (): void => {
       for (let k = 0; k < 20; k++) detectSignals(text);
     };
-    const a = Math.max(cpuMs(repeat(small), 7), 0.5);
-    const b = cpuMs(repeat(large), 7);
+    const a = Math.max(medianCpuMs(repeat(small), 7), 0.5);
+    const b = medianCpuMs(repeat(large), 7);
     expect(b / a).toBeLessThan(10);
   });
 });

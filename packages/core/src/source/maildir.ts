@@ -1,5 +1,5 @@
 import type { RawMessage, Source } from '../interfaces.js';
-import { fileSource } from './files.js';
+import { fileSource, type FileSourceOptions } from './files.js';
 
 /**
  * A Maildir as a source: the messages in `cur/` and `new/` of the folder and of every nested
@@ -7,9 +7,11 @@ import { fileSource } from './files.js';
  * progress) and dotfiles are skipped. Cursor: `{ after: '<relative path>' }`, in byte order.
  *
  * A message that moves from `new/` to `cur/` (or changes flags) between runs gets a new path and
- * is read again; the store's Message-ID idempotency makes that harmless.
+ * is read again; the store's Message-ID idempotency makes that harmless. A symlink whose target
+ * is outside the folder and a file over the size cap are not read: each is counted as skipped
+ * (`outside_folder`, `too_large`).
  */
-export function maildirSource(dir: string): Source<RawMessage> {
+export function maildirSource(dir: string, options: FileSourceOptions = {}): Source<RawMessage> {
   return fileSource('maildir', dir, {
     enterDir: (_rel, name) => name !== 'tmp' && name !== '.' && name !== '..',
     acceptFile: (rel, name) => {
@@ -18,5 +20,5 @@ export function maildirSource(dir: string): Source<RawMessage> {
       const parent = parts[parts.length - 2];
       return parent === 'cur' || parent === 'new';
     },
-  });
+  }, options);
 }

@@ -4,11 +4,17 @@ import { resolve as resolvePath } from 'node:path';
 import { ChsError } from '../errors.js';
 import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { normalizeLineEndings } from './line-endings.js';
+import { MAX_FILE_BYTES } from './files.js';
 
 /** Options of {@link mboxSource}. */
 export interface MboxOptions {
   /** Read-chunk size in bytes; default 1 MiB (large chunks keep the native `indexOf` scan hot). */
   chunkSize?: number;
+  /**
+   * A message larger than this is not held in memory: its bytes are dropped as they are scanned
+   * and it is yielded empty with `refused: 'too_large'`. Default 64 MiB (MAX_FILE_BYTES).
+   */
+  maxMessageBytes?: number;
 }
 
 const LF = 10;
@@ -61,9 +67,13 @@ function lineText(buf: Buffer, start: number, end: number): string {
 }
 
 /** Is the line starting at `start` (ending at `end`, the LF index or buffer end) a separator? */
+/** A separator line is never longer than this (a longer `From ` line is body text, and SEPARATOR_LINE's `.*` pairs stay cheap). */
+const MAX_SEPARATOR_LINE = 1000;
+
 function isSeparatorAt(buf: Buffer, start: number, end: number): boolean {
   // Buffer.compare throws when the range runs past the end, so check the room first.
   if (start + 5 > buf.length || buf.compare(FROM_, 0, 5, start, start + 5) !== 0) return false;
+  if (end - start > MAX_SEPARATOR_LINE) return false;
   return SEPARATOR_LINE.test(lineText(buf, start, end));
 }
 
@@ -169,6 +179,7 @@ function cursorOffset(from: SourceCursor | undefined): number {
 export function mboxSource(path: string, options: MboxOptions = {}): Source<RawMessage> {
   const file = resolvePath(path);
   const chunkSize = options.chunkSize ?? 1 << 20;
+  const maxBytes = options.maxMessageBytes ?? MAX_FILE_BYTES;
 
   async function* items(from?: SourceCursor): AsyncGenerator<RawMessage> {
     const start = cursorOffset(from);
@@ -184,6 +195,30 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
     let eof = false;
     let cr: boolean | undefined;
 
+    // `buf` is a view into `store`; a chunk is appended into the room after it, and only when
+    // there is none is a store of twice the size allocated. Each byte is copied O(1) times on
+    // average, however many chunks one huge message spans (concatenating the whole buffer for
+    // every chunk was quadratic).
+    let store: Buffer = buf;
+    const append = (chunk: Buffer): void => {
+      if (buf.length === 0) {
+        buf = chunk;
+        store = chunk;
+        return;
+      }
+      const end = buf.byteOffset - store.byteOffset + buf.length;
+      if (buf.buffer === store.buffer && end >= 0 && store.length - end >= chunk.length) {
+        chunk.copy(store, end);
+        buf = store.subarray(end - buf.length, end + chunk.length);
+        return;
+      }
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * (buf.length + chunk.length), chunkSize));
+      buf.copy(grown, 0);
+      chunk.copy(grown, buf.length);
+      store = grown;
+      buf = grown.subarray(0, buf.length + chunk.length);
+    };
+
     const more = async (): Promise<boolean> => {
       if (eof) return false;
       const r = await chunks.next();
@@ -194,13 +229,13 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
       const chunk = r.value;
       if (cr === undefined) {
         // Until the line-end style is known, the undecided bytes stay in `buf` unconverted.
-        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+        append(chunk);
         cr = crOnly(buf);
         if (cr) crToLfInPlace(buf);
         return true;
       }
       if (cr) crToLfInPlace(chunk);
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      append(chunk);
       return true;
     };
 
@@ -213,10 +248,14 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
       while (buf.length > 0 || !eof) {
         if (buf.length === 0 && !(await more())) break;
         // The message starts at buf[0], on a line start.
+        const messageOffset = base;
         let lineEnd = buf.indexOf(LF);
-        while (lineEnd === -1 && !eof) {
+        // Past MAX_SEPARATOR_LINE the first line is no separator: no need to wait for its end.
+        while (lineEnd === -1 && !eof && buf.length <= MAX_SEPARATOR_LINE) {
+          // While the line-end style is undecided a CR can only be the last byte (it may turn to LF).
+          const scanned = Math.max(0, buf.length - 1);
           await more();
-          lineEnd = buf.indexOf(LF);
+          lineEnd = buf.indexOf(LF, scanned);
         }
         const firstEnd = lineEnd === -1 ? buf.length : lineEnd;
         let envelopeLine: string | undefined;
@@ -229,6 +268,9 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
         // Next separator by scanning: the index of its line start, or buf.length at the end.
         let next = -1;
         let searchFrom = Math.max(contentStart - 1, 0);
+        // Once the message is over the cap its scanned bytes are dropped (only the tail that may
+        // hold the start of the next separator is kept): memory stays bounded however big it is.
+        let tooLarge = false;
         while (next === -1) {
           const p = buf.indexOf(SEP, searchFrom);
           if (p === -1) {
@@ -237,17 +279,31 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
               break;
             }
             searchFrom = Math.max(searchFrom, buf.length - SEP.length);
+            if (tooLarge || buf.length - contentStart > maxBytes) {
+              tooLarge = true;
+              buf = buf.subarray(searchFrom);
+              base += searchFrom;
+              searchFrom = 0;
+              contentStart = 0;
+            }
             await more();
             continue;
           }
           const le = buf.indexOf(LF, p + 1);
-          if (le === -1 && !eof) {
+          if (le === -1 && !eof && buf.length - p <= MAX_SEPARATOR_LINE) {
             searchFrom = p;
             await more();
             continue;
           }
           if (isSeparatorAt(buf, p + 1, le === -1 ? buf.length : le)) next = p + 1;
           else searchFrom = p + 1;
+        }
+
+        if (tooLarge) {
+          yield { raw: Buffer.alloc(0), location: `${file}@${messageOffset}`, cursor: { offset: base + next }, refused: 'too_large' };
+          buf = buf.subarray(next);
+          base += next;
+          continue;
         }
 
         // A Content-Length that points past the scanned separator wins when it lands exactly on
@@ -257,7 +313,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
         if (hEnd !== -1) {
           if (buf.subarray(contentStart, hEnd).indexOf(LENGTH_MARK) !== -1) {
             const length = contentLengthOf(buf.toString('latin1', contentStart, hEnd));
-            if (length !== undefined && length <= MAX_CONTENT_LENGTH && hEnd + length > next) {
+            if (length !== undefined && length <= Math.min(MAX_CONTENT_LENGTH, maxBytes) && hEnd + length > next) {
               const target = hEnd + length;
               while (buf.length < target + 4096 && !eof) await more();
               let s = target;
@@ -279,7 +335,6 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
         }
 
         const contentEnd = trimSeparatorBlank(buf, contentStart, end);
-        const messageOffset = base;
         if (envelopeLine !== undefined || !isBlank(buf, contentStart, contentEnd)) {
           const copy = Buffer.allocUnsafeSlow(contentEnd - contentStart);
           buf.copy(copy, 0, contentStart, contentEnd);
@@ -348,7 +403,9 @@ async function countSeparators(file: string, chunkSize: number): Promise<number>
       if (isSeparatorAt(data, p + 1, le)) count++;
       p = data.indexOf(SEP, p + 1);
     }
-    carry = Buffer.from(lastLf === -1 ? data : data.subarray(lastLf));
+    // The unfinished last line is carried into the next chunk, unless it is already too long to be
+    // a separator (carrying a huge line for every chunk would be quadratic).
+    carry = lastLf === -1 || data.length - lastLf > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : Buffer.from(data.subarray(lastLf));
   }
   if (carry.length > 1 && isSeparatorAt(carry, 1, carry.length)) count++;
   return count === 0 && sawContent ? 1 : count;

@@ -54,6 +54,9 @@ export interface ProviderSyncInput {
   onProgress?: (p: IngestProgress) => void;
   pool?: ProcessPool;
   workers?: number;
+  /** Per-message bounds of the parse workers (ingest.ts). */
+  parseBudgetMs?: number;
+  maxMessageBytes?: number;
 }
 
 export interface ProviderSyncSummary extends RunTotals {
@@ -145,6 +148,8 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         ...(onProgress ? { onProgress } : {}),
         ...(input.pool ? { pool: input.pool } : {}),
         ...(input.workers !== undefined ? { workers: input.workers } : {}),
+        ...(input.parseBudgetMs !== undefined ? { parseBudgetMs: input.parseBudgetMs } : {}),
+        ...(input.maxMessageBytes !== undefined ? { maxMessageBytes: input.maxMessageBytes } : {}),
       });
       if (s.status === 'completed' && !input.dropCursorOnComplete && finalCursor) {
         const cursor_json = JSON.stringify(finalCursor);

@@ -14,7 +14,7 @@ interface IngestFlags {
   workers?: string;
 }
 
-function pickSource(flags: IngestFlags): Source<RawMessage> {
+function pickSource(flags: IngestFlags, maxMessageBytes: number | undefined): Source<RawMessage> {
   const given = [flags.mbox, flags.emlDir, flags.maildir].filter((x) => x !== undefined);
   if (given.length !== 1) throw new ChsError('INVALID_INPUT', 'give exactly one of --mbox <file>, --eml-dir <dir>, --maildir <dir>');
   const path = given[0]!;
@@ -22,15 +22,16 @@ function pickSource(flags: IngestFlags): Source<RawMessage> {
   try { st = statSync(path); } catch { throw new ChsError('SOURCE_UNREADABLE', `no such file or folder: ${path}`); }
   if (flags.mbox !== undefined) {
     if (!st.isFile()) throw new ChsError('SOURCE_UNREADABLE', `--mbox needs a file: ${path}`);
-    return mboxSource(path);
+    return mboxSource(path, maxMessageBytes !== undefined ? { maxMessageBytes } : {});
   }
   if (!st.isDirectory()) throw new ChsError('SOURCE_UNREADABLE', `${flags.emlDir !== undefined ? '--eml-dir' : '--maildir'} needs a folder: ${path}`);
-  return flags.emlDir !== undefined ? emlDirSource(path) : maildirSource(path);
+  const options = maxMessageBytes !== undefined ? { maxMessageBytes } : {};
+  return flags.emlDir !== undefined ? emlDirSource(path, options) : maildirSource(path, options);
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: IngestFlags): Promise<void> {
-  const source = pickSource(flags);
   const config = ctx.config(cmd.optsWithGlobals());
+  const source = pickSource(flags, config.mailLimits?.maxMessageBytes);
   const engine = await ctx.openEngine(config);
   const view = createProgressView(ctx.stderr, !flags.json, 'ingest');
   const controller = new AbortController();

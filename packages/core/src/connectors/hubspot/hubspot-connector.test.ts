@@ -114,7 +114,7 @@ describe('hubspot connector: full sync', () => {
       },
       {
         kind: 'activity', providerId: 'emails:51234567891', type: 'email', occurredAt: '2024-05-14T12:30:00.000Z', subject: 'Re: Q3 renewal',
-        text: 'Thanks Alice, we are very happy .', fromEmail: 'bob@globex.test', toEmails: ['alice@acme.test'], direction: 'inbound',
+        text: 'Thanks Alice, we are very happy.', fromEmail: 'bob@globex.test', toEmails: ['alice@acme.test'], direction: 'inbound',
         // Opens are tracked on mail we send, not on replies.
         opened: null, companyProviderId: '18231942001', contactEmails: ['dana@globex.test'], contactProviderIds: ['903'],
       },
