@@ -3,7 +3,7 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { isPostgresUrl } from '@chs/core';
+import { isPostgresUrl, type FaultPoint } from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
@@ -66,6 +66,27 @@ export interface RunnerConfig {
    * docs/scale-out.md for sizing N runners against the server's max_connections.
    */
   pgPoolSize?: number;
+  /**
+   * Tests only (CHS_TEST_FAULT=<point>:<n>, point fetch, batch or rebuild): the runner kills
+   * itself with SIGKILL at the n-th such point of a job (EngineOptions.faults). Default none.
+   */
+  testFault?: TestFault;
+}
+
+export interface TestFault {
+  point: FaultPoint;
+  n: number;
+}
+
+const FAULT_POINTS: readonly FaultPoint[] = ['fetch', 'batch', 'rebuild'];
+
+function testFault(env: NodeJS.ProcessEnv): TestFault | undefined {
+  const v = optional(env, 'CHS_TEST_FAULT');
+  if (v === undefined) return undefined;
+  const m = /^(\w+):(\d+)$/.exec(v);
+  const point = FAULT_POINTS.find((p) => p === m?.[1]);
+  if (!m || !point || Number(m[2]) < 1) throw new Error(`CHS_TEST_FAULT must be <fetch|batch|rebuild>:<n ≥ 1>, got "${v}"`);
+  return Object.freeze({ point, n: Number(m[2]) });
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -101,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     providers.googleQuotaPerMinute = Number(gq);
   }
   const jobs = loadJobsConfig(env);
+  const fault = testFault(env);
   const pgPoolSize = intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE);
   // Each running job may hold a connection for a whole batch; HTTP needs at least one left.
   if (isPostgresUrl(databaseUrl) && pgPoolSize <= jobs.concurrency) {
@@ -122,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     providers: Object.freeze(providers),
     jobs,
     pgPoolSize,
+    ...(fault ? { testFault: fault } : {}),
   });
 }
 

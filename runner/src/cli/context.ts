@@ -1,5 +1,5 @@
-import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine } from '@chs/core';
-import { loadConfig, type RunnerConfig } from '../config.js';
+import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine, type FaultHook } from '@chs/core';
+import { loadConfig, type RunnerConfig, type TestFault } from '../config.js';
 
 /** What every command gets: how to read the config and open the engine, and where to write. */
 export interface CliContext {
@@ -28,7 +28,17 @@ export function defaultContext(): CliContext {
         // Lazy: only a provider sync needs the key, and reading it may create the key file.
         secretKey: () => loadOrCreateSecretKey(config.dataDir, config.secretKey),
         providerUrls: config.providers,
+        ...(config.testFault ? { faults: killAt(config.testFault) } : {}),
       }),
+  };
+}
+
+/** CHS_TEST_FAULT: says where it struck on stderr (tests assert it), then dies as a crash would. */
+function killAt(fault: TestFault): FaultHook {
+  return (point, n) => {
+    if (point !== fault.point || n !== fault.n) return;
+    process.stderr.write(`chs: test fault at ${point} #${n}: SIGKILL\n`);
+    process.kill(process.pid, 'SIGKILL');
   };
 }
 

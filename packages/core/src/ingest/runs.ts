@@ -1,4 +1,10 @@
+/**
+ * Ingestion runs (`ingestion_runs`): one row per read of a source, with its counters (written by
+ * the writers in each batch's transaction) and its ending.
+ */
+import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import { newId } from '../util/ids.js';
 
 /** Opens an ingestion run (status `running`, every count 0); returns its id. */
@@ -14,6 +20,20 @@ export async function startIngestionRun(db: Db, input: { workspaceId: string; so
 }
 
 /** Closes a run with its final status. */
-export async function finishIngestionRun(db: Db, runId: string, status: 'completed' | 'cancelled' | 'failed'): Promise<void> {
+export async function finishIngestionRun(db: Kysely<Database> | Transaction<Database>, runId: string, status: 'completed' | 'cancelled' | 'failed'): Promise<void> {
   await db.updateTable('ingestion_runs').set({ status, completed_at: new Date().toISOString() }).where('id', '=', runId).execute();
+}
+
+/**
+ * Retention: deletes the workspace's ingestion errors recorded before `horizon`, and the runs
+ * that ended before it with all their errors. Returns how many rows of each.
+ */
+export async function pruneIngestionRuns(trx: Transaction<Database>, workspaceId: string, horizon: string): Promise<{ ingestionErrors: number; ingestionRuns: number }> {
+  const runsOfWs = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId);
+  const old = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', runsOfWs).where('at', '<', horizon).executeTakeFirst();
+  const endedRuns = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon);
+  // A run's errors go before the run, whatever their own time.
+  const ofEnded = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', endedRuns).executeTakeFirst();
+  const runs = await trx.deleteFrom('ingestion_runs').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon).executeTakeFirst();
+  return { ingestionErrors: Number(old.numDeletedRows) + Number(ofEnded.numDeletedRows), ingestionRuns: Number(runs.numDeletedRows) };
 }

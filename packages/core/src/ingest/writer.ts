@@ -10,6 +10,7 @@ import type { ProblemKind, SourceCursor } from '../interfaces.js';
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
+import { saveCursor } from './cursors.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 
 export interface WriteItem {
@@ -68,8 +69,11 @@ export interface WriterOptions {
   checkpoint?: BatchCheckpoint;
 }
 
-/** A hook run in the batch's transaction, with the run's counts and the cursor just saved. */
-export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor) => Promise<void>;
+/**
+ * A hook run in the batch's transaction, with the run's counts, the cursor just saved and the
+ * clients touched so far (client id → earliest day). Throwing rolls the batch back.
+ */
+export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor, touched: ReadonlyMap<string, string>) => Promise<void>;
 
 export class IngestWriter {
   readonly counts: RunCounts = emptyCounts();
@@ -133,7 +137,7 @@ export class IngestWriter {
       await this.#flushClientsAndContacts(trx, batch);
       await this.#storeInteractions(trx, plans);
       await this.#saveProgress(trx, batch, last.cursor);
-      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor);
+      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor, this.touched);
     });
   }
 
@@ -287,11 +291,7 @@ export class IngestWriter {
       attachment_errors: c.problems.attachment, sentiment_errors: c.problems.sentiment, filtered_json: JSON.stringify(c.filteredBy),
       clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
     }).where('id', '=', this.#o.runId).execute();
-    const cursor_json = JSON.stringify(cursor);
-    await trx.insertInto('source_cursors')
-      .values({ workspace_id: this.#o.workspaceId, source_key: this.#o.sourceKey, cursor_json, updated_at: now })
-      .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at: now }))
-      .execute();
+    await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor, this.#o.now());
   }
 }
 

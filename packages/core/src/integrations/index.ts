@@ -7,6 +7,7 @@ export {
   updateIntegrationTokens,
   markNeedsReauth,
   markIntegrationSynced,
+  recordIntegrationError,
   disconnectIntegration,
   integrationStatus,
   INTEGRATION_STATES,

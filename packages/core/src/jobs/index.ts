@@ -1,3 +1,6 @@
 export * from './states.js';
 export * from './repository.js';
 export * from './worker.js';
+export * from './runs.js';
+export * from './sessions.js';
+export * from './retention.js';

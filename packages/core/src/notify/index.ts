@@ -4,3 +4,4 @@ export { scoreDropAlerts, renewalAlerts, dropPercent, type ScoreDropOptions, typ
 export { buildDigest, digestIsQuiet, type DigestOptions } from './digest.js';
 export { renderScoreDrop, renderRenewal, renderDigest, type Rendered } from './templates.js';
 export { planNotifications, lastDigestSentAt, type PlanOptions, type NotificationPlan, type QuietDigest } from './plan.js';
+export { claimNotification, markSent, markFailed, recordSkipped, recordTestNotification, type ClaimInput } from './sent-log.js';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ChsError, getSettings, getUser, newId } from '@chs/core';
+import { ChsError, getSettings, getUser, recordTestNotification } from '@chs/core';
 import type { Mailer } from '../../notify/mailer.js';
 import { SuccessMessage, WorkspaceId } from '../schemas.js';
 import type { AppDeps } from '../types.js';
@@ -36,21 +36,7 @@ export const notificationRoutes =
             `this is a test e-mail from the Customer Health Service for workspace ${workspaceId}.\n` +
             'If you can read it, e-mail notifications (digests and alerts) will reach you.\n',
         });
-        await db
-          .insertInto('notification_log')
-          .values({
-            id: newId('ntf'),
-            workspace_id: workspaceId,
-            kind: 'test',
-            // Test e-mails are never de-duplicated: each request is its own message.
-            dedupe_key: `test:${sent.messageId}:${newId('t')}`,
-            recipients: user.email,
-            subject: 'test notification',
-            transport: sent.transport,
-            status: 'sent',
-            sent_at: new Date().toISOString(),
-          })
-          .execute();
+        await recordTestNotification(db, { workspaceId, recipient: user.email, transport: sent.transport, messageId: sent.messageId, now: new Date() });
         const message =
           sent.transport === 'smtp'
             ? `Test e-mail sent to ${user.email} through ${sent.description}`

@@ -6,8 +6,12 @@
  *
  * A runner that dies between claim and delivery leaves `sending` behind: the message may or may
  * not have gone out, and at most once means it is not sent again.
+ *
+ * The only module that writes `notification_log` (the planner in plan.ts reads it).
  */
-import { MAX_SEND_ATTEMPTS, newId, retryableAttempts, type Db, type NotificationKind } from '@chs/core';
+import type { Db } from '../store/database.js';
+import { newId } from '../util/ids.js';
+import { MAX_SEND_ATTEMPTS, retryableAttempts, type NotificationKind } from './types.js';
 
 export interface ClaimInput {
   workspaceId: string;
@@ -64,4 +68,14 @@ export async function recordSkipped(db: Db, workspaceId: string, kind: Notificat
     .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** A test e-mail that went out (POST /notifications/test): logged, never de-duplicated. */
+export async function recordTestNotification(db: Db, input: { workspaceId: string; recipient: string; transport: string; messageId: string; now: Date }): Promise<void> {
+  await db.insertInto('notification_log').values({
+    id: newId('ntf'), workspace_id: input.workspaceId, kind: 'test',
+    // Each request is its own message.
+    dedupe_key: `test:${input.messageId}:${newId('t')}`,
+    recipients: input.recipient, subject: 'test notification', transport: input.transport, status: 'sent', sent_at: input.now.toISOString(),
+  }).execute();
 }
