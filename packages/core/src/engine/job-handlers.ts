@@ -181,7 +181,8 @@ async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, b
       ...(plan.batchSize !== undefined ? { batchSize: plan.batchSize } : {}),
       ...(plan.cursorKey ? { cursorKey: plan.cursorKey } : {}),
       ...(left !== undefined ? { maxItems: left } : {}),
-      onProgress: (p) => { if (p.total !== undefined) total = Math.max(total ?? 0, p.total); },
+      // The provider's own count, capped by the job's limit (not this attempt's remainder).
+      onProgress: (p) => { if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity)); },
       checkpoint: async (trx, counts, _cursor, touched) => {
         const now = advance(before, counts, touched, ++batches);
         await saveCheckpoint(trx, job, ctx.owner, now, known(now.totals.processed), 'running');

@@ -65,9 +65,14 @@ export interface ProviderSyncInput {
   jobId?: string;
   signal?: AbortSignal;
   checkpoint?: BatchCheckpoint;
-  onProgress?: (p: IngestProgress) => void;
+  onProgress?: (p: SyncProgress) => void;
   pool?: ProcessPool;
   workers?: number;
+}
+
+/** Progress of a sync: `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said. */
+export interface SyncProgress extends IngestProgress {
+  providerTotal?: number;
 }
 
 export interface ProviderSyncSummary extends RunTotals {
@@ -111,7 +116,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     ? (p: IngestProgress): void => {
         const total = capped(totalEstimate) ?? p.total;
         const etaSeconds = total !== undefined && p.rate > 0 ? Math.max(0, (total - p.processed) / p.rate) : undefined;
-        input.onProgress?.({ ...p, total, etaSeconds });
+        input.onProgress?.({ ...p, total, etaSeconds, ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}) });
       }
     : undefined;
   const unreconciled: UnreconciledItem[] = [];
