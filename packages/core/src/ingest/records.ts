@@ -17,6 +17,7 @@ import { detectSignals } from '../score/signals.js';
 import { emptyCounts, type BatchCheckpoint, type RunCounts } from './writer.js';
 import { newClientRow } from '../store/clients.js';
 import { saveCursor } from './cursors.js';
+import { recordRunCounts } from './runs.js';
 import { attributePatch } from '../clients/precedence.js';
 
 export interface RecordWriterOptions {
@@ -55,11 +56,7 @@ export class RecordWriter {
         else this.counts[outcome] += 1;
       }
       await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor);
-      const c = this.counts;
-      await trx.updateTable('ingestion_runs').set({
-        items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped, items_filtered: c.filtered,
-        errors_count: c.errors, sentiment_errors: c.problems.sentiment, clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
-      }).where('id', '=', this.#o.runId).execute();
+      await recordRunCounts(trx, this.#o.runId, this.counts);
       if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, cursor, this.touched);
     });
   }

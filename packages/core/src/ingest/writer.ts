@@ -11,6 +11,7 @@ import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
 import { saveCursor } from './cursors.js';
+import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 
 export interface WriteItem {
@@ -280,17 +281,8 @@ export class IngestWriter {
   }
 
   async #saveProgress(trx: Transaction<Database>, batch: BatchState, cursor: SourceCursor): Promise<void> {
-    const now = this.#o.now().toISOString();
-    const c = this.counts;
-    if (batch.errors.length) {
-      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.slice(0, 1000), location: e.location }))).execute();
-    }
-    await trx.updateTable('ingestion_runs').set({
-      items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped,
-      items_filtered: c.filtered, errors_count: c.errors, parse_errors: c.problems.parse, charset_errors: c.problems.charset,
-      attachment_errors: c.problems.attachment, sentiment_errors: c.problems.sentiment, filtered_json: JSON.stringify(c.filteredBy),
-      clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
-    }).where('id', '=', this.#o.runId).execute();
+    await recordIngestionErrors(trx, this.#o.runId, batch.errors, this.#o.now());
+    await recordRunCounts(trx, this.#o.runId, this.counts);
     await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor, this.#o.now());
   }
 }
