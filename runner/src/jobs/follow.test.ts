@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { openStore, type Store } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { chsEnv, initAndConnect, killServes, makeMailbox, serve, until, type Env, type Serve } from './testing.js';
+import { chsEnv, initAndConnect, tearDown, makeMailbox, serve, until, type Env, type Serve } from './testing.js';
 
 // Spawned runners share the CPUs with the rest of the suite; PostgreSQL writes a batch in more round trips.
 const SLOW = 150_000;
@@ -26,13 +26,8 @@ let fake: FakeGmailServer | undefined;
 let database: TestDatabase | undefined;
 let store: Store | undefined;
 afterEach(async () => {
-  await killServes(serves);
-  await store?.close();
-  store = undefined;
-  await fake?.close();
-  fake = undefined;
-  await database?.drop();
-  database = undefined;
+  await tearDown(serves, store, fake, database);
+  [store, fake, database] = [undefined, undefined, undefined];
 });
 
 interface Totals { itemsProcessed: number; itemsAdded: number; itemsUpdated: number; itemsSkipped: number }

@@ -20,7 +20,7 @@ import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors
 import { migrateToLatest, openStore, type Store } from '@chs/core';
 import { createTestDatabase, pgUrlFor, postgresAvailable, type TestDatabase } from '@chs/core/testing';
 import { redisAvailable, TEST_REDIS_URL } from '../http/redis-testing.js';
-import { chs, initAndConnect, killServes, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
+import { chs, initAndConnect, tearDown, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
 
 const SLOW = 120_000;
 const hasPg = await postgresAvailable();
@@ -43,13 +43,8 @@ let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
 let database: TestDatabase | undefined;
 afterEach(async () => {
-  await killServes(serves);
-  await store?.close();
-  store = undefined;
-  await fake?.close();
-  fake = undefined;
-  await database?.drop();
-  database = undefined;
+  await tearDown(serves, store, fake, database);
+  [store, fake, database] = [undefined, undefined, undefined];
 });
 
 /** A workspace of its own per test: the per-workspace day counter lives in the shared Redis. */

@@ -93,6 +93,18 @@ export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutM
   });
 }
 
+/**
+ * After a process test: SIGKILLs its runners, then closes (or drops, for a test database) what
+ * it opened, in order; absent ones are passed over.
+ */
+export async function tearDown(started: Serve[], ...opened: Array<{ close(): Promise<void> } | { drop(): Promise<void> } | undefined>): Promise<void> {
+  await killServes(started);
+  for (const o of opened) {
+    if (o && 'drop' in o) await o.drop();
+    else if (o) await o.close();
+  }
+}
+
 /** SIGKILLs every runner in `started` still alive and empties the list. */
 export async function killServes(started: Serve[]): Promise<void> {
   for (const s of started.splice(0)) {

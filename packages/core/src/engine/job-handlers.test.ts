@@ -19,6 +19,7 @@ import { JobWorker } from '../jobs/worker.js';
 import type { FaultHook } from '../sync/provider-sync.js';
 import { createEngine, type Engine } from './engine.js';
 import { createJobHandlers } from './job-handlers.js';
+import { until } from '../test-support/until.js';
 
 const NOW = Date.parse('2025-06-30T12:00:00Z');
 
@@ -35,14 +36,6 @@ function message(i: number) {
 const dialects = await testDialects();
 afterAll(dropTestSchemas);
 
-async function until(pred: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met in time');
-}
 
 const CONFIG = { workspaceId: 'acme.com', sinceDays: 60, maxEmails: 10_000, batchSize: 50, startDate: new Date(NOW - 60 * 86_400_000).toISOString() };
 
@@ -77,7 +70,7 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     const { session } = await startIngestionSession(engine.store.db, CONFIG);
     worker = new JobWorker({ db: engine.store.db, handlers: createJobHandlers(engine), pollMs: 20 });
     worker.start();
-    await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed');
+    await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed', 20_000);
     const ended = await getIngestionSession(engine.store.db, session.id);
     expect(ended?.status).toBe('failed');
     expect(ended?.completedAt).not.toBeNull();

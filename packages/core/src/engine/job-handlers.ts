@@ -32,18 +32,8 @@ import type { ProviderSyncInput, ProviderSyncSummary } from '../sync/provider-sy
 import { isRecord, recordOf, shape } from '../util/json.js';
 import type { Engine } from './engine.js';
 
-/** Counts of a job over all its attempts. */
-interface Totals {
-  processed: number;
-  added: number;
-  updated: number;
-  skipped: number;
-  filtered: number;
-  /** Items that could not be parsed (skipped, counted). */
-  errors: number;
-  clientsCreated: number;
-  contactsCreated: number;
-}
+/** Counts of a job over all its attempts (`errors`: items that could not be parsed, skipped and counted). */
+type Totals = Pick<RunCounts, 'processed' | 'added' | 'updated' | 'skipped' | 'filtered' | 'errors' | 'clientsCreated' | 'contactsCreated'>;
 
 /** What a job has committed so far, kept in `jobs.cursor_json` and moved with every batch. */
 interface JobCheckpoint {
@@ -76,10 +66,8 @@ function loadCheckpoint(job: Job): JobCheckpoint {
   };
 }
 
-type AttemptCounts = Pick<RunCounts, keyof Totals>;
-
 /** The checkpoint before this attempt plus what this attempt has committed so far. */
-function advance(before: JobCheckpoint, attempt: Readonly<AttemptCounts>, touched: ReadonlyMap<string, string>, batches: number): JobCheckpoint {
+function advance(before: JobCheckpoint, attempt: Readonly<Totals>, touched: ReadonlyMap<string, string>, batches: number): JobCheckpoint {
   const totals = { ...before.totals };
   for (const k of Object.keys(totals) as Array<keyof Totals>) totals[k] += attempt[k];
   const days = { ...before.touched };
@@ -87,7 +75,7 @@ function advance(before: JobCheckpoint, attempt: Readonly<AttemptCounts>, touche
   return { phase: 'read', batches: before.batches + batches, totals, touched: days };
 }
 
-function attemptCounts(s: ProviderSyncSummary): AttemptCounts {
+function attemptCounts(s: ProviderSyncSummary): Totals {
   return {
     processed: s.itemsProcessed, added: s.itemsAdded, updated: s.itemsUpdated, skipped: s.itemsSkipped, filtered: s.itemsFiltered,
     errors: s.errorsCount, clientsCreated: s.clientsCreated, contactsCreated: s.contactsCreated,
