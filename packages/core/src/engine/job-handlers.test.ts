@@ -37,6 +37,9 @@ const dialects = await testDialects();
 afterAll(dropTestSchemas);
 
 
+// Two Gmail pages through the whole pipeline, twice per dialect: generous for a loaded machine.
+const SLOW = 120_000;
+
 const CONFIG = { workspaceId: 'acme.com', sinceDays: 60, maxEmails: 10_000, batchSize: 50, startDate: new Date(NOW - 60 * 86_400_000).toISOString() };
 
 describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
@@ -70,12 +73,12 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     const { session } = await startIngestionSession(engine.store.db, CONFIG);
     worker = new JobWorker({ db: engine.store.db, handlers: createJobHandlers(engine), pollMs: 20 });
     worker.start();
-    await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed', 20_000);
+    await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed', SLOW / 2);
     const ended = await getIngestionSession(engine.store.db, session.id);
     expect(ended?.status).toBe('failed');
     expect(ended?.completedAt).not.toBeNull();
     expect(ended?.errors).toEqual([{ timestamp: expect.any(String), message: expect.stringMatching(/Gmail.*400|Injected failure/), recoverable: false }]);
-  });
+  }, SLOW);
 
   it('a job stopped mid-way and taken up again reports the totals of both attempts, equal to the store, in the job and in its session', async () => {
     const { session, job } = await startIngestionSession(engine.store.db, CONFIG);
@@ -105,7 +108,7 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     const done = await getIngestionSession(engine.store.db, session.id);
     expect(done?.status).toBe('completed');
     expect(done?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620, batchesCompleted: 13, errorsCount: 0 });
-  });
+  }, SLOW);
 
   it('a worker that lost its lease commits nothing: its batch is rolled back', async () => {
     const { job } = await startIngestionSession(engine.store.db, CONFIG);
@@ -118,5 +121,5 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 0, leaseOwner: 'worker-2', state: 'running' });
     // The session is the new owner's to finish: still processing.
     expect((await getIngestionSession(engine.store.db, job.id))?.status).toBe('processing');
-  });
+  }, SLOW);
 });
