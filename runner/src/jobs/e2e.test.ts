@@ -19,7 +19,7 @@ import { chs, chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, start
 
 // Generous: these spawn processes that share the CPUs with the rest of the suite (two forks), and
 // PostgreSQL (CHS_TEST_DATABASE=postgres) writes each batch with more round trips than SQLite.
-const SLOW = 150_000;
+const SLOW = 240_000;
 
 /** The database of the current test: a SQLite file, or a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres. */
 let database: TestDatabase | undefined;

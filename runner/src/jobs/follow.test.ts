@@ -73,7 +73,7 @@ describe('one id per run, from start to history (chs serve + fake Gmail)', () =>
   it('(a) the ids of /ingest/run, /integrations/google/sync, /integrations/google/backfill, /ingest/backfill and /ingest/v2/start are in status and history with their exact totals', async () => {
     const t0 = Date.now();
     const { env, key, box } = await setup(40);
-    const s = await serve(serves, env, 'runner', 20_000);
+    const s = await serve(serves, env, 'runner', 60_000);
     const api = client(s.base, key);
     const finished = (id: string) => until(`run ${id} to finish`, async () => {
       const st = await api<Status>(`/ingest/status?workspaceId=acme.com&jobId=${id}`);
@@ -131,7 +131,7 @@ describe('counts that survive a crash (chs serve SIGKILLed by CHS_TEST_FAULT, th
    */
   async function crashAndResume(fault: string, start: (api: ReturnType<typeof client>) => Promise<string>, landed: (killedAt: { rows: number; job: JobRow }) => void): Promise<{ id: string; final: HistoryRecord; reads: { before: number; after: number } }> {
     const { env, key, box } = await setup(N, { CHS_JOB_LEASE_MS: '2000' });
-    const doomed = await serve(serves, { ...env, CHS_TEST_FAULT: fault }, 'doomed', 20_000);
+    const doomed = await serve(serves, { ...env, CHS_TEST_FAULT: fault }, 'doomed', 60_000);
     const id = await start(client(doomed.base, key));
     await until('the runner to kill itself', async () => (doomed.proc.signalCode !== null ? true : undefined), 60_000, 50);
     expect(doomed.proc.signalCode).toBe('SIGKILL');
@@ -145,7 +145,7 @@ describe('counts that survive a crash (chs serve SIGKILLed by CHS_TEST_FAULT, th
 
     // A longer lease for the runner that finishes: a loaded machine must not take the job from it
     // mid-way; it sweeps often, so it takes up the dead runner's 2-second lease at once.
-    const s = await serve(serves, { ...env, CHS_JOB_LEASE_MS: '20000', CHS_JOB_SWEEP_MS: '300' }, 'restarted', 20_000);
+    const s = await serve(serves, { ...env, CHS_JOB_LEASE_MS: '20000', CHS_JOB_SWEEP_MS: '300' }, 'restarted', 60_000);
     const api = client(s.base, key);
     let seen = killedAt.job.items_processed;
     const done = await until('the run to finish after the restart', async () => {

@@ -22,7 +22,7 @@ import { createTestDatabase, pgUrlFor, postgresAvailable, type TestDatabase } fr
 import { redisAvailable, TEST_REDIS_URL } from '../http/redis-testing.js';
 import { chs, initAndConnect, tearDown, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
 
-const SLOW = 120_000;
+const SLOW = 240_000;
 const hasPg = await postgresAvailable();
 const hasRedis = await redisAvailable();
 
@@ -37,7 +37,7 @@ function baseEnv(db: string, dir: string, extra: Env = {}): Env {
 
 const serves: Serve[] = [];
 const serve = (name: string, env: Env) => serveOne(serves, env, name, 30_000);
-const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 100) => untilAny(what, fn, timeoutMs, everyMs);
+const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 100) => untilAny(what, fn, timeoutMs, everyMs);
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;

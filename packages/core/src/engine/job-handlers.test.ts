@@ -4,6 +4,7 @@
  * - a large ingestion whose job fails leaves its session `failed`, not `processing`;
  * - a job stopped mid-way (shutdown, cancel signal) and taken up again reports the totals of
  *   both attempts, equal to what the store holds, and its session stats too;
+ * - so does a job parked by Gmail's daily limit and claimed again after it;
  * - a worker that lost its lease cannot commit a batch.
  */
 import { randomBytes } from 'node:crypto';
@@ -108,6 +109,28 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     const done = await getIngestionSession(engine.store.db, session.id);
     expect(done?.status).toBe('completed');
     expect(done?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620, batchesCompleted: 13, errorsCount: 0 });
+  }, SLOW);
+
+  it('a job parked by the daily limit mid-way and claimed again reports the totals of both attempts', async () => {
+    const { job } = await startIngestionSession(engine.store.db, CONFIG);
+    const handlers = createJobHandlers(engine);
+    const first = await claimNextJob(engine.store.db, 'worker-1', 60_000);
+    // Page 1 arrived; the look-ahead now fetches page 2, and Gmail says the day's quota is spent.
+    fault = (point, n) => { if (point === 'fetch' && n === 1) server.injectFailure({ path: /\/messages\/g/, status: 403, reason: 'dailyLimitExceeded', times: 1 }); };
+    const parked = await handlers.ingest(first!, { owner: 'worker-1', signal: new AbortController().signal });
+    expect(parked).toMatchObject({ outcome: 'parked' });
+    await transitionJob(engine.store.db, job.id, 'running', 'parked', { owner: 'worker-1', patch: { parkedUntil: new Date(Date.now() - 1000).toISOString() } });
+    const partial = await stored();
+    expect(partial).toBeLessThan(620);
+    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: partial, itemsAdded: partial });
+
+    fault = () => undefined;
+    const again = await claimNextJob(engine.store.db, 'worker-2', 60_000);
+    expect(again?.id).toBe(job.id);
+    expect(await handlers.ingest(again!, { owner: 'worker-2', signal: new AbortController().signal })).toEqual({ outcome: 'completed' });
+    expect(await stored()).toBe(620);
+    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 620, itemsAdded: 620, itemsSkipped: 0 });
+    expect((await getIngestionSession(engine.store.db, job.id))?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620 });
   }, SLOW);
 
   it('a worker that lost its lease commits nothing: its batch is rolled back', async () => {
