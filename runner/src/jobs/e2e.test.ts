@@ -36,10 +36,13 @@ const serves: Serve[] = [];
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
+// Taken from the test first, so a teardown still running cannot clear the next test's; PostgreSQL
+// may take a while to drop a database on a loaded machine.
 afterEach(async () => {
-  await tearDown(serves, store, fake, database);
+  const opened = [store, fake, database] as const;
   [store, fake, database] = [undefined, undefined, undefined];
-});
+  await tearDown(serves, ...opened);
+}, 120_000);
 
 /** The stored Gmail interactions: how many rows, and their distinct Message-IDs. */
 async function storedInteractions(dbPath: string): Promise<{ rows: number; keys: Set<string> }> {

@@ -25,10 +25,13 @@ const serves: Serve[] = [];
 let fake: FakeGmailServer | undefined;
 let database: TestDatabase | undefined;
 let store: Store | undefined;
+// Taken from the test first, so a teardown still running cannot clear the next test's; PostgreSQL
+// may take a while to drop a database on a loaded machine.
 afterEach(async () => {
-  await tearDown(serves, store, fake, database);
+  const opened = [store, fake, database] as const;
   [store, fake, database] = [undefined, undefined, undefined];
-});
+  await tearDown(serves, ...opened);
+}, 120_000);
 
 interface Totals { itemsProcessed: number; itemsAdded: number; itemsUpdated: number; itemsSkipped: number }
 interface HistoryRecord extends Totals { jobId: string; sourceJobId: string; source: string; status: string; errors: unknown[] }

@@ -42,10 +42,13 @@ const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 12
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
 let database: TestDatabase | undefined;
+// Taken from the test first, so a teardown still running cannot clear the next test's; PostgreSQL
+// may take a while to drop a database on a loaded machine.
 afterEach(async () => {
-  await tearDown(serves, store, fake, database);
+  const opened = [store, fake, database] as const;
   [store, fake, database] = [undefined, undefined, undefined];
-});
+  await tearDown(serves, ...opened);
+}, 120_000);
 
 /** A workspace of its own per test: the per-workspace day counter lives in the shared Redis. */
 const freshWorkspace = () => `acme-${randomBytes(4).toString('hex')}.com`;
