@@ -3,7 +3,7 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_MAX_ACTIVE_KEYS, DEFAULT_PARSE_BUDGET_MS, isPostgresUrl, isValidEmail, MAX_MESSAGE_BYTES, type MailLimits } from '@chs/core';
+import { DEFAULT_MAX_ACTIVE_KEYS, DEFAULT_PARSE_BUDGET_MS, isPostgresUrl, isValidEmail, MAX_MESSAGE_BYTES, type FaultPoint, type MailLimits } from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
@@ -114,6 +114,11 @@ export interface RunnerConfig {
   http?: HttpTimeouts;
   /** Bounds on one message (CHS_PARSE_BUDGET_MS, CHS_MAX_MESSAGE_BYTES); default: the core's. */
   mailLimits?: MailLimits;
+  /**
+   * Tests only (CHS_TEST_FAULT=<point>:<n>, point fetch, batch or rebuild): the runner kills
+   * itself with SIGKILL at the n-th such point of a job (EngineOptions.faults). Default none.
+   */
+  testFault?: TestFault;
 }
 
 /** CHS_SQLITE_BUSY_TIMEOUT_MS when unset. */
@@ -139,6 +144,22 @@ export function loadSecretInputs(env: NodeJS.ProcessEnv = process.env): SecretIn
     clientSecret: optional(env, SECRET_INPUT_ENV.clientSecret),
     newSecretKey: optional(env, SECRET_INPUT_ENV.newSecretKey),
   };
+}
+
+export interface TestFault {
+  point: FaultPoint;
+  n: number;
+}
+
+const FAULT_POINTS: readonly FaultPoint[] = ['fetch', 'batch', 'rebuild'];
+
+function testFault(env: NodeJS.ProcessEnv): TestFault | undefined {
+  const v = optional(env, 'CHS_TEST_FAULT');
+  if (v === undefined) return undefined;
+  const m = /^(\w+):(\d+)$/.exec(v);
+  const point = FAULT_POINTS.find((p) => p === m?.[1]);
+  if (!m || !point || Number(m[2]) < 1) throw new Error(`CHS_TEST_FAULT must be <fetch|batch|rebuild>:<n ≥ 1>, got "${v}"`);
+  return Object.freeze({ point, n: Number(m[2]) });
 }
 
 export const DEFAULT_DATABASE = './data/chs.db';
@@ -182,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     providers.googleQuotaPerMinute = Number(gq);
   }
   const jobs = loadJobsConfig(env);
+  const fault = testFault(env);
   const pgPoolSize = intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE);
   // Each running job may hold a connection for a whole batch; HTTP needs at least one left.
   if (isPostgresUrl(databaseUrl) && pgPoolSize <= jobs.concurrency) {
@@ -215,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
       parseBudgetMs: intEnv(env, 'CHS_PARSE_BUDGET_MS', DEFAULT_PARSE_BUDGET_MS),
       maxMessageBytes: intEnv(env, 'CHS_MAX_MESSAGE_BYTES', MAX_MESSAGE_BYTES),
     }),
+    ...(fault ? { testFault: fault } : {}),
   });
 }
 

@@ -23,5 +23,5 @@ export * from './score/index.js';
 export * from './connectors/index.js';
 export * from './integrations/index.js';
 export * from './sync/index.js';
-export { createJobHandlers, type IngestionSessionStats } from './engine/job-handlers.js';
+export { createJobHandlers } from './engine/job-handlers.js';
 export * from './notify/index.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine } from '@chs/core';
-import { loadConfig, type RunnerConfig } from '../config.js';
+import { createEngine, fixedClock, loadOrCreateSecretKey, systemClock, type Engine, type FaultHook } from '@chs/core';
+import { loadConfig, type RunnerConfig, type TestFault } from '../config.js';
 import { looseSecretFiles } from './file-modes.js';
 
 /** What every command gets: how to read the config and open the engine, and where to write. */
@@ -33,8 +33,18 @@ export function defaultContext(): CliContext {
         providerUrls: config.providers,
         ...(config.sqliteBusyTimeoutMs !== undefined ? { busyTimeoutMs: config.sqliteBusyTimeoutMs } : {}),
         ...(config.mailLimits ? { mailLimits: config.mailLimits } : {}),
+        ...(config.testFault ? { faults: killAt(config.testFault) } : {}),
       });
     },
+  };
+}
+
+/** CHS_TEST_FAULT: says where it struck on stderr (tests assert it), then dies as a crash would. */
+function killAt(fault: TestFault): FaultHook {
+  return (point, n) => {
+    if (point !== fault.point || n !== fault.n) return;
+    process.stderr.write(`chs: test fault at ${point} #${n}: SIGKILL\n`);
+    process.kill(process.pid, 'SIGKILL');
   };
 }
 

@@ -2756,7 +2756,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         syncHistory: {
+                            /** @description The run id: the id the start endpoint gave (jobId, syncId, backfillId, sessionId) */
                             jobId: string;
+                            /** @description Extension: this source's own job id (the run id itself for a run of one source) */
+                            sourceJobId: string;
                             source: string;
                             /** @description queued, running, parked, completed, failed or cancelled */
                             status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";

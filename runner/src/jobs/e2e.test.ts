@@ -15,11 +15,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { chs, killServes, makeMailbox, serve, sleep, startDelayProxy, until, type Env, type Serve } from './testing.js';
+import { chs, chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, startDelayProxy, until, type Env, type Serve } from './testing.js';
 
 // Generous: these spawn processes that share the CPUs with the rest of the suite (two forks), and
 // PostgreSQL (CHS_TEST_DATABASE=postgres) writes each batch with more round trips than SQLite.
-const SLOW = 150_000;
+const SLOW = 240_000;
 
 /** The database of the current test: a SQLite file, or a fresh PostgreSQL database when CHS_TEST_DATABASE=postgres. */
 let database: TestDatabase | undefined;
@@ -29,39 +29,20 @@ async function freshDatabase(): Promise<string> {
 }
 
 function baseEnv(dir: string, api: string, token: string, extra: Env = {}): Env {
-  return {
-    ...(process.env as Env),
-    CHS_DATABASE_URL: database?.url ?? join(dir, 'chs.db'), CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
-    CHS_GOOGLE_API_URL: api, CHS_GOOGLE_TOKEN_URL: token, CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '200',
-    // Status is polled every 50 ms; on a loaded machine the default 100/minute would answer 429 first.
-    CHS_RATE_LIMIT_PER_MINUTE: '100000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000', CHS_RATE_LIMIT_PER_HOUR: '1000000',
-    ...extra,
-  };
+  return chsEnv(database?.url ?? join(dir, 'chs.db'), dir, api, token, extra);
 }
 
 const serves: Serve[] = [];
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
+// Taken from the test first, so a teardown still running cannot clear the next test's; PostgreSQL
+// may take a while to drop a database on a loaded machine.
 afterEach(async () => {
-  await killServes(serves);
-  await store?.close();
-  store = undefined;
-  await fake?.close();
-  fake = undefined;
-  await database?.drop();
-  database = undefined;
-});
-
-async function initAndConnect(env: Env): Promise<string> {
-  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
-  expect(init.stderr).toBe('');
-  const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
-  const c = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--email', 'rep@acme.com', '--access-token', 'stale-token',
-    '--refresh-token', 'fake-refresh-token', '--client-id', 'cid', '--client-secret', 'csecret', '--expires-at', '2020-01-01T00:00:00Z');
-  expect(c.code, c.stderr).toBe(0);
-  return apiKey;
-}
+  const opened = [store, fake, database] as const;
+  [store, fake, database] = [undefined, undefined, undefined];
+  await tearDown(serves, ...opened);
+}, 120_000);
 
 /** The stored Gmail interactions: how many rows, and their distinct Message-IDs. */
 async function storedInteractions(dbPath: string): Promise<{ rows: number; keys: Set<string> }> {

@@ -4,7 +4,7 @@
  * it) and the measured throughput of the running job, else the throughput and duration of the
  * last completed job of the same source, else "unknown" (null). See docs/jobs.md#estimates.
  */
-import type { Db, Job } from '@chs/core';
+import { lastCompletedJob, storedItemsPerDay, type Db, type Job } from '@chs/core';
 
 /** What the last completed job of a source measured. */
 export interface PastRun {
@@ -31,14 +31,10 @@ export function measuredRate(job: Job, now: Date): number | undefined {
 
 /** The last completed job of (workspace, source) that processed something, preferring the same kind. */
 export async function lastCompletedRun(db: Db, workspaceId: string, source: string, kind?: Job['kind']): Promise<PastRun | undefined> {
-  const base = db.selectFrom('jobs').select(['items_processed', 'started_at', 'completed_at'])
-    .where('workspace_id', '=', workspaceId).where('source', '=', source).where('state', '=', 'completed')
-    .where('items_processed', '>', 0).where('started_at', 'is not', null).where('completed_at', 'is not', null)
-    .orderBy('completed_at', 'desc').limit(1);
-  const row = (kind ? await base.where('kind', '=', kind).executeTakeFirst() : undefined) ?? (await base.executeTakeFirst());
-  if (!row?.started_at || !row.completed_at) return undefined;
-  const durationSeconds = Math.max(0.001, (Date.parse(row.completed_at) - Date.parse(row.started_at)) / 1000);
-  return { itemsPerSecond: row.items_processed / durationSeconds, durationSeconds, items: row.items_processed };
+  const last = await lastCompletedJob(db, workspaceId, source, kind);
+  if (!last) return undefined;
+  const durationSeconds = Math.max(0.001, (Date.parse(last.completedAt) - Date.parse(last.startedAt)) / 1000);
+  return { itemsPerSecond: last.itemsProcessed / durationSeconds, durationSeconds, items: last.itemsProcessed };
 }
 
 /**
@@ -83,13 +79,8 @@ export function formatDuration(seconds: number | null): string {
  * (items per day over the span they cover). Undefined when nothing of that source is stored yet.
  */
 export async function estimateItemsInWindow(db: Db, workspaceId: string, source: string, days: number): Promise<number | undefined> {
-  const row = await db.selectFrom('interactions')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('occurred_at').as('first'), eb.fn.max('occurred_at').as('last')])
-    .where('workspace_id', '=', workspaceId).where('source', '=', source).executeTakeFirst();
-  const n = Number(row?.n ?? 0);
-  if (!row || n === 0 || !row.first || !row.last) return undefined;
-  const spanDays = Math.max(1, (Date.parse(row.last) - Date.parse(row.first)) / 86_400_000);
-  return Math.round((n / spanDays) * days);
+  const perDay = await storedItemsPerDay(db, workspaceId, source);
+  return perDay === undefined ? undefined : Math.round(perDay * days);
 }
 
 /** Seconds to process `items` at the last completed run's throughput; undefined without one. */

@@ -3,7 +3,7 @@
  * run of several sources (one job per source, one group id) as one "current job", and history
  * records.
  */
-import { listJobs, type Db, type Job, type JobState } from '@chs/core';
+import type { Db, Job, JobState } from '@chs/core';
 import { estimateJob, formatDuration, lastCompletedRun, type PastRun } from './estimates.js';
 
 /** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
@@ -128,7 +128,10 @@ export function groupJobs(jobs: Job[]): Job[][] {
 }
 
 export interface HistoryRecord {
+  /** The run id: the id the start endpoint gave (jobId, syncId, backfillId, sessionId). */
   jobId: string;
+  /** Extension: this source's own job id (the run id itself for a run of one source). */
+  sourceJobId: string;
   source: string;
   status: JobState;
   startedAt: string | null;
@@ -143,7 +146,8 @@ export interface HistoryRecord {
 
 export function historyRecord(j: Job, now: Date): HistoryRecord {
   return {
-    jobId: j.id,
+    jobId: j.groupId,
+    sourceJobId: j.id,
     source: j.source,
     status: j.state,
     startedAt: j.startedAt,
@@ -155,9 +159,4 @@ export function historyRecord(j: Job, now: Date): HistoryRecord {
     itemsSkipped: j.itemsSkipped,
     errors: j.errors.map((e) => ({ message: e.message, count: e.count, severity: e.severity })),
   };
-}
-
-/** Every job of a group (a run has at most one job per provider, so 100 is plenty). */
-export async function jobsOfGroup(db: Db, workspaceId: string, groupId: string): Promise<Job[]> {
-  return (await listJobs(db, { workspaceId, groupId, limit: 100, offset: 0 })).jobs;
 }

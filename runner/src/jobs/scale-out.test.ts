@@ -20,9 +20,9 @@ import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors
 import { migrateToLatest, openStore, type Store } from '@chs/core';
 import { createTestDatabase, pgUrlFor, postgresAvailable, type TestDatabase } from '@chs/core/testing';
 import { redisAvailable, TEST_REDIS_URL } from '../http/redis-testing.js';
-import { chs, killServes, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
+import { chs, initAndConnect, tearDown, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
 
-const SLOW = 120_000;
+const SLOW = 240_000;
 const hasPg = await postgresAvailable();
 const hasRedis = await redisAvailable();
 
@@ -37,33 +37,21 @@ function baseEnv(db: string, dir: string, extra: Env = {}): Env {
 
 const serves: Serve[] = [];
 const serve = (name: string, env: Env) => serveOne(serves, env, name, 30_000);
-const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 100) => untilAny(what, fn, timeoutMs, everyMs);
+const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 100) => untilAny(what, fn, timeoutMs, everyMs);
 
 let fake: FakeGmailServer | undefined;
 let store: Store | undefined;
 let database: TestDatabase | undefined;
+// Taken from the test first, so a teardown still running cannot clear the next test's; PostgreSQL
+// may take a while to drop a database on a loaded machine.
 afterEach(async () => {
-  await killServes(serves);
-  await store?.close();
-  store = undefined;
-  await fake?.close();
-  fake = undefined;
-  await database?.drop();
-  database = undefined;
-});
+  const opened = [store, fake, database] as const;
+  [store, fake, database] = [undefined, undefined, undefined];
+  await tearDown(serves, ...opened);
+}, 120_000);
 
 /** A workspace of its own per test: the per-workspace day counter lives in the shared Redis. */
 const freshWorkspace = () => `acme-${randomBytes(4).toString('hex')}.com`;
-
-async function initAndConnect(env: Env, ws: string): Promise<string> {
-  const init = await chs(env, 'init', '--workspace', ws, '--name', 'Acme', '--owner-email', `ana@${ws}`, '--json');
-  expect(init.code, init.stderr).toBe(0);
-  const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
-  const c = await chs(env, 'connect', 'google', '--workspace', ws, '--email', `rep@${ws}`, '--access-token', 'stale-token',
-    '--refresh-token', 'fake-refresh-token', '--client-id', 'cid', '--client-secret', 'csecret', '--expires-at', '2020-01-01T00:00:00Z');
-  expect(c.code, c.stderr).toBe(0);
-  return apiKey;
-}
 
 /** Connections a runner holds now, told apart by the application_name in its database URL. */
 async function connectionsByApp(dbName: string): Promise<Map<string, number>> {

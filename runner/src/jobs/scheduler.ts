@@ -11,8 +11,8 @@
  *   keeps each at most once across runners and restarts).
  */
 import {
-  enqueueJob, getSettings, isChsError, listIntegrations, recomputeHealth, silentLogger, utcDay, toError,
-  type Db, type Logger, type Provider,
+  enqueueJob, getSettings, isChsError, lastJobQueuedAt, listIntegrations, listWorkspaceIds, pruneHistory, recomputeHealth, silentLogger, utcDay, toError,
+  type Db, type Logger, type Provider, type PruneCounts,
 } from '@chs/core';
 
 export interface SchedulerOptions {
@@ -36,15 +36,6 @@ export interface TickReport {
   errors: Array<{ workspaceId: string; step: 'sync' | 'daily' | 'notify'; message: string }>;
 }
 
-export interface PruneCounts {
-  jobs: number;
-  jobEvents: number;
-  ingestionErrors: number;
-  ingestionRuns: number;
-  ingestionSessions: number;
-  healthSnapshots: number;
-}
-
 /** The calendar day (YYYY-MM-DD) of `at` in an IANA time zone; UTC when the zone is unknown. */
 export function localDay(at: Date, timeZone: string): string {
   try {
@@ -52,38 +43,6 @@ export function localDay(at: Date, timeZone: string): string {
   } catch {
     return utcDay(at);
   }
-}
-
-const DAY_MS = 86_400_000;
-
-/** Deletes what is older than the retention horizon; returns how many rows of each kind. */
-export async function pruneHistory(db: Db, workspaceId: string, retentionDays: number, now: Date, dataNow: Date): Promise<PruneCounts> {
-  const horizon = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
-  const snapshotHorizon = utcDay(new Date(dataNow.getTime() - retentionDays * DAY_MS));
-  return db.transaction().execute(async (trx) => {
-    const oldJobs = trx.selectFrom('jobs').select('id').where('workspace_id', '=', workspaceId)
-      .where('state', 'in', ['completed', 'failed', 'cancelled']).where('completed_at', '<', horizon);
-    const ev = await trx.deleteFrom('job_events').where('job_id', 'in', oldJobs).executeTakeFirst();
-    // Sessions point at their job; they go with it.
-    const ses = await trx.deleteFrom('ingestion_sessions').where('workspace_id', '=', workspaceId)
-      .where((eb) => eb.or([eb('completed_at', '<', horizon), eb('job_id', 'in', oldJobs)])).executeTakeFirst();
-    const jobs = await trx.deleteFrom('jobs').where('id', 'in', oldJobs).executeTakeFirst();
-    const runsOfWs = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId);
-    const errs = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', runsOfWs).where('at', '<', horizon).executeTakeFirst();
-    const oldRuns = trx.selectFrom('ingestion_runs').select('id').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon);
-    // A run's errors go before the run, whatever their own time.
-    const errs2 = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', oldRuns).executeTakeFirst();
-    const runs = await trx.deleteFrom('ingestion_runs').where('workspace_id', '=', workspaceId).where('status', '!=', 'running').where('completed_at', '<', horizon).executeTakeFirst();
-    const snaps = await trx.deleteFrom('health_snapshots').where('workspace_id', '=', workspaceId).where('date', '<', snapshotHorizon).executeTakeFirst();
-    return {
-      jobs: Number(jobs.numDeletedRows),
-      jobEvents: Number(ev.numDeletedRows),
-      ingestionErrors: Number(errs.numDeletedRows) + Number(errs2.numDeletedRows),
-      ingestionRuns: Number(runs.numDeletedRows),
-      ingestionSessions: Number(ses.numDeletedRows),
-      healthSnapshots: Number(snaps.numDeletedRows),
-    };
-  });
 }
 
 export class Scheduler {
@@ -110,8 +69,7 @@ export class Scheduler {
     if (this.#ticking) return report;
     this.#ticking = true;
     try {
-      const workspaces = await this.#db.selectFrom('workspaces').select('id').orderBy('id').execute();
-      for (const { id } of workspaces) {
+      for (const id of await listWorkspaceIds(this.#db)) {
         const settings = await getSettings(this.#db, id);
         try {
           await this.#syncs(id, settings.syncIntervalMinutes, now, report);
@@ -151,9 +109,8 @@ export class Scheduler {
     for (const integration of await listIntegrations(this.#db, workspaceId)) {
       if (integration.state !== 'connected') continue;
       // The last attempt counts too: a failing sync is retried once per interval, not every tick.
-      const lastJob = await this.#db.selectFrom('jobs').select('created_at').where('workspace_id', '=', workspaceId)
-        .where('source', '=', integration.provider).where('kind', '=', 'sync').orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-      const last = [integration.lastSyncAt, lastJob?.created_at].filter((x): x is string => !!x).map((x) => Date.parse(x));
+      const lastQueued = await lastJobQueuedAt(this.#db, workspaceId, integration.provider, 'sync');
+      const last = [integration.lastSyncAt, lastQueued].filter((x): x is string => !!x).map((x) => Date.parse(x));
       if (last.length && Math.max(...last) > due) continue;
       try {
         const job = await enqueueJob(this.#db, { workspaceId, kind: 'sync', source: integration.provider, params: { mode: 'quick', scheduled: true } }, now);

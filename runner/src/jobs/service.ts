@@ -5,7 +5,7 @@
  * to the queue; a job that overruns keeps its lease until it expires and any runner's sweeper
  * takes it up.
  */
-import { JobWorker, createJobHandlers, silentLogger, type Db, type Engine, type Job, type JobEvent, type Logger } from '@chs/core';
+import { JobWorker, createJobHandlers, silentLogger, type Engine, type JobEvent, type Logger } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../config.js';
 import { Scheduler } from './scheduler.js';
 import { createNotifier } from '../notify/notifier.js';
@@ -28,17 +28,6 @@ export interface JobServiceOptions {
   logger?: Logger;
 }
 
-/** A large ingestion whose job ended badly ends its session too, so it never reads "processing" forever. */
-async function endSession(db: Db, job: Job, error: string): Promise<void> {
-  const sessionId = typeof job.params.sessionId === 'string' ? job.params.sessionId : undefined;
-  if (job.kind !== 'ingest' || !sessionId) return;
-  const row = await db.selectFrom('ingestion_sessions').select(['errors_json', 'status']).where('id', '=', sessionId).executeTakeFirst();
-  if (!row || row.status === 'completed' || row.status === 'failed') return;
-  const at = new Date().toISOString();
-  const errors = [...(JSON.parse(row.errors_json) as unknown[]), { timestamp: at, message: error, recoverable: false }];
-  await db.updateTable('ingestion_sessions').set({ status: 'failed', errors_json: JSON.stringify(errors), updated_at: at, completed_at: at }).where('id', '=', sessionId).execute();
-}
-
 export function createJobService({ engine, config, logger = silentLogger }: JobServiceOptions): JobService {
   const jc = config.jobs ?? DEFAULT_JOBS_CONFIG;
   const db = engine.store.db;
@@ -49,10 +38,7 @@ export function createJobService({ engine, config, logger = silentLogger }: JobS
     else if (e.type === 'job:success') logger.info({ ...base, items: e.job.itemsProcessed }, 'job completed');
     else if (e.type === 'job:parked') logger.warn({ ...base, until: e.until }, 'job parked by a provider limit');
     else if (e.type === 'job:released') logger.info(base, 'job released back to the queue');
-    else if (e.type === 'job:failed') {
-      logger.error({ ...base, err: e.error }, 'job failed');
-      endSession(db, e.job, e.error).catch((err: unknown) => logger.error({ err: String(err) }, 'could not end the ingestion session'));
-    }
+    else if (e.type === 'job:failed') logger.error({ ...base, err: e.error }, 'job failed');
   };
   const worker = new JobWorker({
     db, handlers: createJobHandlers(engine), concurrency: jc.concurrency, leaseMs: jc.leaseMs, pollMs: jc.pollMs, sweepMs: jc.sweepMs, logger, onEvent,

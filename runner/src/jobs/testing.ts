@@ -39,6 +39,36 @@ export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout
   });
 }
 
+/**
+ * The environment of a `chs` process in these tests: its database and data folder, Google at a
+ * local fake (`api`, `token`), no scheduler, fast polling, rate limits out of the way (tests
+ * poll status often on a loaded machine).
+ */
+export function chsEnv(database: string, dir: string, api: string, token: string, extra: Env = {}): Env {
+  return {
+    ...(process.env as Env),
+    CHS_DATABASE_URL: database, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
+    CHS_GOOGLE_API_URL: api, CHS_GOOGLE_TOKEN_URL: token, CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '200',
+    // Status is polled every 50 ms; on a loaded machine the default limits would answer 429 first.
+    CHS_RATE_LIMIT_PER_MINUTE: '100000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000', CHS_RATE_LIMIT_PER_HOUR: '1000000',
+    ...extra,
+  };
+}
+
+/**
+ * `chs init` a workspace and `chs connect google` with an expired access token (so each run
+ * begins with a refresh at the fake); resolves to the workspace's API key.
+ */
+export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string> {
+  const init = await chs(env, 'init', '--workspace', ws, '--name', 'Acme', '--owner-email', `ana@${ws}`, '--json');
+  if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
+  const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
+  const c = await chs(env, 'connect', 'google', '--workspace', ws, '--email', `rep@${ws}`, '--access-token', 'stale-token',
+    '--refresh-token', 'fake-refresh-token', '--client-id', 'cid', '--client-secret', 'csecret', '--expires-at', '2020-01-01T00:00:00Z');
+  if (c.code !== 0) throw new Error(`chs connect failed: ${c.stderr}`);
+  return apiKey;
+}
+
 export interface Serve { name: string; proc: ChildProcess; base: string; stderr: () => string; exited: Promise<number | null> }
 
 /**
@@ -62,6 +92,18 @@ export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutM
     });
     proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve ${name} exited ${code}: ${err}`)); });
   });
+}
+
+/**
+ * After a process test: SIGKILLs its runners, then closes (or drops, for a test database) what
+ * it opened, in order; absent ones are passed over.
+ */
+export async function tearDown(started: Serve[], ...opened: Array<{ close(): Promise<void> } | { drop(): Promise<void> } | undefined>): Promise<void> {
+  await killServes(started);
+  for (const o of opened) {
+    if (o && 'drop' in o) await o.drop();
+    else if (o) await o.close();
+  }
 }
 
 /** SIGKILLs every runner in `started` still alive and empties the list. */

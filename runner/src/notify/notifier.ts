@@ -5,12 +5,11 @@
  */
 import { join } from 'node:path';
 import {
-  effectiveSender, planNotifications, silentLogger, toError,
+  claimNotification, effectiveSender, markFailed, markSent, planNotifications, recordSkipped, silentLogger, toError,
   type Db, type DigestKind, type Engine, type Logger, type NotificationKind, type NotificationMessage, type QuietDigest,
 } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
 import { createMailer, type Mailer } from './mailer.js';
-import { claimNotification, markFailed, markSent, recordSkipped } from './sent-log.js';
 
 export interface NotifierOptions {
   db: Db;

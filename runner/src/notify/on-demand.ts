@@ -10,9 +10,8 @@
  * - is recorded in the sent-log, sent or failed.
  */
 import { basename } from 'node:path';
-import { assertSenderAllowed, getSettings, type Db } from '@chs/core';
+import { assertSenderAllowed, claimOnDemand, getSettings, markOnDemandFailed, markSent, releaseOnDemand, type Db, type OnDemandKind } from '@chs/core';
 import type { Mailer, SentMail } from './mailer.js';
-import { claimOnDemand, markOnDemandFailed, markSent, releaseOnDemand, type OnDemandKind } from './sent-log.js';
 
 /** E-mails a workspace may have sent on request (tests and address confirmations together) per hour. */
 export const ON_DEMAND_EMAILS_PER_HOUR = 5;

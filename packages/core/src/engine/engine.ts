@@ -4,7 +4,7 @@ import { silentLogger, type Logger } from '../util/logger.js';
 import { systemClock, type Clock } from '../util/time.js';
 import { ingestSource, type IngestOptions, type IngestSummary } from '../ingest/ingest.js';
 import { recomputeHealth } from '../health/recompute.js';
-import { syncProvider, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
+import { syncProvider, type FaultHook, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import type { ProviderUrlOverrides } from '../connectors/registry.js';
 import type { Db } from '../store/database.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
@@ -28,6 +28,12 @@ export interface EngineOptions {
   providerUrls?: ProviderUrlOverrides;
   /** Bounds on one message, applied to every ingest and sync unless the call sets its own (docs/parsing.md). */
   mailLimits?: MailLimits;
+  /**
+   * Test-only fault injection: called at fixed points of a provider sync (`fetch`: a page
+   * arrived and the next is being fetched; `batch`: a write batch is stored but not committed;
+   * `rebuild`: before each step of the health rebuild) with a 1-based count. Default none.
+   */
+  faults?: FaultHook;
 }
 
 /** Bounds on the work one message may cause. */
@@ -63,6 +69,10 @@ export interface Engine {
   ingest(options: IngestOptions): Promise<EngineIngestSummary>;
   /** Syncs a connected provider, then rebuilds the health history it touched. */
   sync(input: ProviderSyncInput): Promise<EngineSyncSummary>;
+  /** The read of `sync` alone: what it stored and the clients it touched, health not rebuilt yet. */
+  readProvider(input: ProviderSyncInput): Promise<ProviderSyncSummary>;
+  /** Rebuilds the health history of the touched clients (client id → earliest day touched). */
+  rebuildHealth(workspaceId: string, touched: ReadonlyMap<string, string>): Promise<HealthUpdate>;
   close(): Promise<void>;
 }
 
@@ -71,14 +81,16 @@ export interface Engine {
  * touched in: one recompute per month group rather than per client, at the cost of a few
  * unchanged days recomputed.
  */
-async function rescore(db: Db, workspaceId: string, touched: Map<string, string>, clock: Clock): Promise<HealthUpdate> {
+async function rescore(db: Db, workspaceId: string, touched: ReadonlyMap<string, string>, clock: Clock, faults: FaultHook | undefined): Promise<HealthUpdate> {
   const total: HealthUpdate = { clientsScored: 0, snapshotsWritten: 0 };
   const byDay = new Map<string, string[]>();
   for (const [clientId, day] of touched) {
     const month = `${day.slice(0, 7)}-01`;
     byDay.set(month, [...(byDay.get(month) ?? []), clientId]);
   }
+  let step = 0;
   for (const [fromDay, clientIds] of byDay) {
+    faults?.('rebuild', ++step);
     const r = await recomputeHealth(db, { workspaceId, clientIds, fromDay, now: clock() });
     total.clientsScored += r.clientsScored;
     total.snapshotsWritten += r.snapshotsWritten;
@@ -93,24 +105,31 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       : options.database;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
+  const faults = options.faults;
   let secretKey: SecretKeyInput | undefined;
+  const readProvider = async (input: ProviderSyncInput): Promise<ProviderSyncSummary> => {
+    if (!options.secretKey) throw new ChsError('INVALID_INPUT', 'the engine was created without a secretKey: provider credentials cannot be read');
+    secretKey ??= typeof options.secretKey === 'function' ? options.secretKey() : options.secretKey;
+    return syncProvider(
+      { db: store.db, logger, clock, secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}), ...(faults ? { faults } : {}) },
+      { ...options.mailLimits, ...input },
+    );
+  };
+  const rebuildHealth = (workspaceId: string, touched: ReadonlyMap<string, string>) => rescore(store.db, workspaceId, touched, clock, faults);
   return Object.freeze({
     store,
     logger,
     clock,
     async ingest(opts: IngestOptions): Promise<EngineIngestSummary> {
       const { touched, ...summary } = await ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts });
-      return { ...summary, health: await rescore(store.db, opts.workspaceId, touched, clock) };
+      return { ...summary, health: await rebuildHealth(opts.workspaceId, touched) };
     },
     async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
-      if (!options.secretKey) throw new ChsError('INVALID_INPUT', 'the engine was created without a secretKey: provider credentials cannot be read');
-      secretKey ??= typeof options.secretKey === 'function' ? options.secretKey() : options.secretKey;
-      const { touched, ...summary } = await syncProvider(
-        { db: store.db, logger, clock, secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}) },
-        { ...options.mailLimits, ...input },
-      );
-      return { ...summary, health: await rescore(store.db, input.workspaceId, touched, clock) };
+      const { touched, ...summary } = await readProvider(input);
+      return { ...summary, health: await rebuildHealth(input.workspaceId, touched) };
     },
+    readProvider,
+    rebuildHealth,
     close: () => store.close(),
   });
 }

@@ -1,140 +1,271 @@
 /**
- * What each job kind does, as JobWorker handlers over an Engine:
+ * What each job kind does, as JobWorker handlers over an Engine (docs/jobs.md):
  * - `sync`     (source = provider): params { mode: 'quick' | 'full' }.
- * - `backfill` (source = provider): params { since, until?, dataTypes? } — a windowed read of
- *   [since, until] with its own cursor, so it resumes after a crash without moving the sync cursor.
- * - `ingest`   (source = 'google'): the large mailbox ingestion of `/ingest/v2`; params
- *   { sinceDays, maxEmails, batchSize, sessionId } — batches of batchSize, progress in the session.
- * Progress is recorded inside every batch's transaction (it moves with the data); the checkpoint
- * is the source cursor saved in that same transaction.
+ * - `backfill` (source = provider): params { since, until?, dataTypes? } — a windowed read with
+ *   its own cursor, so it resumes without moving the sync cursor.
+ * - `ingest`   (source = 'google'): the large ingestion of `/ingest/v2`; params
+ *   { sessionId, sinceDays, maxEmails, batchSize }, stats in the session.
+ *
+ * Every kind has one lifecycle, spread over as many attempts as it takes (a crash, a lost lease,
+ * a shutdown, a parked rate limit):
+ *
+ *   read     the provider from the saved cursor; each batch's transaction stores the data, the
+ *            cursor and the job's checkpoint (totals of every attempt, clients touched)
+ *   finish   one transaction: the final totals, the read's errors, phase `rebuild`
+ *   rebuild  the health history of every client any attempt touched
+ *
+ * An attempt starts from the checkpoint the previous one committed, so the job's counts are the
+ * totals of all its attempts and equal what the store holds.
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
-import { ChsError, isChsError } from '../errors.js';
+import { ChsError, isChsError, toError } from '../errors.js';
 import { isProvider, type Provider } from '../connectors/types.js';
-import { recordJobProgress, type Job, type SourceProgress } from '../jobs/repository.js';
-import type { JobHandler, JobOutcome } from '../jobs/worker.js';
-import type { JobKind } from '../jobs/states.js';
+import { recordIntegrationError } from '../integrations/repository.js';
+import { dropCursor } from '../ingest/cursors.js';
 import type { RunCounts } from '../ingest/writer.js';
-import type { IngestProgress } from '../ingest/ingest.js';
+import { appendJobErrors, getJob, recordJobProgress, type Job, type JobError, type SourceProgress } from '../jobs/repository.js';
+import { finishIngestionSession, markSessionProcessing, recordSessionStats, type IngestionSessionStats } from '../jobs/sessions.js';
+import type { JobContext, JobHandler, JobOutcome } from '../jobs/worker.js';
+import type { JobKind } from '../jobs/states.js';
+import type { ProviderSyncInput, ProviderSyncSummary } from '../sync/provider-sync.js';
+import { isRecord, recordOf, shape } from '../util/json.js';
 import type { Engine } from './engine.js';
+
+/** Counts of a job over all its attempts (`errors`: items that could not be parsed, skipped and counted). */
+type Totals = Pick<RunCounts, 'processed' | 'added' | 'updated' | 'skipped' | 'filtered' | 'errors' | 'clientsCreated' | 'contactsCreated'>;
+
+/** What a job has committed so far, kept in `jobs.cursor_json` and moved with every batch. */
+interface JobCheckpoint {
+  phase: 'read' | 'rebuild';
+  /** Batches committed by every attempt. */
+  batches: number;
+  totals: Totals;
+  /** Clients whose interactions changed → earliest day touched (what the rebuild covers). */
+  touched: Record<string, string>;
+}
+
+const isTotals = shape<Totals>({
+  processed: 'number', added: 'number', updated: 'number', skipped: 'number', filtered: 'number', errors: 'number', clientsCreated: 'number', contactsCreated: 'number',
+});
+const isDays = recordOf((v): v is string => typeof v === 'string');
+
+function isCheckpoint(v: unknown): v is JobCheckpoint {
+  return isRecord(v) && (v.phase === 'read' || v.phase === 'rebuild') && typeof v.batches === 'number' && isTotals(v.totals) && isDays(v.touched);
+}
+
+/** The job's checkpoint; a job without one (never checkpointed) starts from its counters. */
+function loadCheckpoint(job: Job): JobCheckpoint {
+  if (isCheckpoint(job.cursor)) return job.cursor;
+  return {
+    phase: 'read', batches: 0, touched: {},
+    totals: {
+      processed: job.itemsProcessed, added: job.itemsAdded, updated: job.itemsUpdated, skipped: job.itemsSkipped, filtered: job.itemsFiltered,
+      errors: 0, clientsCreated: 0, contactsCreated: 0,
+    },
+  };
+}
+
+/** The checkpoint before this attempt plus what this attempt has committed so far. */
+function advance(before: JobCheckpoint, attempt: Readonly<Totals>, touched: ReadonlyMap<string, string>, batches: number): JobCheckpoint {
+  const totals = { ...before.totals };
+  for (const k of Object.keys(totals) as Array<keyof Totals>) totals[k] += attempt[k];
+  const days = { ...before.touched };
+  for (const [clientId, day] of touched) if (!days[clientId] || day < days[clientId]) days[clientId] = day;
+  return { phase: 'read', batches: before.batches + batches, totals, touched: days };
+}
+
+function attemptCounts(s: ProviderSyncSummary): Totals {
+  return {
+    processed: s.itemsProcessed, added: s.itemsAdded, updated: s.itemsUpdated, skipped: s.itemsSkipped, filtered: s.itemsFiltered,
+    errors: s.errorsCount, clientsCreated: s.clientsCreated, contactsCreated: s.contactsCreated,
+  };
+}
 
 function providerOf(job: Job): Provider {
   if (!isProvider(job.source)) throw new ChsError('INVALID_INPUT', `job ${job.id} has no provider source (${job.source})`);
   return job.source;
 }
 
-/** Session stats of a large ingestion, kept in ingestion_sessions.stats_json. */
-export interface IngestionSessionStats {
-  emailsProcessed: number;
-  totalEmails: number;
-  batchesCompleted: number;
-  totalBatches: number;
-  clientsIdentified: number;
-  contactsCreated: number;
-  interactionsCreated: number;
-  errorsCount: number;
+function dateParam(job: Job, name: string): Date | undefined {
+  const v = job.params[name];
+  if (v === undefined || v === null) return undefined;
+  const d = new Date(String(v));
+  if (Number.isNaN(d.getTime())) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a date (${String(v)})`);
+  return d;
+}
+
+function numberParam(job: Job, name: string): number {
+  const v = job.params[name];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a number`);
+  return v;
+}
+
+/** What to read, and where its cursor lives. */
+interface ReadPlan extends Pick<ProviderSyncInput, 'mode' | 'since' | 'until' | 'maxItems' | 'batchSize' | 'cursorKey'> {
+  /** The read is a one-off (its own cursor key): forget the cursor once it completed. */
+  oneOff?: boolean;
+}
+
+/** Runs in the transaction of every batch (and of the finish), after the job's checkpoint. */
+type BatchHook = (trx: Transaction<Database>, checkpoint: JobCheckpoint, total: number | undefined) => Promise<void>;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function sourceProgress(checkpoint: JobCheckpoint, total: number | undefined, status: SourceProgress['status']): SourceProgress {
+  const t = checkpoint.totals;
+  return {
+    status,
+    itemsProcessed: t.processed,
+    ...(total !== undefined ? { totalItems: total, progress: total > 0 ? Math.min(100, round1((t.processed / total) * 100)) : 100 } : {}),
+    added: t.added, updated: t.updated, skipped: t.skipped, filtered: t.filtered,
+  };
+}
+
+/**
+ * Records the checkpoint and the counters it implies, in `trx`. A job that is no longer this
+ * worker's (swept, cancelled) refuses the write, which rolls the batch back: only the attempt
+ * that holds the lease commits, so nothing is stored that its counts do not include.
+ */
+async function saveCheckpoint(trx: Transaction<Database>, job: Job, owner: string, checkpoint: JobCheckpoint, total: number | undefined, status: SourceProgress['status']): Promise<void> {
+  const t = checkpoint.totals;
+  const progress = sourceProgress(checkpoint, total, status);
+  const ok = await recordJobProgress(trx, job.id, owner, {
+    itemsProcessed: t.processed, itemsAdded: t.added, itemsUpdated: t.updated, itemsSkipped: t.skipped, itemsFiltered: t.filtered,
+    totalItems: total ?? null,
+    sources: { [job.source]: status === 'completed' ? { ...progress, lastSyncAt: new Date().toISOString() } : progress },
+    cursor: { ...checkpoint },
+  });
+  if (!ok) throw new ChsError('CONFLICT', `job ${job.id} is no longer leased by ${owner}; its batch is rolled back`);
+}
+
+/** The errors a finished read leaves on the job: items the provider listed but we could not read, messages we could not parse. */
+function readErrors(provider: Provider, summary: ProviderSyncSummary | undefined, totals: Totals): Array<Omit<JobError, 'at'>> {
+  const errors: Array<Omit<JobError, 'at'>> = [];
+  const lost = summary?.unreconciled ?? [];
+  if (lost.length) {
+    const sample = lost.slice(0, 5).map((u) => `${u.providerId} (${u.reason})`).join('; ');
+    errors.push({ message: `${lost.length} item(s) listed by ${provider} could not be read: ${sample}`, count: lost.length, severity: 'error', recoverable: true });
+  }
+  if (totals.errors) errors.push({ message: `${totals.errors} message(s) could not be parsed and were skipped`, count: totals.errors, severity: 'warning', recoverable: false });
+  return errors;
+}
+
+/** The read phase, from the checkpoint on; null when it stopped early (shutdown, cancel) and the job goes back to the queue. */
+async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, before: JobCheckpoint, onBatch: BatchHook | undefined): Promise<JobCheckpoint | null> {
+  const provider = providerOf(job);
+  let total = job.totalItems ?? undefined;
+  const known = (processed: number) => (total === undefined ? undefined : Math.max(total, processed));
+  const left = plan.maxItems === undefined ? undefined : plan.maxItems - before.totals.processed;
+  let summary: ProviderSyncSummary | undefined;
+  let batches = 0;
+  if (left === undefined || left > 0) {
+    summary = await engine.readProvider({
+      workspaceId: job.workspaceId, provider, jobId: job.id, signal: ctx.signal,
+      // An attempt after committed batches continues from the cursor, whatever the job's mode.
+      mode: before.batches > 0 ? 'quick' : plan.mode,
+      ...(plan.since ? { since: plan.since } : {}),
+      ...(plan.until ? { until: plan.until } : {}),
+      ...(plan.batchSize !== undefined ? { batchSize: plan.batchSize } : {}),
+      ...(plan.cursorKey ? { cursorKey: plan.cursorKey } : {}),
+      ...(left !== undefined ? { maxItems: left } : {}),
+      // The provider's own count, capped by the job's limit (not this attempt's remainder).
+      onProgress: (p) => { if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity)); },
+      checkpoint: async (trx, counts, _cursor, touched) => {
+        const now = advance(before, counts, touched, ++batches);
+        await saveCheckpoint(trx, job, ctx.owner, now, known(now.totals.processed), 'running');
+        await onBatch?.(trx, now, known(now.totals.processed));
+      },
+    });
+    if (summary.status === 'cancelled') return null;
+  }
+  const counted = summary ? advance(before, attemptCounts(summary), summary.touched, batches) : before;
+  const done: JobCheckpoint = { ...counted, phase: 'rebuild' };
+  const finalTotal = Math.max(total ?? 0, done.totals.processed);
+  await engine.store.db.transaction().execute(async (trx) => {
+    await saveCheckpoint(trx, job, ctx.owner, done, finalTotal, 'completed');
+    if (plan.oneOff && plan.cursorKey) await dropCursor(trx, job.workspaceId, plan.cursorKey);
+    await appendJobErrors(trx, job.id, readErrors(provider, summary, done.totals));
+    if (summary?.unreconciled.length) await recordIntegrationError(trx, job.workspaceId, provider, `${summary.unreconciled.length} unreconciled item(s) in the last sync`);
+    await onBatch?.(trx, done, finalTotal);
+  });
+  return done;
+}
+
+/** The lifecycle of every kind: read (unless an earlier attempt finished it), then rebuild health. */
+async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, onBatch?: BatchHook): Promise<JobOutcome> {
+  let checkpoint = loadCheckpoint(job);
+  try {
+    if (checkpoint.phase === 'read') {
+      const done = await read(engine, job, ctx, plan, checkpoint, onBatch);
+      if (!done) return { outcome: 'released' };
+      checkpoint = done;
+    }
+    await engine.rebuildHealth(job.workspaceId, new Map(Object.entries(checkpoint.touched)));
+    return { outcome: 'completed' };
+  } catch (err) {
+    if (isChsError(err, 'PROVIDER_RATE_LIMITED')) {
+      const resumeAt = typeof err.details?.resumeAt === 'string' ? new Date(err.details.resumeAt) : new Date(Date.now() + 3_600_000);
+      return { outcome: 'parked', until: resumeAt, reason: err.message };
+    }
+    if (ctx.signal.aborted) return { outcome: 'released' };
+    throw err;
+  }
+}
+
+function sessionStats(checkpoint: JobCheckpoint, total: number | undefined, maxEmails: number, batchSize: number): IngestionSessionStats {
+  const t = checkpoint.totals;
+  const totalEmails = Math.min(maxEmails, Math.max(total ?? maxEmails, t.processed));
+  return {
+    emailsProcessed: t.processed, totalEmails,
+    batchesCompleted: Math.ceil(t.processed / batchSize), totalBatches: Math.ceil(totalEmails / batchSize),
+    clientsIdentified: t.clientsCreated, contactsCreated: t.contactsCreated, interactionsCreated: t.added, errorsCount: t.errors,
+  };
+}
+
+/**
+ * Ends the session the way its job attempt ended, whoever runs the worker: completed; failed (the
+ * job failed, or was cancelled); otherwise (parked, released, or the job is another worker's
+ * now) it stays `processing` for the next attempt.
+ */
+async function closeSession(engine: Engine, job: Job, ctx: JobContext, sessionId: string, outcome: JobOutcome | { outcome: 'threw'; error: string }): Promise<void> {
+  const db = engine.store.db;
+  if (outcome.outcome === 'completed') return finishIngestionSession(db, sessionId, { status: 'completed' });
+  const current = await getJob(db, job.id);
+  if (current?.state === 'cancelled') return finishIngestionSession(db, sessionId, { status: 'failed', error: 'the ingestion was cancelled' });
+  const ours = current?.state === 'running' && current.leaseOwner === ctx.owner;
+  if (ours && (outcome.outcome === 'failed' || outcome.outcome === 'threw')) return finishIngestionSession(db, sessionId, { status: 'failed', error: outcome.error });
+}
+
+async function runIngestJob(engine: Engine, job: Job, ctx: JobContext): Promise<JobOutcome> {
+  const sessionId = String(job.params.sessionId);
+  const maxEmails = numberParam(job, 'maxEmails');
+  const batchSize = numberParam(job, 'batchSize');
+  const since = new Date(engine.clock().getTime() - numberParam(job, 'sinceDays') * 86_400_000);
+  await markSessionProcessing(engine.store.db, sessionId);
+  let ending: JobOutcome | { outcome: 'threw'; error: string } = { outcome: 'released' };
+  try {
+    ending = await runProviderJob(engine, job, ctx, { mode: 'full', since, maxItems: maxEmails, batchSize, cursorKey: `google:v2:${sessionId}`, oneOff: true },
+      (trx, checkpoint, total) => recordSessionStats(trx, sessionId, sessionStats(checkpoint, total, maxEmails, batchSize)));
+    return ending;
+  } catch (err) {
+    ending = { outcome: 'threw', error: toError(err).message };
+    throw err;
+  } finally {
+    await closeSession(engine, job, ctx, sessionId, ending)
+      .catch((err: unknown) => engine.logger.error({ jobId: job.id, sessionId, err: toError(err).message }, 'could not close the ingestion session'));
+  }
 }
 
 export function createJobHandlers(engine: Engine): Record<JobKind, JobHandler> {
-  const db = engine.store.db;
-
-  const run = async (job: Job, signal: AbortSignal, owner: string, opts: Omit<Parameters<Engine['sync']>[0], 'workspaceId' | 'provider' | 'jobId' | 'signal' | 'checkpoint' | 'onProgress'>, onBatch?: (trx: Transaction<Database>, c: Readonly<RunCounts>, total: number | undefined) => Promise<void>): Promise<JobOutcome> => {
-    const provider = providerOf(job);
-    let total: number | undefined = job.totalItems ?? undefined;
-    let last: IngestProgress | undefined;
-    const sources = (c: Readonly<RunCounts>, status: SourceProgress['status']): Record<string, SourceProgress> => ({
-      [provider]: {
-        status,
-        itemsProcessed: c.processed,
-        ...(total !== undefined ? { totalItems: total, progress: total > 0 ? Math.min(100, Math.round((c.processed / total) * 1000) / 10) : 100 } : {}),
-        added: c.added, updated: c.updated, skipped: c.skipped, filtered: c.filtered,
-      },
-    });
-    try {
-      const summary = await engine.sync({
-        ...opts,
-        workspaceId: job.workspaceId,
-        provider,
-        jobId: job.id,
-        signal,
-        onProgress: (p) => { last = p; if (p.total !== undefined) total = p.total; },
-        checkpoint: async (trx, c) => {
-          await recordJobProgress(trx, job.id, owner, {
-            itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped, itemsFiltered: c.filtered,
-            totalItems: total ?? null, sources: sources(c, 'running'),
-          });
-          await onBatch?.(trx, c, total);
-        },
-      });
-      if (summary.status === 'cancelled') return { outcome: 'released' };
-      const done: RunCounts = {
-        processed: summary.itemsProcessed, added: summary.itemsAdded, updated: summary.itemsUpdated, skipped: summary.itemsSkipped,
-        filtered: summary.itemsFiltered, errors: summary.errorsCount, skippedBy: { duplicate: 0, internal: 0, no_client: 0 }, filteredBy: {},
-        problems: { parse: 0, charset: 0, attachment: 0, sentiment: 0 }, clientsCreated: summary.clientsCreated, contactsCreated: summary.contactsCreated, interactionsCreated: 0,
-      };
-      total = Math.max(total ?? 0, summary.itemsProcessed);
-      await db.transaction().execute(async (trx) => {
-        await recordJobProgress(trx, job.id, owner, {
-          itemsProcessed: done.processed, itemsAdded: done.added, itemsUpdated: done.updated, itemsSkipped: done.skipped, itemsFiltered: done.filtered,
-          totalItems: total ?? null, sources: { [provider]: { ...sources(done, 'completed')[provider]!, lastSyncAt: new Date().toISOString() } },
-        });
-        // Messages the provider listed but that could not be read: the source is not healthy.
-        if (summary.unreconciled.length || summary.errorsCount) {
-          const current = await trx.selectFrom('jobs').select(['errors_json', 'errors_count']).where('id', '=', job.id).executeTakeFirstOrThrow();
-          const errors = JSON.parse(current.errors_json) as unknown[];
-          const at = new Date().toISOString();
-          if (summary.unreconciled.length) errors.push({ message: `${summary.unreconciled.length} item(s) listed by ${provider} could not be read: ${summary.unreconciled.slice(0, 5).map((u) => `${u.providerId} (${u.reason})`).join('; ')}`, count: summary.unreconciled.length, severity: 'error', recoverable: true, at });
-          if (summary.errorsCount) errors.push({ message: `${summary.errorsCount} message(s) could not be parsed and were skipped`, count: summary.errorsCount, severity: 'warning', recoverable: false, at });
-          await trx.updateTable('jobs').set({ errors_json: JSON.stringify(errors), errors_count: current.errors_count + summary.unreconciled.length + summary.errorsCount }).where('id', '=', job.id).execute();
-        }
-        if (summary.unreconciled.length) {
-          await trx.updateTable('integrations').set({ last_error: `${summary.unreconciled.length} unreconciled item(s) in the last sync` }).where('workspace_id', '=', job.workspaceId).where('provider', '=', provider).execute();
-        }
-        await onBatch?.(trx, done, total);
-      });
-      void last;
-      return { outcome: 'completed' };
-    } catch (err) {
-      if (isChsError(err, 'PROVIDER_RATE_LIMITED')) {
-        const resumeAt = typeof err.details?.resumeAt === 'string' ? new Date(err.details.resumeAt) : new Date(Date.now() + 3_600_000);
-        return { outcome: 'parked', until: resumeAt, reason: err.message };
-      }
-      if (signal.aborted) return { outcome: 'released' };
-      throw err;
-    }
-  };
-
   return {
-    sync: async (job, ctx) => run(job, ctx.signal, ctx.owner, { mode: job.params.mode === 'full' ? 'full' : 'quick' }),
-    backfill: async (job, ctx) => {
-      const since = new Date(String(job.params.since));
-      const until = job.params.until ? new Date(String(job.params.until)) : undefined;
-      return run(job, ctx.signal, ctx.owner, { mode: 'full', since, ...(until ? { until } : {}), cursorKey: `${job.source}:backfill:${job.id}`, dropCursorOnComplete: true });
+    sync: (job, ctx) => runProviderJob(engine, job, ctx, { mode: job.params.mode === 'full' ? 'full' : 'quick' }),
+    backfill: (job, ctx) => {
+      const since = dateParam(job, 'since');
+      const until = dateParam(job, 'until');
+      if (!since) throw new ChsError('INVALID_INPUT', `job ${job.id}: a backfill needs params.since`);
+      return runProviderJob(engine, job, ctx, { mode: 'full', since, ...(until ? { until } : {}), cursorKey: `${job.source}:backfill:${job.id}`, oneOff: true });
     },
-    ingest: async (job, ctx) => {
-      const sessionId = String(job.params.sessionId);
-      const sinceDays = Number(job.params.sinceDays);
-      const maxEmails = Number(job.params.maxEmails);
-      const batchSize = Number(job.params.batchSize);
-      const since = new Date(engine.clock().getTime() - sinceDays * 86_400_000);
-      let batches = 0;
-      await db.updateTable('ingestion_sessions').set({ status: 'processing', updated_at: new Date().toISOString() }).where('id', '=', sessionId).execute();
-      const outcome = await run(job, ctx.signal, ctx.owner, {
-        mode: 'full', since, maxItems: maxEmails, batchSize, cursorKey: `google:v2:${sessionId}`, dropCursorOnComplete: true,
-      }, async (trx, c, total) => {
-        batches += 1;
-        const totalEmails = Math.min(maxEmails, Math.max(total ?? maxEmails, c.processed));
-        const stats: IngestionSessionStats = {
-          emailsProcessed: c.processed, totalEmails, batchesCompleted: Math.ceil(c.processed / batchSize), totalBatches: Math.ceil(totalEmails / batchSize),
-          clientsIdentified: c.clientsCreated, contactsCreated: c.contactsCreated, interactionsCreated: c.added, errorsCount: c.errors,
-        };
-        await trx.updateTable('ingestion_sessions').set({ stats_json: JSON.stringify(stats), updated_at: new Date().toISOString() }).where('id', '=', sessionId).execute();
-      });
-      void batches;
-      const final = outcome.outcome === 'completed' ? 'completed' : outcome.outcome === 'failed' ? 'failed' : 'processing';
-      await db.updateTable('ingestion_sessions').set({ status: final, updated_at: new Date().toISOString(), ...(final !== 'processing' ? { completed_at: new Date().toISOString() } : {}) }).where('id', '=', sessionId).execute();
-      return outcome;
-    },
+    ingest: (job, ctx) => runIngestJob(engine, job, ctx),
   };
 }

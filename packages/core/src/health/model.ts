@@ -7,6 +7,7 @@
  */
 import type { HealthWeights } from '../settings/settings.js';
 import { detectRisks, RISK_CODES, type ActiveRisk, type RiskCode, type RiskInputs } from './signals.js';
+import { isRecord, readJson } from '../util/json.js';
 
 export const HEALTH_COMPONENTS = ['sentiment', 'engagement', 'responsiveness', 'recency'] as const;
 export type HealthComponent = (typeof HEALTH_COMPONENTS)[number];
@@ -410,6 +411,25 @@ export type StoredComponents = Partial<Record<HealthComponent, { contribution?: 
 };
 
 const CHANGE_KEYS: readonly ChangeKey[] = [...HEALTH_COMPONENTS, 'risk'];
+
+const isNumberOrAbsent = (x: unknown) => x === undefined || typeof x === 'number';
+
+function isStoredRisk(x: unknown): x is StoredRisk {
+  return isRecord(x) && (RISK_CODES as readonly unknown[]).includes(x.code) && typeof x.cap === 'number' && typeof x.points === 'number'
+    && typeof x.text === 'string' && Array.isArray(x.interactionIds) && x.interactionIds.every((id) => typeof id === 'string');
+}
+
+/** The guard of a snapshot's stored components (health_snapshots.components_json). */
+export function isStoredComponents(v: unknown): v is StoredComponents {
+  if (!isRecord(v)) return false;
+  const part = (x: unknown) => x === undefined || (isRecord(x) && isNumberOrAbsent(x.contribution) && isNumberOrAbsent(x.value) && isNumberOrAbsent(x.weight));
+  return HEALTH_COMPONENTS.every((c) => part(v[c])) && (v.risk === undefined || v.risk === null || isStoredRisk(v.risk));
+}
+
+/** Reads a snapshot's stored components. */
+export function readComponents(text: string): StoredComponents {
+  return readJson(text, isStoredComponents, 'health_snapshots.components_json');
+}
 
 /**
  * Explains a move from `prev` to `cur`: the score change is the sum of the contribution changes

@@ -2,7 +2,9 @@
  * Writes a batch's rebuilt snapshots and the clients' current scores, in one transaction: the
  * only code that writes health_snapshots and the health columns of clients.
  */
+import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import { chunks } from './sql.js';
 import type { SnapshotRow } from './score-client.js';
 
@@ -39,4 +41,10 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
         .execute();
     }
   });
+}
+
+/** Retention: deletes the workspace's snapshots dated before `beforeDay` (YYYY-MM-DD). */
+export async function pruneSnapshots(trx: Transaction<Database>, workspaceId: string, beforeDay: string): Promise<number> {
+  const r = await trx.deleteFrom('health_snapshots').where('workspace_id', '=', workspaceId).where('date', '<', beforeDay).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

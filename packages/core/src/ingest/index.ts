@@ -5,3 +5,4 @@ export { type RunCounts, type BatchCheckpoint } from './writer.js';
 export { startIngestionRun, finishIngestionRun } from './runs.js';
 export { nameFromDomain, newClientRow, type NewClient } from '../store/clients.js';
 export type { RunTotals } from './ingest.js';
+export { loadCursor, saveCursor, dropCursor } from './cursors.js';

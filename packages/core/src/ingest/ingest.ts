@@ -8,6 +8,7 @@ import { ChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { BackendName } from '../parse/backends.js';
 import { finishIngestionRun, startIngestionRun } from './runs.js';
+import { dropCursor, loadCursor } from './cursors.js';
 import { createProcessPool, type ProcessPool } from './pool.js';
 import type { ProcessInput, ProcessResult } from './process.js';
 import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
@@ -115,9 +116,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
 
   let resumedFrom: SourceCursor | null = null;
   if (options.resume ?? true) {
-    const saved = await db.selectFrom('source_cursors').select('cursor_json')
-      .where('workspace_id', '=', workspaceId).where('source_key', '=', source.key).executeTakeFirst();
-    if (saved) resumedFrom = JSON.parse(saved.cursor_json) as SourceCursor;
+    resumedFrom = (await loadCursor(db, workspaceId, source.key)) ?? null;
   }
 
   // Before this run is opened (it would count as unfinished itself).
@@ -213,11 +212,9 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
 
     const c = writer.counts;
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('ingestion_runs').set({ status: status === 'completed' ? 'completed' : 'cancelled', completed_at: new Date().toISOString() }).where('id', '=', runId).execute();
+      await finishIngestionRun(trx, runId, status);
       // A finished run leaves no cursor: the next run of the same mailbox reads it again (and adds nothing new).
-      if (status === 'completed' && !options.keepCursor) {
-        await trx.deleteFrom('source_cursors').where('workspace_id', '=', workspaceId).where('source_key', '=', source.key).execute();
-      }
+      if (status === 'completed' && !options.keepCursor) await dropCursor(trx, workspaceId, source.key);
     });
     logger.info({ runId, source: source.key, processed: c.processed, added: c.added }, 'ingestion finished');
     for (const [clientId, day] of carried) {

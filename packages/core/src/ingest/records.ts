@@ -16,6 +16,8 @@ import { SUMMARY_LENGTH } from './process.js';
 import { detectSignals } from '../score/signals.js';
 import { emptyCounts, type BatchCheckpoint, type RunCounts } from './writer.js';
 import { newClientRow } from '../store/clients.js';
+import { saveCursor } from './cursors.js';
+import { recordRunCounts } from './runs.js';
 import { attributePatch } from '../clients/precedence.js';
 
 export interface RecordWriterOptions {
@@ -53,16 +55,9 @@ export class RecordWriter {
         else if (outcome === 'unchanged') { this.counts.skipped += 1; this.counts.skippedBy.duplicate += 1; }
         else this.counts[outcome] += 1;
       }
-      const now = new Date().toISOString();
-      const cursor_json = JSON.stringify(cursor);
-      await trx.insertInto('source_cursors').values({ workspace_id: this.#o.workspaceId, source_key: this.#o.sourceKey, cursor_json, updated_at: now })
-        .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at: now })).execute();
-      const c = this.counts;
-      await trx.updateTable('ingestion_runs').set({
-        items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped, items_filtered: c.filtered,
-        errors_count: c.errors, sentiment_errors: c.problems.sentiment, clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
-      }).where('id', '=', this.#o.runId).execute();
-      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, cursor);
+      await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor);
+      await recordRunCounts(trx, this.#o.runId, this.counts);
+      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, cursor, this.touched);
     });
   }
 

@@ -10,6 +10,8 @@ import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js'
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
+import { saveCursor } from './cursors.js';
+import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 
 export interface WriteItem {
@@ -70,8 +72,11 @@ export interface WriterOptions {
   checkpoint?: BatchCheckpoint;
 }
 
-/** A hook run in the batch's transaction, with the run's counts and the cursor just saved. */
-export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor) => Promise<void>;
+/**
+ * A hook run in the batch's transaction, with the run's counts, the cursor just saved and the
+ * clients touched so far (client id → earliest day). Throwing rolls the batch back.
+ */
+export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor, touched: ReadonlyMap<string, string>) => Promise<void>;
 
 export class IngestWriter {
   readonly counts: RunCounts = emptyCounts();
@@ -135,7 +140,7 @@ export class IngestWriter {
       await this.#flushClientsAndContacts(trx, batch);
       await this.#storeInteractions(trx, plans);
       await this.#saveProgress(trx, batch, last.cursor);
-      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor);
+      if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor, this.touched);
     });
   }
 
@@ -278,22 +283,9 @@ export class IngestWriter {
   }
 
   async #saveProgress(trx: Transaction<Database>, batch: BatchState, cursor: SourceCursor): Promise<void> {
-    const now = this.#o.now().toISOString();
-    const c = this.counts;
-    if (batch.errors.length) {
-      await trx.insertInto('ingestion_errors').values(batch.errors.map((e) => ({ run_id: this.#o.runId, at: now, kind: e.kind, reason: e.reason.replace(/\0/g, '').slice(0, 1000), location: e.location.replace(/\0/g, '') }))).execute();
-    }
-    await trx.updateTable('ingestion_runs').set({
-      items_processed: c.processed, items_added: c.added, items_updated: c.updated, items_skipped: c.skipped,
-      items_filtered: c.filtered, errors_count: c.errors, parse_errors: c.problems.parse, charset_errors: c.problems.charset,
-      attachment_errors: c.problems.attachment, sentiment_errors: c.problems.sentiment, filtered_json: JSON.stringify(c.filteredBy),
-      clients_created: c.clientsCreated, contacts_created: c.contactsCreated,
-    }).where('id', '=', this.#o.runId).execute();
-    const cursor_json = JSON.stringify(cursor);
-    await trx.insertInto('source_cursors')
-      .values({ workspace_id: this.#o.workspaceId, source_key: this.#o.sourceKey, cursor_json, updated_at: now })
-      .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at: now }))
-      .execute();
+    await recordIngestionErrors(trx, this.#o.runId, batch.errors, this.#o.now());
+    await recordRunCounts(trx, this.#o.runId, this.counts);
+    await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor, this.#o.now());
   }
 }
 

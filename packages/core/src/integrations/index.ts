@@ -21,6 +21,7 @@ export {
   updateIntegrationTokens,
   markNeedsReauth,
   markIntegrationSynced,
+  recordIntegrationError,
   disconnectIntegration,
   integrationStatus,
   rotateIntegrationSecrets,

@@ -9,6 +9,17 @@ import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import type { CredentialsByProvider, Provider } from '../connectors/types.js';
 import { decryptSecret, encryptSecret, sealedVersion, toSecretKey, type SecretKeyInput } from './secrets.js';
+import { isRecord, readJson, shape, type Guard } from '../util/json.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+const isGoogleCredentials = shape<CredentialsByProvider['google']>({
+  accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?', scope: 'string?', email: 'string?',
+});
+const isTokenCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string' });
+const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isTokenCredentials, intercom: isTokenCredentials };
 
 export const INTEGRATION_STATES = ['connected', 'needs_reauth', 'disconnected'] as const;
 export type IntegrationState = (typeof INTEGRATION_STATES)[number];
@@ -58,12 +69,10 @@ const nowIso = () => new Date().toISOString();
 
 function toIntegration(r: IntegrationsTable): Integration {
   let config: Record<string, unknown> = {};
-  if (r.config_json) {
-    try {
-      config = JSON.parse(r.config_json) as Record<string, unknown>;
-    } catch {
-      config = {};
-    }
+  try {
+    if (r.config_json) config = readJson(r.config_json, isRecord, 'integrations.config_json');
+  } catch {
+    // A configuration that cannot be read is no configuration: the connector's defaults apply.
   }
   return {
     id: r.id,
@@ -132,7 +141,7 @@ export async function getIntegrationCredentials<P extends Provider>(db: Db, key:
   if (!r || r.status === 'disconnected' || r.credentials_enc === '') {
     throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for workspace ${workspaceId}`, { details: { provider, workspaceId } });
   }
-  return JSON.parse(await decryptSecret(key, r.credentials_enc, { workspaceId, provider })) as CredentialsByProvider[P];
+  return readJson(await decryptSecret(key, r.credentials_enc, { workspaceId, provider }), CREDENTIALS[provider], `${provider} credentials`);
 }
 
 /** Replaces the stored credentials after a token refresh (the connector's `onTokens`). */
@@ -159,6 +168,16 @@ export async function markNeedsReauth(db: Db, workspaceId: string, provider: Pro
   await db
     .updateTable('integrations')
     .set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() })
+    .where('workspace_id', '=', workspaceId)
+    .where('provider', '=', provider)
+    .execute();
+}
+
+/** A sync finished with a problem the user should see in the integration (items it could not read). */
+export async function recordIntegrationError(db: Executor, workspaceId: string, provider: Provider, message: string): Promise<void> {
+  await db
+    .updateTable('integrations')
+    .set({ last_error: message.slice(0, 1000), updated_at: nowIso() })
     .where('workspace_id', '=', workspaceId)
     .where('provider', '=', provider)
     .execute();

@@ -2,3 +2,6 @@ export * from './states.js';
 export * from './repository.js';
 export * from './worker.js';
 export * from './counts.js';
+export * from './runs.js';
+export * from './sessions.js';
+export * from './retention.js';

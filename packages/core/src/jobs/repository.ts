@@ -9,7 +9,8 @@ import type { Database, JobsTable } from '../store/schema.js';
 import { dialectOf } from '../store/dialect.js';
 import { ChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
-import { ACTIVE_STATES, assertTransition, type JobKind, type JobState } from './states.js';
+import { arrayOf, isRecord, readJson, recordOf, shape } from '../util/json.js';
+import { ACTIVE_STATES, FINAL_STATES, assertTransition, type JobKind, type JobState } from './states.js';
 
 export interface JobError {
   message: string;
@@ -65,6 +66,9 @@ export interface Job {
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
+const isJobError = shape<JobError>({ message: 'string', count: 'number', severity: 'string', recoverable: 'boolean', at: 'string' });
+const isSourceProgress = shape<SourceProgress>({ status: 'string', itemsProcessed: 'number' });
+
 export function toJob(r: JobsTable): Job {
   return {
     id: r.id,
@@ -73,8 +77,8 @@ export function toJob(r: JobsTable): Job {
     source: r.source,
     state: r.state as JobState,
     groupId: r.group_id ?? r.id,
-    params: JSON.parse(r.params_json) as Record<string, unknown>,
-    sources: JSON.parse(r.progress_json) as Record<string, SourceProgress>,
+    params: readJson(r.params_json, isRecord, 'jobs.params_json'),
+    sources: readJson(r.progress_json, recordOf(isSourceProgress), 'jobs.progress_json'),
     itemsProcessed: r.items_processed,
     totalItems: r.total_items,
     itemsAdded: r.items_added,
@@ -82,8 +86,8 @@ export function toJob(r: JobsTable): Job {
     itemsSkipped: r.items_skipped,
     itemsFiltered: r.items_filtered,
     errorsCount: r.errors_count,
-    errors: JSON.parse(r.errors_json) as JobError[],
-    cursor: r.cursor_json ? (JSON.parse(r.cursor_json) as Record<string, unknown>) : null,
+    errors: readJson(r.errors_json, arrayOf(isJobError), 'jobs.errors_json'),
+    cursor: r.cursor_json ? readJson(r.cursor_json, isRecord, 'jobs.cursor_json') : null,
     leaseOwner: r.lease_owner,
     leaseExpiresAt: r.lease_expires_at,
     parkedUntil: r.parked_until,
@@ -109,6 +113,8 @@ export interface EnqueueInput {
   sources?: Record<string, SourceProgress>;
   /** Group of a multi-source run. Default: the job's own id. */
   groupId?: string;
+  /** The job's id. Default: a new `job_…` id. */
+  id?: string;
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -119,7 +125,7 @@ function isUniqueViolation(err: unknown): boolean {
 /** Queues a job. One active job per (workspace, source): a second one is refused with JOB_CONFLICT naming the active job. */
 export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Date()): Promise<Job> {
   const at = now.toISOString();
-  const id = newId('job');
+  const id = input.id ?? newId('job');
   const row: JobsTable = {
     id,
     group_id: input.groupId ?? id,
@@ -206,13 +212,10 @@ export async function transitionJob(
     const current = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!current || current.state !== from) return null;
     if (opts.owner !== undefined && current.lease_owner !== opts.owner) return null;
-    const errors = JSON.parse(current.errors_json) as JobError[];
-    if (p.error) errors.push({ ...p.error, at });
     let q = trx.updateTable('jobs').set({
       state: to,
       updated_at: at,
-      errors_json: JSON.stringify(errors),
-      errors_count: current.errors_count + (p.error ? 1 : 0),
+      ...(p.error ? withErrors(current, [p.error], at) : {}),
       ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
       ...(to === 'running' ? { attempts: current.attempts + 1 } : {}),
       ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
@@ -283,6 +286,21 @@ export interface ProgressPatch {
   cursor?: Record<string, unknown> | null;
 }
 
+/** The errors columns of `row` with `added` appended (each counts `count` toward errors_count). */
+function withErrors(row: Pick<JobsTable, 'errors_json' | 'errors_count'>, added: ReadonlyArray<Omit<JobError, 'at'>>, at: string): Pick<JobsTable, 'errors_json' | 'errors_count'> {
+  const errors = readJson(row.errors_json, arrayOf(isJobError), 'jobs.errors_json');
+  errors.push(...added.map((e) => ({ ...e, at })));
+  return { errors_json: JSON.stringify(errors), errors_count: row.errors_count + added.reduce((n, e) => n + e.count, 0) };
+}
+
+/** Appends errors to a job's record (history `errors[]`), e.g. items a sync could not read. */
+export async function appendJobErrors(db: Executor, id: string, added: ReadonlyArray<Omit<JobError, 'at'>>, now: Date = new Date()): Promise<void> {
+  if (!added.length) return;
+  const current = await db.selectFrom('jobs').select(['errors_json', 'errors_count']).where('id', '=', id).executeTakeFirst();
+  if (!current) return;
+  await db.updateTable('jobs').set({ ...withErrors(current, added, now.toISOString()), updated_at: now.toISOString() }).where('id', '=', id).execute();
+}
+
 /** Records progress (call it inside the batch's transaction, so progress and data move together). */
 export async function recordJobProgress(db: Executor, id: string, owner: string, p: ProgressPatch, now: Date = new Date()): Promise<boolean> {
   const res = await db.updateTable('jobs').set({
@@ -298,6 +316,44 @@ export async function recordJobProgress(db: Executor, id: string, owner: string,
 
 export async function jobEvents(db: Db, jobId: string): Promise<Array<{ at: string; type: string; data: Record<string, unknown> }>> {
   const rows = await db.selectFrom('job_events').select(['at', 'type', 'data_json']).where('job_id', '=', jobId).orderBy('id').execute();
-  return rows.map((r) => ({ at: r.at, type: r.type, data: JSON.parse(r.data_json) as Record<string, unknown> }));
+  return rows.map((r) => ({ at: r.at, type: r.type, data: readJson(r.data_json, isRecord, 'job_events.data_json') }));
 }
 
+
+/** What the last completed job of a source measured (estimates). */
+export interface CompletedJobFigures {
+  itemsProcessed: number;
+  startedAt: string;
+  completedAt: string;
+}
+
+/** The last completed job of (workspace, source) that processed something, preferring `kind` when given. */
+export async function lastCompletedJob(db: Db, workspaceId: string, source: string, kind?: JobKind): Promise<CompletedJobFigures | undefined> {
+  const base = db.selectFrom('jobs').select(['items_processed', 'started_at', 'completed_at'])
+    .where('workspace_id', '=', workspaceId).where('source', '=', source).where('state', '=', 'completed')
+    .where('items_processed', '>', 0).where('started_at', 'is not', null).where('completed_at', 'is not', null)
+    .orderBy('completed_at', 'desc').limit(1);
+  const row = (kind ? await base.where('kind', '=', kind).executeTakeFirst() : undefined) ?? (await base.executeTakeFirst());
+  if (!row?.started_at || !row.completed_at) return undefined;
+  return { itemsProcessed: row.items_processed, startedAt: row.started_at, completedAt: row.completed_at };
+}
+
+/** When the newest job of this kind and source was queued (the scheduler's "last attempt"). */
+export async function lastJobQueuedAt(db: Db, workspaceId: string, source: string, kind: JobKind): Promise<string | undefined> {
+  const row = await db.selectFrom('jobs').select('created_at').where('workspace_id', '=', workspaceId)
+    .where('source', '=', source).where('kind', '=', kind).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return row?.created_at;
+}
+
+/** Ids of the workspace's jobs that ended before `horizon` (ISO 8601), as a sub-query. */
+export function endedJobsBefore(db: Executor, workspaceId: string, horizon: string) {
+  return db.selectFrom('jobs').select('id').where('workspace_id', '=', workspaceId)
+    .where('state', 'in', [...FINAL_STATES]).where('completed_at', '<', horizon);
+}
+
+/** Deletes the workspace's jobs that ended before `horizon`, with their events (retention). */
+export async function pruneJobs(trx: Transaction<Database>, workspaceId: string, horizon: string): Promise<{ jobs: number; jobEvents: number }> {
+  const ev = await trx.deleteFrom('job_events').where('job_id', 'in', endedJobsBefore(trx, workspaceId, horizon)).executeTakeFirst();
+  const jobs = await trx.deleteFrom('jobs').where('id', 'in', endedJobsBefore(trx, workspaceId, horizon)).executeTakeFirst();
+  return { jobs: Number(jobs.numDeletedRows), jobEvents: Number(ev.numDeletedRows) };
+}

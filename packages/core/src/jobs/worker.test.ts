@@ -3,18 +3,11 @@ import { dropTestSchemas, testDialects } from '../store/testing.js';
 import type { Store } from '../store/database.js';
 import { claimNextJob, enqueueJob, getJob, jobEvents, type Job } from './repository.js';
 import { JobWorker, type JobEvent, type JobHandler } from './worker.js';
+import { until } from '../test-support/until.js';
 
 const dialects = await testDialects();
 afterAll(dropTestSchemas);
 
-async function until(pred: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met in time');
-}
 
 describe.each(dialects)('JobWorker on $name', (dialect) => {
   let store: Store;

@@ -7,7 +7,7 @@ import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { addDays } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, storedSignals, type StoredComponents, type StoredSignal } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredComponents, type StoredSignal } from '../health/model.js';
 import { hoursBetween } from '../health/sql.js';
 
 export interface ClientView {
@@ -145,7 +145,7 @@ async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> 
     .where('client_id', '=', row.id)
     .where('date', 'in', [day, weekBefore])
     .execute();
-  const parse = (text: string): StoredComponents => JSON.parse(text) as StoredComponents;
+  const parse = readComponents;
   const cur = snaps.find((s) => s.date === day);
   const prev = snaps.find((s) => s.date === weekBefore);
   const components = cur ? parse(cur.components_json) : null;

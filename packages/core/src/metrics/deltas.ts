@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainChange, round1, type StoredComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, readComponents, round1, type StoredComponents } from '../health/model.js';
 import { chunks } from '../health/sql.js';
 
 export interface DeltaClient {
@@ -58,9 +58,9 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
     const current = r.health_score ?? DEFAULT_SCORE;
     const delta = round1(current - r.prev_score);
     if (Math.abs(delta) < minDelta) continue;
-    const prev = JSON.parse(r.prev_components) as StoredComponents;
+    const prev = readComponents(r.prev_components);
     const curJson = r.health_updated_at === null ? undefined : currentComponents.get(`${r.id}|${r.health_updated_at.slice(0, 10)}`);
-    const cur = curJson ? (JSON.parse(curJson) as StoredComponents) : null;
+    const cur = curJson ? readComponents(curJson) : null;
     const reason = cur ? explainChange(r.prev_score, prev, current, cur).reason : 'no_data';
     const list = groups.get(reason) ?? [];
     list.push({ id: r.id, name: r.name, delta, currentScore: current, previousScore: r.prev_score });

@@ -3,3 +3,4 @@ export { getSummary, IMPROVING_MIN_CHANGE, RENEWAL_DAYS, LIST_SIZE, type Summary
 export * from './trends.js';
 export * from './deltas.js';
 export * from './email-stats.js';
+export { storedItemsPerDay } from './density.js';

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, round1, round2, type StoredComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, readComponents, round1, round2, type StoredComponents } from '../health/model.js';
 import { chunks } from '../health/sql.js';
 
 export interface SummaryOptions {
@@ -252,7 +252,7 @@ async function riskReasons(
       .where('client_id', 'in', part.map((r) => r.id))
       .where('date', 'in', [dayW, ...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
       .execute();
-    for (const r of rows) snaps.set(`${r.client_id}|${r.date}`, { score: r.score, components: JSON.parse(r.components_json) as StoredComponents });
+    for (const r of rows) snaps.set(`${r.client_id}|${r.date}`, { score: r.score, components: readComponents(r.components_json) });
   }
   for (const r of risks) {
     const score = r.health_score ?? DEFAULT_SCORE;

@@ -1,7 +1,8 @@
 /** Snapshot reads shared by alerts and digests: a few named days for a workspace's clients. */
 import type { Db } from '../store/database.js';
 import type { StoredComponents } from '../health/model.js';
-import { explainStanding } from '../health/model.js';
+import { explainStanding, readComponents } from '../health/model.js';
+import { isRecord, readJson } from '../util/json.js';
 import { chunks } from '../health/sql.js';
 import type { EvidenceItem } from './types.js';
 
@@ -30,10 +31,10 @@ export async function snapshotsOn(db: Db, workspaceId: string, days: readonly st
     for (const r of await q.execute()) {
       let byDay = out.get(r.client_id);
       if (!byDay) out.set(r.client_id, (byDay = new Map()));
-      const evidence = r.evidence_json ? (JSON.parse(r.evidence_json) as { interactionIds?: unknown }) : {};
+      const evidence = r.evidence_json ? readJson(r.evidence_json, isRecord, 'health_snapshots.evidence_json') : {};
       byDay.set(r.date, {
         score: Number(r.score),
-        components: JSON.parse(r.components_json) as StoredComponents,
+        components: readComponents(r.components_json),
         reason: r.reason,
         reasonText: r.reason_text,
         evidenceIds: Array.isArray(evidence.interactionIds) ? evidence.interactionIds.filter((x): x is string => typeof x === 'string') : [],

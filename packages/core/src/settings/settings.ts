@@ -4,6 +4,7 @@
  * below. `profile.*` lives on the owner user, not here.
  */
 import type { Db } from '../store/database.js';
+import { isRecord, readJson } from '../util/json.js';
 
 export interface NotificationSettings {
   channels: { email: boolean };
@@ -106,7 +107,7 @@ export async function getSettings(db: Db, workspaceId: string): Promise<Workspac
   const ws = await db.selectFrom('workspaces').select(['id', 'name']).where('id', '=', workspaceId).executeTakeFirst();
   const row = await db.selectFrom('settings').select('data_json').where('workspace_id', '=', workspaceId).executeTakeFirst();
   const base = defaultSettings(workspaceId, ws?.name ?? workspaceId);
-  const stored = row ? (JSON.parse(row.data_json) as unknown) : {};
+  const stored = row ? readJson(row.data_json, isRecord, 'settings.data_json') : {};
   const merged = deepMerge(base, stored);
   if (ws) merged.workspaceName = ws.name;
   return merged;

@@ -17,6 +17,7 @@ import { readAhead } from '../util/read-ahead.js';
 import type { ProcessPool } from '../ingest/pool.js';
 import { RecordWriter } from '../ingest/records.js';
 import { finishIngestionRun, startIngestionRun } from '../ingest/runs.js';
+import { dropCursor, loadCursor, saveCursor } from '../ingest/cursors.js';
 import type { BatchCheckpoint, RunCounts } from '../ingest/writer.js';
 import { Resolver } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
@@ -28,7 +29,21 @@ export interface ProviderSyncDeps {
   /** Key that decrypts stored credentials. */
   secretKey: SecretKeyInput;
   urls?: ProviderUrlOverrides;
+  /** Test-only fault injection (EngineOptions.faults). Default none. */
+  faults?: FaultHook;
 }
+
+/** Points of a sync where a test may inject a fault: a page of mail just arrived (the next is being fetched), a write batch stored but not committed. */
+export type FaultPoint = 'fetch' | 'batch' | 'rebuild';
+/** Called at each fault point with a 1-based count of that point in this run. */
+export type FaultHook = (point: FaultPoint, n: number) => void;
+
+/**
+ * Saved with a message that is not the last of its page: the provider id of that message. The
+ * cursor is then the page's start, so a resume re-lists the page and skips up to this message
+ * instead of reading the committed part of the page again (its counts would be counted twice).
+ */
+const RESUME_AFTER = 'resumeAfter';
 
 export interface ProviderSyncInput {
   workspaceId: string;
@@ -51,12 +66,17 @@ export interface ProviderSyncInput {
   jobId?: string;
   signal?: AbortSignal;
   checkpoint?: BatchCheckpoint;
-  onProgress?: (p: IngestProgress) => void;
+  onProgress?: (p: SyncProgress) => void;
   pool?: ProcessPool;
   workers?: number;
   /** Per-message bounds of the parse workers (ingest.ts). */
   parseBudgetMs?: number;
   maxMessageBytes?: number;
+}
+
+/** Progress of a sync: `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said. */
+export interface SyncProgress extends IngestProgress {
+  providerTotal?: number;
 }
 
 export interface ProviderSyncSummary extends RunTotals {
@@ -86,6 +106,13 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
   } as Parameters<typeof createConnector>[1]);
   const cursorKey = input.cursorKey ?? provider;
+  let batches = 0;
+  const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults
+    ? async (trx, counts, cursor, touched) => {
+        await input.checkpoint?.(trx, counts, cursor, touched);
+        deps.faults?.('batch', ++batches);
+      }
+    : undefined;
   // The provider's own count (e.g. Gmail's messagesTotal), capped by maxItems, is the progress total.
   let totalEstimate: number | undefined;
   const capped = (n: number | undefined): number | undefined => (n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems));
@@ -93,7 +120,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     ? (p: IngestProgress): void => {
         const total = capped(totalEstimate) ?? p.total;
         const etaSeconds = total !== undefined && p.rate > 0 ? Math.max(0, (total - p.processed) / p.rate) : undefined;
-        input.onProgress?.({ ...p, total, etaSeconds });
+        input.onProgress?.({ ...p, total, etaSeconds, ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}) });
       }
     : undefined;
   const unreconciled: UnreconciledItem[] = [];
@@ -123,16 +150,28 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         kind: provider,
         key: cursorKey,
         async *items(from?: SourceCursor) {
-          let previous: SourceCursor | undefined = from;
+          const { [RESUME_AFTER]: after, ...start } = from ?? {};
+          let skipThrough = typeof after === 'string' ? after : undefined;
+          let previous: SourceCursor | undefined = from ? start : undefined;
+          let pages = 0;
           // The next page is fetched while this one is parsed and stored: quota time is not left
           // idle while the pipeline works (one page of look-ahead; a resume re-reads it).
-          for await (const batch of readAhead(connector.sync(syncOptions(from)) as AsyncIterable<SyncBatch<RawMessage>>)) {
+          for await (const batch of readAhead(connector.sync(syncOptions(previous)) as AsyncIterable<SyncBatch<RawMessage>>)) {
             note(batch);
+            deps.faults?.('fetch', ++pages);
             finalCursor = batch.cursor;
-            const last = batch.items.length - 1;
+            let items = batch.items;
+            if (skipThrough !== undefined) {
+              // Not found (the page changed meanwhile): read it whole; what is stored is skipped as a duplicate.
+              const stored = items.findIndex((m) => m.providerId === skipThrough);
+              items = items.slice(stored + 1);
+              skipThrough = undefined;
+            }
+            const last = items.length - 1;
             for (let i = 0; i <= last; i++) {
-              const m = batch.items[i]!;
-              yield { ...m, cursor: i === last ? batch.cursor : (previous ?? {}) };
+              const m = items[i]!;
+              const within = m.providerId === undefined ? (previous ?? {}) : { ...(previous ?? {}), [RESUME_AFTER]: m.providerId };
+              yield { ...m, cursor: i === last ? batch.cursor : within };
             }
             previous = batch.cursor;
           }
@@ -144,26 +183,21 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
         ...(input.batchSize !== undefined ? { batchSize: input.batchSize } : {}),
         ...(input.jobId ? { jobId: input.jobId } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
-        ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
+        ...(checkpoint ? { checkpoint } : {}),
         ...(onProgress ? { onProgress } : {}),
         ...(input.pool ? { pool: input.pool } : {}),
         ...(input.workers !== undefined ? { workers: input.workers } : {}),
         ...(input.parseBudgetMs !== undefined ? { parseBudgetMs: input.parseBudgetMs } : {}),
         ...(input.maxMessageBytes !== undefined ? { maxMessageBytes: input.maxMessageBytes } : {}),
       });
-      if (s.status === 'completed' && !input.dropCursorOnComplete && finalCursor) {
-        const cursor_json = JSON.stringify(finalCursor);
-        const updated_at = new Date().toISOString();
-        await db.insertInto('source_cursors').values({ workspace_id: workspaceId, source_key: cursorKey, cursor_json, updated_at })
-          .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at })).execute();
-      }
+      if (s.status === 'completed' && !input.dropCursorOnComplete && finalCursor) await saveCursor(db, workspaceId, cursorKey, finalCursor);
       summary = {
         provider, runId: s.runId, status: s.status, itemsProcessed: s.itemsProcessed, itemsAdded: s.itemsAdded, itemsUpdated: s.itemsUpdated,
         itemsSkipped: s.itemsSkipped, itemsFiltered: s.itemsFiltered, errorsCount: s.errorsCount, clientsCreated: s.clientsCreated,
         contactsCreated: s.contactsCreated, unreconciled, resync, durationMs: s.durationMs, touched: s.touched,
       };
     } else {
-      summary = await syncRecords(deps, { ...input, ...(onProgress ? { onProgress } : {}) }, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
+      summary = await syncRecords(deps, { ...input, ...(onProgress ? { onProgress } : {}), ...(checkpoint ? { checkpoint } : {}) }, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
       summary.unreconciled = unreconciled;
       summary.resync = resync;
     }
@@ -186,8 +220,7 @@ async function syncRecords<O>(
   const { db, logger } = deps;
   const { workspaceId, provider } = input;
   const started = Date.now();
-  const saved = await db.selectFrom('source_cursors').select('cursor_json').where('workspace_id', '=', workspaceId).where('source_key', '=', cursorKey).executeTakeFirst();
-  const cursor = saved ? (JSON.parse(saved.cursor_json) as SourceCursor) : undefined;
+  const cursor = await loadCursor(db, workspaceId, cursorKey);
   const own = (await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute()).map((r) => r.domain);
   const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
   const runId = await startIngestionRun(db, { workspaceId, source: provider, jobId: input.jobId });
@@ -209,8 +242,8 @@ async function syncRecords<O>(
       if (input.maxItems !== undefined && c.processed >= input.maxItems) break;
     }
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('ingestion_runs').set({ status, completed_at: new Date().toISOString() }).where('id', '=', runId).execute();
-      if (status === 'completed' && input.dropCursorOnComplete) await trx.deleteFrom('source_cursors').where('workspace_id', '=', workspaceId).where('source_key', '=', cursorKey).execute();
+      await finishIngestionRun(trx, runId, status);
+      if (status === 'completed' && input.dropCursorOnComplete) await dropCursor(trx, workspaceId, cursorKey);
     });
   } catch (err) {
     await finishIngestionRun(db, runId, 'failed').catch(() => undefined);

@@ -100,6 +100,11 @@ export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Prom
   }
 }
 
+/** Every workspace's id, in order (the scheduler's pass). */
+export async function listWorkspaceIds(db: Db): Promise<string[]> {
+  return (await db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((r) => r.id);
+}
+
 export async function getWorkspace(db: Db, workspaceId: string): Promise<Workspace | null> {
   const row = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
   return row ? toWorkspace(row) : null;

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { createApiKey, createWorkspace, getWorkspace, importClientsCsv, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
+import { createApiKey, createWorkspace, getWorkspace, importClientsCsv, listClients, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
 import { DEMO_ACCOUNTS_CSV, DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
 import type { CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
@@ -88,10 +88,9 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
  */
 async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<void> {
   const db = engine.store.db;
-  const clients = await db.selectFrom('clients').select(['id', 'primary_domain', 'mrr']).where('workspace_id', '=', DEMO_WORKSPACE).execute();
-  for (const c of clients) {
+  for (const c of await listClients(db, DEMO_WORKSPACE)) {
     if (c.mrr !== null) continue;
-    const h = createHash('sha256').update(c.primary_domain).digest();
+    const h = createHash('sha256').update(c.domain).digest();
     const mrr = 500 + (h.readUInt16BE(0) % 40) * 250;
     const renewal = new Date(Date.parse(endDate) + ((h.readUInt16BE(2) % 180) + 1) * 86_400_000).toISOString().slice(0, 10);
     await updateClientAttributes(db, DEMO_WORKSPACE, c.id, { mrr, renewalDate: renewal, csmOwner: `csm${h[4]! % 3 + 1}@${DEMO_WORKSPACE}` });

@@ -5,10 +5,10 @@
  * JOB_CONFLICT naming the job. Providers default to every connected one, one after the other.
  */
 import type { Command } from 'commander';
-import { ChsError, PROVIDERS, isProvider, requireWorkspace, transitionJob, type Job, type Provider } from '@chs/core';
+import { ChsError, PROVIDERS, enqueueRun, isProvider, requireWorkspace, transitionJob, type Job, type Provider } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG } from '../../config.js';
 import { runJobInForeground } from '../../jobs/foreground.js';
-import { connectedProviders, enqueueGroup, requireConnected } from '../../jobs/start.js';
+import { connectedProviders, requireConnected } from '../../jobs/start.js';
 import { printJson, type CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
 import type { RegisterCommand } from './index.js';
@@ -65,7 +65,7 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
     }
     const mode = flags.full ? 'full' : 'quick';
     // All sources are queued (one group) before any runs, so a conflict on one refuses the whole run.
-    const { groupId, jobs } = await enqueueGroup(db, ws, providers.map((source) => ({ kind: 'sync' as const, source, params: { mode, foreground: true } })));
+    const { runId, jobs } = await enqueueRun(db, ws, providers.map((source) => ({ kind: 'sync' as const, source, params: { mode, foreground: true } })));
     const results: Record<string, ProviderSyncResult> = {};
     for (const queued of jobs) {
       if (controller.signal.aborted) {
@@ -93,7 +93,7 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
     const failed = all.filter((r) => r.status !== 'completed');
     if (failed.length) process.exitCode = 1;
     const summary = {
-      workspaceId: ws, jobId: groupId, mode,
+      workspaceId: ws, jobId: runId, mode,
       status: failed.length === 0 ? 'completed' : all.some((r) => r.status === 'failed') ? 'failed' : failed[0]!.status,
       itemsProcessed: sum('itemsProcessed'), itemsAdded: sum('itemsAdded'), itemsUpdated: sum('itemsUpdated'), itemsSkipped: sum('itemsSkipped'),
       itemsFiltered: sum('itemsFiltered'), errorsCount: sum('errorsCount'),

@@ -9,7 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATES, PROVIDERS } from '@chs/core';
 import type { CurrentJobView, HistoryRecord, RecentJobView } from '../../jobs/present.js';
-import type { SessionConfig } from '../routes/ingest-v2.js';
+import type { IngestionSessionConfig as SessionConfig } from '@chs/core';
 import { assertSame, Count, Nullable, PaginationSchema, Timestamp } from './common.js';
 
 const JobStateSchema = Type.Union(JOB_STATES.map((s) => Type.Literal(s)), { description: 'queued, running, parked, completed, failed or cancelled' });
@@ -42,7 +42,8 @@ export const RecentJobSchema = Type.Object({
 });
 
 export const HistoryRecordSchema = Type.Object({
-  jobId: Type.String(),
+  jobId: Type.String({ description: 'The run id: the id the start endpoint gave (jobId, syncId, backfillId, sessionId)' }),
+  sourceJobId: Type.String({ description: "Extension: this source's own job id (the run id itself for a run of one source)" }),
   source: Type.String(),
   status: JobStateSchema,
   startedAt: Nullable(Timestamp),

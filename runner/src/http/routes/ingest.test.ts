@@ -200,6 +200,35 @@ describe('job transitions over the cancel extension', () => {
 });
 
 describe('GET /api/ingest/history', () => {
+  it('the id a run was given is in history: one record per source, each with the run id and its own sourceJobId; status takes either id', async () => {
+    t = await startTestApp();
+    const db = t.engine.store.db;
+    const ws = t.workspaceId;
+    await connect(db, ws, 'google');
+    await connect(db, ws, 'hubspot');
+    const single = await json<{ syncId: string }>(await t.request(`/api/integrations/hubspot/sync`, { method: 'POST', json: { workspaceId: ws } }));
+    expect((await getJob(db, single.syncId))?.groupId).toBe(single.syncId); // a run of one source: its job's id is the run id
+    await transitionJob(db, single.syncId, 'queued', 'cancelled');
+    const run = await json<{ jobId: string; sources: string[] }>(await t.request(`/api/ingest/run?workspaceId=${ws}`, { method: 'POST' }));
+    expect(run.sources).toEqual(['google', 'hubspot']);
+    const { jobs } = await listJobs(db, { workspaceId: ws, groupId: run.jobId, limit: 10, offset: 0 });
+    await claim(db, jobs.find((j) => j.source === 'google')!.id);
+    await progress(db, jobs.find((j) => j.source === 'google')!.id, 30, 60, 20);
+
+    const history = await json<{ syncHistory: Array<{ jobId: string; sourceJobId: string; source: string; itemsProcessed: number; itemsAdded: number }> }>(
+      await t.request(`/api/ingest/history?workspaceId=${ws}`),
+    );
+    const ofRun = history.syncHistory.filter((r) => r.jobId === run.jobId);
+    expect(ofRun.map((r) => [r.source, r.sourceJobId]).sort()).toEqual([['google', `${run.jobId}.google`], ['hubspot', `${run.jobId}.hubspot`]]);
+    expect(ofRun.find((r) => r.source === 'google')).toMatchObject({ itemsProcessed: 30, itemsAdded: 20 });
+    expect(history.syncHistory.find((r) => r.jobId === single.syncId)).toMatchObject({ sourceJobId: single.syncId, source: 'hubspot', status: 'cancelled' });
+    for (const id of [run.jobId, `${run.jobId}.google`]) {
+      const st = await json<{ currentJob: { jobId: string; sources: Record<string, { itemsProcessed: number }> } }>(await t.request(`/api/ingest/status?workspaceId=${ws}&jobId=${id}`));
+      expect(st.currentJob.jobId, id).toBe(run.jobId);
+      expect(st.currentJob.sources.google?.itemsProcessed).toBe(30);
+    }
+  });
+
   it('one record per job with every field; limit/offset paging; source and status filters; limits refused', async () => {
     t = await startTestApp();
     const db = t.engine.store.db;
@@ -226,12 +255,12 @@ describe('GET /api/ingest/history', () => {
     // Newest first: the queued google job, then job 24 (google, failed after 30 s), then job 23 (hubspot, completed in 75 s).
     expect(page1.syncHistory[0]).toMatchObject({ jobId: running.id, source: 'google', status: 'queued', startedAt: null, completedAt: null, duration: 'unknown', itemsProcessed: 0, errors: [] });
     expect(page1.syncHistory[1]).toEqual({
-      jobId: expect.any(String), source: 'google', status: 'failed',
+      jobId: expect.any(String), sourceJobId: expect.any(String), source: 'google', status: 'failed',
       startedAt: new Date(base + 24 * 60_000 + 1000).toISOString(), completedAt: new Date(base + 24 * 60_000 + 31_000).toISOString(),
       duration: '30s', itemsProcessed: 34, itemsAdded: 24, itemsUpdated: 1, itemsSkipped: 9, errors: [{ message: 'token revoked', count: 1, severity: 'fatal' }],
     });
     expect(page1.syncHistory[2]).toEqual({
-      jobId: expect.any(String), source: 'hubspot', status: 'completed',
+      jobId: expect.any(String), sourceJobId: expect.any(String), source: 'hubspot', status: 'completed',
       startedAt: new Date(base + 23 * 60_000 + 1000).toISOString(), completedAt: new Date(base + 23 * 60_000 + 76_000).toISOString(),
       duration: '1m 15s', itemsProcessed: 33, itemsAdded: 23, itemsUpdated: 1, itemsSkipped: 9, errors: [],
     });
@@ -418,6 +447,10 @@ describe('POST /api/ingest/v2/start and GET /api/ingest/v2/status (no worker)', 
 
     const job = (await listJobs(db, { workspaceId: ws, kinds: ['ingest'], limit: 1, offset: 0 })).jobs[0]!;
     expect(job.params).toEqual({ sessionId: body.sessionId, sinceDays: 30, maxEmails: 10_000, batchSize: 500 });
+    expect(job.id).toBe(body.sessionId); // the session id is the run id: status and history find it
+    const inHistory = await json<{ syncHistory: Array<{ jobId: string; source: string }> }>(await t.request(`/api/ingest/history?workspaceId=${ws}`));
+    expect(inHistory.syncHistory).toMatchObject([{ jobId: body.sessionId, source: 'google', status: 'queued' }]);
+    expect((await t.request(`/api/ingest/status?workspaceId=${ws}&jobId=${body.sessionId}`)).status).toBe(200);
     let s = await json<Record<string, Record<string, unknown>>>(await t.request(`/api/ingest/v2/status?workspaceId=${ws}`));
     expect(s).toMatchObject({
       sessionId: body.sessionId, status: 'initializing',

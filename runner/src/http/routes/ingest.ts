@@ -6,12 +6,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { ChsError, FINAL_STATES, getJob, listJobs, transitionJob, type Job, type JobState, type Provider } from '@chs/core';
+import { ChsError, FINAL_STATES, cancelRun, enqueueRun, findRun, listJobs, type Job, type JobState, type Provider } from '@chs/core';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, secondsFor } from '../../jobs/estimates.js';
-import { DATA_TYPES, currentJobView, groupJobs, historyRecord, jobsOfGroup, recentJobView } from '../../jobs/present.js';
-import { connectedProviders, enqueueGroup, requireConnected } from '../../jobs/start.js';
+import { DATA_TYPES, currentJobView, groupJobs, historyRecord, recentJobView } from '../../jobs/present.js';
+import { connectedProviders, requireConnected } from '../../jobs/start.js';
 import { jobOperations } from '../responses/jobs.js';
 
 export const ProviderName = Type.Union([Type.Literal('google'), Type.Literal('hubspot'), Type.Literal('intercom')], { description: 'google, hubspot or intercom' });
@@ -53,16 +53,6 @@ const HISTORY_STATES: Record<'completed' | 'failed' | 'running', JobState[]> = {
   completed: ['completed'], failed: ['failed'], running: ['queued', 'running', 'parked'],
 };
 
-/** A run id or a job id → the jobs of its group; 404 when neither. */
-async function findGroup(deps: AppDeps, workspaceId: string, id: string): Promise<Job[]> {
-  const db = deps.engine.store.db;
-  const group = await jobsOfGroup(db, workspaceId, id);
-  if (group.length) return group;
-  const job = await getJob(db, id);
-  if (!job || job.workspaceId !== workspaceId) throw new ChsError('NOT_FOUND', `no job ${id} in ${workspaceId}`);
-  return jobsOfGroup(db, workspaceId, job.groupId);
-}
-
 export const ingestRoutes =
   (deps: AppDeps): FastifyPluginAsync =>
   async (plain) => {
@@ -86,7 +76,7 @@ export const ingestRoutes =
         sources = await connectedProviders(db, ws);
         if (!sources.length) throw new ChsError('INTEGRATION_NOT_CONNECTED', `no integration is connected for ${ws}; connect google, hubspot or intercom first`);
       }
-      const { groupId, jobs } = await enqueueGroup(db, ws, sources.map((source) => ({ kind: 'sync' as const, source, params: { mode } })));
+      const { runId, jobs } = await enqueueRun(db, ws, sources.map((source) => ({ kind: 'sync' as const, source, params: { mode } })));
       deps.jobs?.nudge();
       const now = new Date();
       let longest: number | null = 0;
@@ -94,7 +84,7 @@ export const ingestRoutes =
         const e = estimateJob(j, now, await lastCompletedRun(db, ws, j.source, 'sync'));
         longest = longest === null || e.remainingSeconds === null ? null : Math.max(longest, e.remainingSeconds);
       }
-      return { success: true, jobId: groupId, status: 'started', estimatedDuration: formatDuration(longest), sources };
+      return { success: true, jobId: runId, status: 'started', estimatedDuration: formatDuration(longest), sources };
     });
 
     app.get('/ingest/status', {
@@ -105,7 +95,7 @@ export const ingestRoutes =
       const recent = groupJobs((await listJobs(db, { workspaceId: ws, limit: 100, offset: 0 })).jobs);
       let current: Job[] | undefined;
       if (request.query.jobId) {
-        current = await findGroup(deps, ws, request.query.jobId);
+        current = await findRun(db, ws, request.query.jobId);
       } else {
         // The newest run still in progress, else the newest run.
         current = recent.find((g) => g.some((j) => !FINAL_STATES.includes(j.state))) ?? recent[0];
@@ -146,14 +136,14 @@ export const ingestRoutes =
       if (from.getTime() >= to.getTime()) throw new ChsError('INVALID_INPUT', `body.fromDate must be before ${b.toDate ? 'body.toDate' : `now (${to.toISOString()})`}`);
       await requireConnected(db, ws, b.source);
       const dataTypes = b.dataTypes ?? [...allowed];
-      const { groupId } = await enqueueGroup(db, ws, [{ kind: 'backfill', source: b.source, params: { since: from.toISOString(), until: to.toISOString(), dataTypes } }]);
+      const { runId } = await enqueueRun(db, ws, [{ kind: 'backfill', source: b.source, params: { since: from.toISOString(), until: to.toISOString(), dataTypes } }]);
       deps.jobs?.nudge();
       const days = (to.getTime() - from.getTime()) / 86_400_000;
       const items = await estimateItemsInWindow(db, ws, b.source, days);
       const seconds = secondsFor(items, await lastCompletedRun(db, ws, b.source));
       return {
         success: true,
-        backfillId: groupId,
+        backfillId: runId,
         estimatedItems: items ?? null,
         estimatedDuration: formatDuration(seconds ?? null),
         status: 'queued',
@@ -167,16 +157,7 @@ export const ingestRoutes =
       schema: { ...jobOperations.cancelIngestJob, tags, summary: 'Extension: cancel a queued, parked or running job (or every job of a run)', params: CancelParams, querystring: WorkspaceQuery },
     }, async (request) => {
       const ws = request.auth.workspaceId;
-      const group = await findGroup(deps, ws, request.params.jobId);
-      const single = group.length === 1 || group.every((j) => j.id !== request.params.jobId) ? group : group.filter((j) => j.id === request.params.jobId);
-      let cancelled = 0;
-      for (const j of single) {
-        // assertTransition inside refuses a finished job with INVALID_TRANSITION (409).
-        if (single.length > 1 && FINAL_STATES.includes(j.state)) continue;
-        const moved = await transitionJob(db, j.id, j.state, 'cancelled', { event: { reason: 'cancelled over the API' } });
-        if (moved) cancelled += 1;
-      }
-      if (!cancelled) throw new ChsError('INVALID_TRANSITION', `nothing to cancel in ${request.params.jobId}: its jobs have already ended`);
+      const cancelled = await cancelRun(db, ws, request.params.jobId);
       return { success: true, message: `cancelled ${cancelled} job(s)`, jobId: request.params.jobId, status: 'cancelled' };
     });
   };

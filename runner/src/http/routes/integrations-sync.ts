@@ -5,9 +5,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { enqueueRun } from '@chs/core';
 import { DATA_TYPES } from '../../jobs/present.js';
 import { estimateItemsInWindow, estimateJob, lastCompletedRun } from '../../jobs/estimates.js';
-import { enqueueGroup, requireConnected } from '../../jobs/start.js';
+import { requireConnected } from '../../jobs/start.js';
 import { WorkspaceId } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { IntegrationParams } from './integrations-status.js';
@@ -32,14 +33,14 @@ export const integrationSyncRoutes =
       const ws = request.auth.workspaceId;
       const provider = request.params.provider;
       await requireConnected(db, ws, provider);
-      const { groupId, jobs } = await enqueueGroup(db, ws, [{ kind: 'sync', source: provider, params: { mode: 'quick' } }]);
+      const { runId, jobs } = await enqueueRun(db, ws, [{ kind: 'sync', source: provider, params: { mode: 'quick' } }]);
       deps.jobs?.nudge();
       const job = jobs[0]!;
       const e = estimateJob(job, new Date(), await lastCompletedRun(db, ws, provider, 'sync'));
       return {
         success: true,
         message: `${provider} sync queued`,
-        syncId: groupId,
+        syncId: runId,
         startedAt: job.createdAt,
         estimatedDuration: e.remainingSeconds === null ? null : Math.round(e.remainingSeconds),
       };
@@ -53,7 +54,7 @@ export const integrationSyncRoutes =
       await requireConnected(db, ws, provider);
       const end = deps.engine.clock();
       const start = new Date(end.getTime() - request.body.sinceDays * 86_400_000);
-      const { groupId } = await enqueueGroup(db, ws, [{
+      const { runId } = await enqueueRun(db, ws, [{
         kind: 'backfill', source: provider, params: { since: start.toISOString(), until: end.toISOString(), dataTypes: [...DATA_TYPES[provider]] },
       }]);
       deps.jobs?.nudge();
@@ -61,7 +62,7 @@ export const integrationSyncRoutes =
       return {
         success: true,
         message: `${provider} backfill of ${request.body.sinceDays} day(s) queued`,
-        jobId: groupId,
+        jobId: runId,
         startDate: start.toISOString(),
         endDate: end.toISOString(),
         estimatedRecords: records ?? null,

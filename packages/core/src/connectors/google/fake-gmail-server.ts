@@ -80,8 +80,11 @@ export interface FakeGmailServer {
   revokeRefreshToken(): void;
   /** History before the current history id is forgotten: older `startHistoryId`s get 404. */
   expireHistory(): void;
-  /** The next `times` requests whose path matches answer `status` with Gmail's error envelope. */
-  injectFailure(f: { path: RegExp; status: number; times: number }): void;
+  /**
+   * The next `times` requests whose path matches answer `status` with Gmail's error envelope;
+   * `reason` (e.g. `dailyLimitExceeded`) overrides the one the status implies.
+   */
+  injectFailure(f: { path: RegExp; status: number; times: number; reason?: string }): void;
   close(): Promise<void>;
 }
 
@@ -123,7 +126,7 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
   let windowStart = Date.now();
   let windowUnits = 0;
   let issued = 0;
-  const failures: Array<{ path: RegExp; status: number; times: number }> = [];
+  const failures: Array<{ path: RegExp; status: number; times: number; reason?: string }> = [];
   const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, throttled: 0, unitsUsed: 0 };
   const client = options.oauthClient ?? { id: 'fake-client-id', secret: 'fake-client-secret' };
   /** Codes handed out by the consent endpoint, single use: what they were issued for. */
@@ -176,7 +179,7 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     const failure = failures.find((f) => f.times > 0 && f.path.test(path));
     if (failure) {
       failure.times -= 1;
-      const reason = failure.status === 429 ? 'rateLimitExceeded' : failure.status >= 500 ? 'backendError' : 'failedPrecondition';
+      const reason = failure.reason ?? (failure.status === 429 ? 'rateLimitExceeded' : failure.status >= 500 ? 'backendError' : 'failedPrecondition');
       return send(res, failure.status, gmailError(failure.status, failure.status >= 500 ? 'Backend Error' : 'Injected failure', reason, failure.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE'));
     }
 

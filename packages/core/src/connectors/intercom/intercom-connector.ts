@@ -70,7 +70,7 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
       const companyCache = new Map<string, IcCompany | null>();
       let yielded = 0;
 
-      const snapshot = (): IntercomCursor => JSON.parse(JSON.stringify(cursor)) as IntercomCursor;
+      const snapshot = (): IntercomCursor => structuredClone(cursor);
 
       async function contactsPage(contacts: IcContact[]): Promise<{ items: ProviderRecord[]; unreconciled: UnreconciledItem[] }> {
         const unreconciled: UnreconciledItem[] = [];

@@ -6,8 +6,13 @@
  *
  * A runner that dies between claim and delivery leaves `sending` behind: the message may or may
  * not have gone out, and at most once means it is not sent again.
+ *
+ * The only module that writes `notification_log` (the planner in plan.ts reads it).
  */
-import { ChsError, MAX_SEND_ATTEMPTS, newId, retryableAttempts, type Db, type NotificationKind } from '@chs/core';
+import { ChsError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { newId } from '../util/ids.js';
+import { MAX_SEND_ATTEMPTS, retryableAttempts, type NotificationKind } from './types.js';
 
 export interface ClaimInput {
   workspaceId: string;

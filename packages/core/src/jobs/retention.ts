@@ -1,0 +1,39 @@
+/**
+ * Retention pruning (the scheduler's daily slot): what is older than the workspace's
+ * `dataRetentionDays`, in one transaction, each table through the module that owns it.
+ */
+import type { Db } from '../store/database.js';
+import { utcDay } from '../util/time.js';
+import { pruneSnapshots } from '../health/write.js';
+import { pruneIngestionRuns } from '../ingest/runs.js';
+import { pruneJobs } from './repository.js';
+import { pruneSessions } from './sessions.js';
+
+export interface PruneCounts {
+  jobs: number;
+  jobEvents: number;
+  ingestionErrors: number;
+  ingestionRuns: number;
+  ingestionSessions: number;
+  healthSnapshots: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Deletes finished jobs (with their events and sessions), ingestion errors and finished runs
+ * older than `retentionDays` by the wall clock `now`, and health snapshots dated before the
+ * horizon of the data clock `dataNow` (CHS_NOW). Idempotent: several runners may repeat it.
+ */
+export async function pruneHistory(db: Db, workspaceId: string, retentionDays: number, now: Date, dataNow: Date): Promise<PruneCounts> {
+  const horizon = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
+  const snapshotHorizon = utcDay(new Date(dataNow.getTime() - retentionDays * DAY_MS));
+  return db.transaction().execute(async (trx) => {
+    // Sessions point at their job: they go first.
+    const ingestionSessions = await pruneSessions(trx, workspaceId, horizon);
+    const { jobs, jobEvents } = await pruneJobs(trx, workspaceId, horizon);
+    const { ingestionErrors, ingestionRuns } = await pruneIngestionRuns(trx, workspaceId, horizon);
+    const healthSnapshots = await pruneSnapshots(trx, workspaceId, snapshotHorizon);
+    return { jobs, jobEvents, ingestionErrors, ingestionRuns, ingestionSessions, healthSnapshots };
+  });
+}
