@@ -13,9 +13,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createClient, createWorkspace, deleteApiKey, mboxSource, revokeAllApiKeys } from '@chs/core';
+import { createApiKey, createClient, createWorkspace, deleteApiKey, enqueueRun, mboxSource, revokeAllApiKeys } from '@chs/core';
 import { loadConfig, type RateLimitConfig } from '../config.js';
-import { enqueueGroup } from '../jobs/start.js';
 import { allErrorCodes, ERROR_TABLE } from './errors.js';
 import { startTestApp, type TestApp } from './testing.js';
 
@@ -289,7 +288,7 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
     otherKey = other.apiKey.key;
     otherKeyId = (await createApiKey(db, { workspaceId: OTHER, userId: other.owner.id, name: 'second' })).id;
     otherClientId = await createClient(db, OTHER, SECRET_DOMAIN, SECRET_NAME);
-    otherJobId = (await enqueueGroup(db, OTHER, [{ kind: 'sync', source: 'google', params: { mode: 'quick' } }])).jobs[0]?.id as string;
+    otherJobId = (await enqueueRun(db, OTHER, [{ kind: 'sync', source: 'google', params: { mode: 'quick' } }])).jobs[0]?.id as string;
     const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, Schema>> };
     // Revoking every key revokes the caller's too: swept last, each request with a key of its own.
     const all = operations(doc);

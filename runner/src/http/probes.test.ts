@@ -5,11 +5,11 @@
  * asked) and gets text that Prometheus' own checker accepts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countJobsByState, enqueueJob } from '@chs/core';
 import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase } from '../../../packages/core/src/store/testing.js';
-import { CHS_BIN, killServes, serve, until, type Serve } from '../jobs/testing.js';
+import { CHS_BIN, killServes, serve, startTcpProxy, until, type Serve } from '../jobs/testing.js';
 import { RedisRateLimitStore } from './redis-rate-limit.js';
 import { startTestApp, type TestApp } from './testing.js';
 import { loadConfig } from '../config.js';
@@ -35,31 +35,6 @@ function promtool(): string | undefined {
   if (r.status === 0) return 'promtool';
   if (process.env.CI === 'true') throw new Error('promtool is required in CI (apt-get install prometheus)');
   return undefined;
-}
-
-/**
- * A TCP proxy to `targetPort` that a test can cut, as a server going away looks to its clients;
- * started again on the same `listenPort`, the server is back where the clients expect it.
- */
-async function tcpProxy(targetPort: number, listenPort = 0): Promise<{ port: number; cut(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = new Socket();
-    upstream.connect(targetPort, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const drop = () => { client.destroy(); upstream.destroy(); };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-  });
-  await new Promise<void>((r) => server.listen(listenPort, '127.0.0.1', () => r()));
-  return {
-    port: (server.address() as AddressInfo).port,
-    cut: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
-  };
 }
 
 describe('liveness and readiness probes', () => {
@@ -109,7 +84,7 @@ describe('liveness and readiness probes', () => {
     if ((await up.request('/api/ready', { key: null })).status !== 200 && process.env.CI !== 'true') return; // no local Redis
     expect(await (await up.request('/api/ready', { key: null })).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
 
-    const dead = await tcpProxy(6379);
+    const dead = await startTcpProxy(6379);
     await dead.cut(); // nothing listens there any more
     const gone = new RedisRateLimitStore({ url: `redis://127.0.0.1:${dead.port}`, prefix: 'chs-probe-gone:' });
     const down = await app({ rateLimitStore: gone });
@@ -127,7 +102,7 @@ describe('liveness and readiness probes', () => {
     }
     const db: TestDatabase = await createTestDatabase('postgres');
     cleanup.push(() => db.drop());
-    let proxy = await tcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
+    let proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
     const viaProxy = (port: number) => { const u = new URL(db.url); u.port = String(port); return u.toString(); };
     const url = viaProxy(proxy.port);
     const runner = await serve(serves, { ...process.env as Record<string, string>, CHS_DATABASE_URL: url, CHS_LOG_LEVEL: 'silent', CHS_SCHEDULER: 'off' });
@@ -143,7 +118,7 @@ describe('liveness and readiness probes', () => {
     expect((await fetch(`${runner.base}/api/health`)).status).toBe(200);
 
     // The server comes back on the same address: ready again, without a restart of the runner.
-    proxy = await tcpProxy(Number(new URL(TEST_PG_URL).port || 5432), port);
+    proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432), port);
     cleanup.push(() => proxy.cut());
     await until('ready again', async () => ((await fetch(`${runner.base}/api/ready`)).status === 200 ? true : undefined), 20_000);
   }, 60_000);

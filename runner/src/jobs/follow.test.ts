@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { openStore, type Store } from '@chs/core';
-import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { chsEnv, initAndConnect, tearDown, makeMailbox, serve, until, type Env, type Serve } from './testing.js';
+import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase } from '@chs/core/testing';
+import { chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, startDelayProxy, startTcpProxy, until, type Env, type Serve } from './testing.js';
 
 // Spawned runners share the CPUs with the rest of the suite; PostgreSQL writes a batch in more round trips.
 const SLOW = 240_000;
@@ -230,5 +230,65 @@ describe('counts that survive a crash (chs serve SIGKILLed by CHS_TEST_FAULT, th
     const scored = await store.db.selectFrom('health_snapshots').select('client_id').where('workspace_id', '=', 'acme.com').groupBy('client_id').execute();
     expect(scored).toHaveLength(5); // every client touched by the first attempt has its health history
     console.info(`[follow] (b3) killed during the rebuild; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }, SLOW);
+});
+
+describe('PostgreSQL going away mid-job (a restart, as the runner sees it)', () => {
+  it('the job is taken up again when the database answers again, and reports exactly what the store holds, each message once', async () => {
+    const N = 600;
+    if (!(await postgresAvailable())) {
+      if (process.env.CI === 'true') throw new Error('PostgreSQL is required in CI');
+      return;
+    }
+    const t0 = Date.now();
+    const box = makeMailbox(N);
+    fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'rep@acme.com' });
+    database = await createTestDatabase('postgres');
+    // The runner reaches PostgreSQL through a proxy the test cuts: every connection dies at once
+    // and new ones are refused, as while the server restarts; then it is back on the same address.
+    const pgPort = Number(new URL(TEST_PG_URL).port || 5432);
+    let proxy = await startTcpProxy(pgPort);
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    // Message reads slowed down a little, so the cut lands mid-run.
+    const slow = await startDelayProxy(fake.url, 10);
+    const dir = mkdtempSync(join(tmpdir(), 'chs-pg-restart-'));
+    const env = chsEnv(viaProxy.toString(), dir, `${slow.url}/`, `${slow.url}/token`, {
+      CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: '0', CHS_JOB_LEASE_MS: '3000', CHS_JOB_SWEEP_MS: '500', CHS_LOG_LEVEL: 'error',
+    });
+    const key = await initAndConnect(env);
+    const s = await serve(serves, env);
+    const api = client(s.base, key);
+    try {
+      const id = (await api<{ jobId: string }>('/ingest/run?workspaceId=acme.com', { sources: ['google'] })).jobId;
+      await until('part of the mailbox stored', async () => ((await stored()).rows >= 100 ? true : undefined), 120_000, 100);
+      const port = proxy.port;
+      await proxy.cut();
+      await sleep(3_000);
+      proxy = await startTcpProxy(pgPort, port);
+
+      const done = await until('the run to finish once the database is back', async () => {
+        try {
+          const st = await api<Status>(`/ingest/status?workspaceId=acme.com&jobId=${id}`);
+          return ['completed', 'failed', 'cancelled'].includes(st.currentJob.status) ? st : undefined;
+        } catch {
+          return undefined; // the API itself may answer 5xx while the database is away
+        }
+      }, 120_000, 200).catch((err: unknown) => {
+        throw new Error(`${String(err)}; runner stderr: ${s.stderr().slice(-3000)}`);
+      });
+      expect(done.currentJob.status, s.stderr()).toBe('completed');
+      const history = await api<{ syncHistory: HistoryRecord[] }>('/ingest/history?workspaceId=acme.com');
+      expect(history.syncHistory.filter((r) => r.jobId === id)).toEqual([
+        expect.objectContaining({ status: 'completed', itemsProcessed: N, itemsAdded: N, itemsUpdated: 0, itemsSkipped: 0 }),
+      ]);
+      const after = await stored();
+      expect(after.rows).toBe(N);
+      expect(after.keys).toEqual(box.messageIds);
+      console.info(`[follow] PostgreSQL cut for 3 s mid-run, run finished with exactly ${N}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } finally {
+      await proxy.cut();
+      await slow.close();
+    }
   }, SLOW);
 });

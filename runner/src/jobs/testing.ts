@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, Socket, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
@@ -181,5 +181,30 @@ export async function startDelayProxy(target: string, delayMs: number, slow: Reg
   return {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/**
+ * A TCP proxy to `targetPort` that a test can cut, as a server going away looks to its clients;
+ * started again on the same `listenPort`, the server is back where the clients expect it.
+ */
+export async function startTcpProxy(targetPort: number, listenPort = 0): Promise<{ port: number; cut(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: TcpServer = createTcpServer((client) => {
+    const upstream = new Socket();
+    upstream.connect(targetPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const drop = () => { client.destroy(); upstream.destroy(); };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((r) => server.listen(listenPort, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut: () => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    }),
   };
 }

@@ -300,6 +300,13 @@ async function openPostgres(options: StoreOptions): Promise<Store> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
+  // A client checked out of the pool (a transaction between two statements, a job holding it)
+  // whose connection dies emits 'error' too, and with no listener that ends the process: a
+  // database restart would take every runner down. Its current or next query fails instead, the
+  // caller sees that error, and the broken client is not returned to the pool for reuse.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   try {
     const client = await pool.connect();
     try {
