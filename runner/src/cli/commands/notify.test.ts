@@ -1,34 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, createWorkspace, fixedClock, updateSettings } from '@chs/core';
+import { createEngine, createWorkspace, updateSettings } from '@chs/core';
 import { seedClient, seedScores, seedSnapshot } from '../../../../packages/core/src/notify/test-data.js';
-import { loadConfig } from '../../config.js';
-import type { CliContext } from '../context.js';
 import { main } from '../main.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
+import { captureContext } from '../testing.js';
 
 const DATA_NOW = '2024-05-20T09:00:00.000Z';
 
-function context(env: NodeJS.ProcessEnv): { ctx: CliContext; stdout: Capture; stderr: Capture } {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const ctx: CliContext = {
-    env, stdout, stderr, stdin: process.stdin,
-    config: (flags) => loadConfig(env, flags),
-    openEngine: (config) => createEngine({ database: config.databaseUrl, ...(config.now ? { clock: fixedClock(config.now) } : {}) }),
-  };
-  return { ctx, stdout, stderr };
-}
+const context = captureContext;
 
 afterEach(() => {
   process.exitCode = undefined;

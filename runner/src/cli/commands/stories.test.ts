@@ -8,33 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, fixedClock, getSummary, type RiskSignalAlert } from '@chs/core';
+import { createEngine, getSummary, type RiskSignalAlert } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
 import { DEMO_END_DATE, DEMO_WORKSPACE, SCENARIO_CLIENTS, SCENARIO_END_DATE, SCENARIO_FIXTURE, SCENARIO_WORKSPACE, fixturePath } from '@chs/fixtures';
-import { loadConfig } from '../../config.js';
-import type { CliContext } from '../context.js';
 import { main } from '../main.js';
+import { captureContext } from '../testing.js';
 
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
-
-function context(env: NodeJS.ProcessEnv): { ctx: CliContext; stdout: Capture; stderr: Capture } {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const ctx: CliContext = {
-    env, stdout, stderr, stdin: process.stdin,
-    config: (flags) => loadConfig(env, flags),
-    openEngine: (config) => createEngine({ database: config.databaseUrl, ...(config.now ? { clock: fixedClock(config.now) } : {}) }),
-  };
-  return { ctx, stdout, stderr };
-}
+const context = captureContext;
 
 async function chs(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const { ctx, stdout, stderr } = context(env);
