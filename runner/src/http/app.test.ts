@@ -246,6 +246,10 @@ describe('rate limits', () => {
   it('counts per key per minute, reports it in headers, and refuses with 429 + Retry-After', async () => {
     const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 3, perKeyHour: 50, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } } });
     try {
+      // The windows are aligned to the clock's minute: start early in one, so that the requests
+      // below cannot straddle its end (a new minute would give the key a fresh budget mid-test).
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
       const path = `/api/settings?workspaceId=${t.workspaceId}`;
       const remaining: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -272,7 +276,7 @@ describe('rate limits', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 60_000);
 
   it('enforces the hour per key and the day per workspace, reporting the window nearest exhaustion', async () => {
     const t = await startTestApp({ config: { rateLimits: { perKeyMinute: 10, perKeyHour: 2, perWorkspaceMinute: 1000, perWorkspaceDay: 3 } } });
