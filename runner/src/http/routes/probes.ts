@@ -59,8 +59,12 @@ export const probeRoutes =
         ]);
         const checks = { database: store.ok ? ('ok' as const) : ('failed' as const), redis: redis === undefined ? ('not_configured' as const) : redis === null ? ('ok' as const) : ('failed' as const) };
         if (store.ok && checks.redis !== 'failed') return { status: 'ready' as const, checks };
-        const problems = [store.problem, typeof redis === 'string' ? `Redis: ${redis}` : undefined].filter((x): x is string => x !== undefined);
-        request.log.warn({ checks, problems }, 'not ready');
+        // The details (hosts, ports, driver messages) go to the log: this answer needs no key.
+        request.log.warn({ checks, database: store.problem, redis }, 'not ready');
+        const problems = [
+          store.ok ? undefined : store.reachable ? store.problem : 'the database does not answer',
+          checks.redis === 'failed' ? 'Redis does not answer' : undefined,
+        ].filter((x): x is string => x !== undefined);
         return reply.code(503).send({ error: `Not ready: ${problems.join('; ')}`, code: 'NOT_READY', status: mappingOf('NOT_READY').status, checks });
       },
     );
