@@ -15,13 +15,11 @@ import {
   loadOrCreateSecretKey,
   requireWorkspace,
   silentLogger,
-  type Engine,
   type GoogleCredentials,
   type Provider,
-  type SecretKey,
 } from '@chs/core';
 import { loadSecretInputs, SECRET_INPUT_ENV } from '../../config.js';
-import { printJson, type CliContext } from '../context.js';
+import { printJson, withEngine, type CliContext } from '../context.js';
 import { readSecrets } from '../secret-input.js';
 import type { RegisterCommand } from './index.js';
 
@@ -70,16 +68,6 @@ function requireAccessToken(s: ConnectSecrets, google: boolean): string {
   if (s.accessToken !== undefined) return s.accessToken;
   const signIn = google ? ' (or, for google, sign in: --client-id <id> with a client secret and no token)' : '';
   throw new ChsError('INVALID_INPUT', `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>${signIn}`);
-}
-
-async function withEngine<T>(ctx: CliContext, cmd: Command, fn: (engine: Engine, key: () => SecretKey) => Promise<T>): Promise<T> {
-  const config = ctx.config(cmd.optsWithGlobals());
-  const engine = await ctx.openEngine(config);
-  try {
-    return await fn(engine, () => loadOrCreateSecretKey(config.dataDir, config.secretKey));
-  } finally {
-    await engine.close();
-  }
 }
 
 function parseProvider(value: string): Provider {
@@ -194,7 +182,8 @@ export const register: RegisterCommand = (program, ctx) => {
       const credentials = signIn
         ? await googleSignIn(ctx, cmd, flags, secrets)
         : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
-      await withEngine(ctx, cmd, async (engine, key) => {
+      await withEngine(ctx, cmd, async (engine, config) => {
+        const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const g = provider === 'google' ? (credentials as GoogleCredentials) : undefined;
         const i = await connectIntegration(engine.store.db, key(), {
