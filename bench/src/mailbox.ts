@@ -1,7 +1,7 @@
 /** Bench mailboxes: generated once by @chs/fixtures into bench/tmp/, reused while their marker exists. */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateToPath, type SizeStats } from '@chs/fixtures';
+import { generateToPath, type GenerateToPathOptions, type SizeStats } from '@chs/fixtures';
 import { TMP_DIR } from './paths.js';
 
 /** Generator settings of every bench mailbox; changing them changes the file name. */
@@ -12,6 +12,18 @@ export const MAILBOX_WORKSPACE = 'ourco.com';
 /** Fixed so metric windows over the data never depend on the clock. */
 export const MAILBOX_END_DATE = '2025-06-30T00:00:00.000Z';
 
+/**
+ * What the mailbox holds. `client` (the ingest headline): 84 % client conversations (ours and
+ * theirs), the rest free-mail — a CSM's mailbox, where nearly every message is parsed. `mixed`:
+ * the generator's default mix, where internal, bulk, no-reply and auto-reply mail (~40 %) is
+ * decided on its headers and never parsed.
+ */
+export type MailboxProfile = 'client' | 'mixed';
+const PROFILE_MIX: Record<MailboxProfile, GenerateToPathOptions['mix']> = {
+  client: { conversation: 84, freemail: 16, internal: 0, bulk: 0, noreply: 0, 'auto-reply': 0, bounce: 0 },
+  mixed: undefined,
+};
+
 export interface BenchMailbox {
   path: string;
   messages: number;
@@ -19,6 +31,7 @@ export interface BenchMailbox {
   bytes: number;
   sizes: SizeStats;
   workspace: string;
+  profile: MailboxProfile;
   /** Generation time, when this call generated it; null when reused. */
   generatedMs: number | null;
 }
@@ -34,24 +47,24 @@ interface Marker {
  * The path of a generated mbox of `count` messages, generating it first when absent. The
  * marker file is written last, so an interrupted generation is redone, never half-used.
  */
-export async function ensureMailbox(count: number, dir = TMP_DIR, log: (s: string) => void = () => undefined): Promise<BenchMailbox> {
+export async function ensureMailbox(count: number, dir = TMP_DIR, log: (s: string) => void = () => undefined, profile: MailboxProfile = 'mixed'): Promise<BenchMailbox> {
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `mbox-${count}-s${MAILBOX_SEED}.mbox`);
+  const path = join(dir, `mbox-${count}-s${MAILBOX_SEED}${profile === 'mixed' ? '' : `-${profile}`}.mbox`);
   const markerPath = `${path}.done.json`;
   if (existsSync(markerPath) && existsSync(path)) {
     const m = JSON.parse(readFileSync(markerPath, 'utf8')) as Marker;
-    return { path, messages: m.messages, bytes: m.fileBytes, sizes: m.sizes, workspace: MAILBOX_WORKSPACE, generatedMs: null };
+    return { path, messages: m.messages, bytes: m.fileBytes, sizes: m.sizes, workspace: MAILBOX_WORKSPACE, profile, generatedMs: null };
   }
   rmSync(path, { force: true });
   log(`generating ${count.toLocaleString('en-US')} messages into ${path} …`);
   const started = performance.now();
   const out = await generateToPath({
     format: 'mbox', out: path, count, seed: MAILBOX_SEED, clientCount: MAILBOX_CLIENTS, days: MAILBOX_DAYS,
-    endDate: MAILBOX_END_DATE, workspaceDomain: MAILBOX_WORKSPACE,
+    endDate: MAILBOX_END_DATE, workspaceDomain: MAILBOX_WORKSPACE, ...(PROFILE_MIX[profile] ? { mix: PROFILE_MIX[profile] } : {}),
   });
   const generatedMs = Math.round(performance.now() - started);
   const marker: Marker = { messages: out.write.messages, fileBytes: out.write.bytesWritten, sizes: out.write.sizes };
   writeFileSync(markerPath, `${JSON.stringify(marker, null, 2)}\n`);
   log(`generated in ${(generatedMs / 1000).toFixed(1)} s (mean ${Math.round(out.write.sizes.meanBytes)} B, median ${out.write.sizes.medianBytes} B)`);
-  return { path, messages: marker.messages, bytes: marker.fileBytes, sizes: marker.sizes, workspace: MAILBOX_WORKSPACE, generatedMs };
+  return { path, messages: marker.messages, bytes: marker.fileBytes, sizes: marker.sizes, workspace: MAILBOX_WORKSPACE, profile, generatedMs };
 }

@@ -14,7 +14,8 @@ import { scaleOutScenario } from './scale-out.js';
 import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, type ScenarioName } from './results.js';
 
 const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [gmail] [options]]
-  ingest:  --messages 50000 --baseline-sample <all> --stages-sample 3000 --workers 2 --parsers postal-mime,mailparser --cpu-prof <dir>
+  ingest:  --messages 50000 --profile client|mixed --db <postgres admin URL>|none --baseline-sample <all> --stages-sample 3000
+           --workers 2 --parsers <the default; or postal-mime,mailparser> --cpu-prof <dir>
   memory:  --sizes 20000,200000
   api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
   gmail:   --messages 50000 --quota-scale 10 (Gmail's 15,000 units/min × K, window 60 s) --window-ms 60000 --batch-size 1000 --no-client-limit
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
       workers: { type: 'string' },
       parsers: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      profile: { type: 'string' },
+      db: { type: 'string' },
       sizes: { type: 'string' },
       clients: { type: 'string' },
       interactions: { type: 'string' },
@@ -76,7 +79,11 @@ async function main(): Promise<void> {
       const baselineSample = int('baseline-sample', values['baseline-sample']);
       const stagesSample = int('stages-sample', values['stages-sample']);
       const workers = int('workers', values.workers);
+      const profile = values.profile;
+      if (profile !== undefined && profile !== 'client' && profile !== 'mixed') throw new Error(`--profile must be client or mixed, got "${profile}"`);
+      if (values.db !== undefined && values.db !== 'none' && !/^postgres(ql)?:\/\//.test(values.db)) throw new Error(`--db must be a postgres:// URL or none, got "${values.db}"`);
       result = await ingestScenario({
+        ...(profile ? { profile } : {}), ...(values.db ? { pgUrl: values.db } : {}),
         dir, log,
         ...(messages ? { messages } : {}), ...(baselineSample ? { baselineSample } : {}), ...(stagesSample ? { stagesSample } : {}),
         ...(workers ? { workers } : {}), ...(parsers ? { parsers } : {}), ...(values['cpu-prof'] ? { cpuProfileDir: values['cpu-prof'] } : {}),

@@ -47,6 +47,8 @@ export interface MailLimits {
 export interface HealthUpdate {
   clientsScored: number;
   snapshotsWritten: number;
+  /** Time the rebuild took (ms). */
+  durationMs: number;
 }
 
 export interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
@@ -82,7 +84,8 @@ export interface Engine {
  * unchanged days recomputed.
  */
 async function rescore(db: Db, workspaceId: string, touched: ReadonlyMap<string, string>, clock: Clock, faults: FaultHook | undefined): Promise<HealthUpdate> {
-  const total: HealthUpdate = { clientsScored: 0, snapshotsWritten: 0 };
+  const started = performance.now();
+  const total: HealthUpdate = { clientsScored: 0, snapshotsWritten: 0, durationMs: 0 };
   const byDay = new Map<string, string[]>();
   for (const [clientId, day] of touched) {
     const month = `${day.slice(0, 7)}-01`;
@@ -95,6 +98,7 @@ async function rescore(db: Db, workspaceId: string, touched: ReadonlyMap<string,
     total.clientsScored += r.clientsScored;
     total.snapshotsWritten += r.snapshotsWritten;
   }
+  total.durationMs = Math.round(performance.now() - started);
   return total;
 }
 

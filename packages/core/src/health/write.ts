@@ -5,10 +5,8 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { chunks } from './sql.js';
+import { insertRows } from '../store/bulk.js';
 import type { SnapshotRow } from './score-client.js';
-
-const INSERT_CHUNK = 300;
 
 export interface ScoredClient {
   id: string;
@@ -30,9 +28,7 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
     for (const [start, ids] of byStart) {
       await trx.deleteFrom('health_snapshots').where('client_id', 'in', ids).where('date', '>=', start).execute();
     }
-    for (const part of chunks(rows, INSERT_CHUNK)) {
-      await trx.insertInto('health_snapshots').values(part).execute();
-    }
+    await insertRows(trx, 'health_snapshots', rows);
     for (const c of clients) {
       await trx
         .updateTable('clients')

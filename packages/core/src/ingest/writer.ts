@@ -10,6 +10,7 @@ import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js'
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
+import { insertRows } from '../store/bulk.js';
 import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
@@ -200,20 +201,16 @@ export class IngestWriter {
     const now = this.#o.now().toISOString();
     const ws = this.#o.workspaceId;
     if (batch.newClients.length) {
-      for (const part of chunks(batch.newClients, INSERT_CHUNK)) {
-        await trx.insertInto('clients').values(part.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now }))).execute();
-        await trx.insertInto('client_domains').values(part.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id }))).execute();
-      }
+      await insertRows(trx, 'clients', batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now })));
+      await insertRows(trx, 'client_domains', batch.newClients.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id })));
       this.counts.clientsCreated += batch.newClients.length;
     }
     if (batch.newContacts.length) {
-      for (const part of chunks(batch.newContacts, INSERT_CHUNK)) {
-        await trx.insertInto('contacts').values(part.map((c) => ({
-          id: c.state.id, workspace_id: ws, client_id: this.#domains.get(c.domain) ?? null, name: c.state.name, title: '',
-          last_seen_at: c.state.lastSeen, created_at: now, updated_at: now,
-        }))).execute();
-        await trx.insertInto('contact_emails').values(part.map((c) => ({ workspace_id: ws, email: c.email, contact_id: c.state.id }))).execute();
-      }
+      await insertRows(trx, 'contacts', batch.newContacts.map((c) => ({
+        id: c.state.id, workspace_id: ws, client_id: this.#domains.get(c.domain) ?? null, name: c.state.name, title: '',
+        last_seen_at: c.state.lastSeen, created_at: now, updated_at: now,
+      })));
+      await insertRows(trx, 'contact_emails', batch.newContacts.map((c) => ({ workspace_id: ws, email: c.email, contact_id: c.state.id })));
       this.counts.contactsCreated += batch.newContacts.length;
       for (const c of batch.newContacts) batch.changedContacts.delete(c.state);
     }
@@ -265,7 +262,7 @@ export class IngestWriter {
       }
       if (outcome === 'skipped') { this.counts.skipped += 1; this.counts.skippedBy.duplicate += 1; } else this.counts[outcome] += 1;
     }
-    for (const part of chunks(inserts, INSERT_CHUNK)) await trx.insertInto('interactions').values(part).execute();
+    await insertRows(trx, 'interactions', inserts);
     this.counts.interactionsCreated += inserts.length;
     for (const u of updates) {
       await trx.updateTable('interactions').set({

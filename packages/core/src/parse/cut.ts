@@ -1,11 +1,7 @@
 import type { ParseWarning } from '../interfaces.js';
 import { headerBlockEnd, headerParam, mediaType, parseHeaderBlock } from './headers.js';
+import { MAX_MIME_DEPTH, multipartParts } from './mime-tree.js';
 
-const LF = 10;
-const CR = 13;
-const DASH = 45;
-/** Multipart nesting deeper than this is left as it is (parsers cap it too). */
-const MAX_DEPTH = 12;
 /** Smaller messages are not worth a scan: the parser is fast on them anyway. */
 export const CUT_THRESHOLD = 16 * 1024;
 
@@ -28,22 +24,6 @@ function isCuttable(type: string, disposition: string): boolean {
   return true;
 }
 
-/** Start of the line break before index `i` (the CRLF or LF belongs to the delimiter). */
-function breakBefore(buf: Buffer, i: number): number {
-  if (i > 0 && buf[i - 1] === LF) return i >= 2 && buf[i - 2] === CR ? i - 2 : i - 1;
-  return i;
-}
-
-/** Does a delimiter `--boundary` start at line start `i`? Returns its kind. */
-function delimiterAt(buf: Buffer, i: number, marker: Buffer): 'open' | 'close' | undefined {
-  if (i + marker.length > buf.length || buf.compare(marker, 0, marker.length, i, i + marker.length) !== 0) return undefined;
-  const j = i + marker.length;
-  const c = buf[j];
-  if (c === DASH && buf[j + 1] === DASH) return 'close';
-  if (c === undefined || c === LF || c === CR || c === 32 || c === 9) return 'open';
-  return undefined;
-}
-
 /**
  * Cuts the bodies of attachment parts out of a raw message, keeping every part's headers (so
  * attachments are still seen and counted) and the MIME structure intact. A fast byte scan over
@@ -63,7 +43,7 @@ export function cutAttachmentBodies(raw: Buffer, threshold: number = CUT_THRESHO
     const disposition = headers.get('content-disposition')?.[0] ?? '';
     if (type.startsWith('multipart/')) {
       const boundary = headerParam(typeValue, 'boundary');
-      if (boundary && depth < MAX_DEPTH) visitMultipart(hEnd, end, boundary, depth + 1);
+      if (boundary && depth < MAX_MIME_DEPTH) visitMultipart(hEnd, end, boundary, depth + 1);
       return;
     }
     if (depth > 0 && isCuttable(type, disposition)) {
@@ -73,32 +53,8 @@ export function cutAttachmentBodies(raw: Buffer, threshold: number = CUT_THRESHO
   };
 
   const visitMultipart = (start: number, end: number, boundary: string, depth: number): void => {
-    const marker = Buffer.from(`--${boundary}`, 'latin1');
-    const needle = Buffer.from(`\n--${boundary}`, 'latin1');
-    // Line starts of delimiters within [start, end).
-    const delims: Array<{ at: number; kind: 'open' | 'close' }> = [];
-    const first = delimiterAt(raw, start, marker);
-    if (first) delims.push({ at: start, kind: first });
-    let p = raw.indexOf(needle, start);
-    while (p !== -1 && p < end) {
-      const kind = delimiterAt(raw, p + 1, marker);
-      if (kind) {
-        delims.push({ at: p + 1, kind });
-        if (kind === 'close') break;
-      }
-      p = raw.indexOf(needle, p + 1);
-    }
-    const closed = delims.at(-1)?.kind === 'close';
-    for (let k = 0; k < delims.length; k++) {
-      const d = delims[k];
-      if (!d || d.kind === 'close') break;
-      const lineEnd = raw.indexOf(LF, d.at);
-      if (lineEnd === -1 || lineEnd >= end) break;
-      const partStart = lineEnd + 1;
-      const next = delims[k + 1];
-      const partEnd = next ? breakBefore(raw, next.at) : end;
-      if (partEnd > partStart) visitPart(partStart, partEnd, depth, !next && !closed);
-    }
+    const { parts, closed } = multipartParts(raw, start, end, boundary);
+    parts.forEach(([s, e], i) => visitPart(s, e, depth, !closed && i === parts.length - 1));
   };
 
   visitPart(0, raw.length, 0);

@@ -3,6 +3,7 @@ import type { Address, MailSignals, ParsedMessage, ParseWarning, ProblemKind } f
 import { normalizeLineEndings, toLf } from '../source/line-endings.js';
 import { BACKENDS, type BackendName, type ParserBackend } from './backends.js';
 import { CUT_THRESHOLD, cutAttachmentBodies } from './cut.js';
+import { readTextDirect } from './text-parts.js';
 import { headerBlockEnd, type HeaderMap, mediaType, parseHeaderBlock, startsWithHeader } from './headers.js';
 import { htmlToText } from './html.js';
 import { extractNewText } from './strip.js';
@@ -16,6 +17,11 @@ export interface ParseOptions {
   cutThreshold?: number;
   /** Whether to compute `newText` (quotes, signatures, disclaimers stripped); default true. */
   stripQuotes?: boolean;
+  /**
+   * Read the text of simply-shaped messages straight from their MIME structure (text-parts.ts),
+   * the library only for the rest; default true. False: the library reads every message.
+   */
+  direct?: boolean;
 }
 
 export const DEFAULT_BACKEND: BackendName = 'mailparser';
@@ -376,7 +382,7 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
 
   let parsed;
   try {
-    parsed = await backend.parse(forParser);
+    parsed = (options.direct !== false ? readTextDirect(forParser) : undefined) ?? await backend.parse(forParser);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new MessageParseError(`${backend.name}: ${reason.slice(0, 200)}`, { location: read.location ?? '', cause: err });

@@ -1,0 +1,74 @@
+/**
+ * The whole `chs` command as a user runs it: a child process from spawn to exit (Node start-up,
+ * module loading, the work, the health rebuild, closing), with its peak RSS and CPU time.
+ *
+ * Peak RSS and CPU come from `/usr/bin/time` (GNU time: the kernel's `ru_maxrss` of the child,
+ * its user + system time) when it is installed; otherwise from `/proc/<pid>/status` `VmHWM` and
+ * `/proc/<pid>/stat` polled every 25 ms until the process exits (a peak in the last 25 ms may be
+ * missed; CPU time then misses the last poll interval).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface CommandRun {
+  /** Spawn to exit, ms. */
+  wallMs: number;
+  /** Peak resident set of the process (all its threads), bytes. */
+  peakRssBytes: number;
+  /** User + system CPU of the process, ms. */
+  cpuMs: number;
+  /** How peak RSS and CPU were read. */
+  method: 'gnu-time' | 'proc-poll';
+  stdout: string;
+  stderr: string;
+}
+
+const GNU_TIME = '/usr/bin/time';
+const CLOCK_TICKS_PER_SEC = 100;
+
+/** Runs `node <args>` with `env`; rejects when it exits non-zero. */
+export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
+  const gnu = existsSync(GNU_TIME);
+  const dir = mkdtempSync(join(tmpdir(), 'chs-bench-cmd-'));
+  const timeFile = join(dir, 'time.txt');
+  const argv = gnu ? [GNU_TIME, '-o', timeFile, '-f', '%M %U %S', process.execPath, ...args] : [process.execPath, ...args];
+  const started = performance.now();
+  let peakKb = 0;
+  let cpuTicks = 0;
+  try {
+    const { stdout, stderr, wallMs } = await new Promise<{ stdout: string; stderr: string; wallMs: number }>((resolve, reject) => {
+      const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+      const poll = gnu ? undefined : setInterval(() => {
+        try {
+          const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+          const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          cpuTicks = Number(fields[11]) + Number(fields[12]);
+        } catch {
+          // gone between two polls
+        }
+      }, 25);
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        const wall = performance.now() - started;
+        if (poll) clearInterval(poll);
+        if (code === 0) resolve({ stdout: out, stderr: err, wallMs: wall });
+        else reject(new Error(`${args.join(' ')} exited with ${signal ?? code}\n${err.slice(-2000)}`));
+      });
+    });
+    if (gnu) {
+      const [kb, user, sys] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
+      return { wallMs, peakRssBytes: (kb ?? 0) * 1024, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000, method: 'gnu-time', stdout, stderr };
+    }
+    return { wallMs, peakRssBytes: peakKb * 1024, cpuMs: (cpuTicks / CLOCK_TICKS_PER_SEC) * 1000, method: 'proc-poll', stdout, stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

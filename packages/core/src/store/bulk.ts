@@ -1,0 +1,57 @@
+/**
+ * Many rows into one table, fast: multi-row INSERTs whose SQL text is built once per table,
+ * column list and row count, and run as compiled queries. Kysely's builder re-parses every value
+ * of every row into an operation tree and compiles it again on each call (about a third of the
+ * main thread's time when ingesting 50,000 messages and writing 180,000 health snapshots); here
+ * the values go straight to the driver, and SQLite reuses the prepared statement for the text
+ * (database.ts's statement cache), so a 50-row chunk costs one bind-and-step.
+ */
+import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { dialectOf, type DialectName } from './dialect.js';
+
+/** Rows per INSERT statement. With ~20 columns: ~1,000 parameters, under both dialects' limits. */
+export const BULK_ROWS_PER_STATEMENT = 50;
+
+type Value = string | number | bigint | null | Uint8Array;
+
+const texts = new Map<string, string>();
+
+function insertText(dialect: DialectName, table: string, columns: readonly string[], rows: number): string {
+  const key = `${dialect}\u0000${table}\u0000${columns.join(',')}\u0000${rows}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    let n = 0;
+    const tuple = (): string => `(${columns.map(() => (dialect === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
+    const tuples: string[] = [];
+    for (let r = 0; r < rows; r++) tuples.push(tuple());
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}`;
+    texts.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * Inserts `rows` (all with the same keys, in the same order as the first row's) into `table`,
+ * in statements of {@link BULK_ROWS_PER_STATEMENT} rows. Runs on `db` as given: pass the
+ * transaction the rows belong to.
+ */
+export async function insertRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
+  if (rows.length === 0) return;
+  const dialect = dialectOf(db);
+  // The first row's keys with a value: a key left undefined takes the column's default, as with
+  // Kysely's builder (every row of one call has the same shape).
+  const first = rows[0]!;
+  const columns = (Object.keys(first) as Array<keyof Insertable<Database[T]> & string>).filter((c) => first[c] !== undefined);
+  for (let i = 0; i < rows.length; i += BULK_ROWS_PER_STATEMENT) {
+    const part = rows.slice(i, i + BULK_ROWS_PER_STATEMENT);
+    const params: Value[] = [];
+    for (const row of part) {
+      for (const c of columns) {
+        const v = row[c] as Value | undefined;
+        params.push(v === undefined ? null : v);
+      }
+    }
+    await db.executeQuery(CompiledQuery.raw(insertText(dialect, table, columns, part.length), params));
+  }
+}
