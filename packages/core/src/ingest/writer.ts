@@ -3,7 +3,7 @@
  * workers) to client and contact rows and stores them in one transaction per batch, together with the source's cursor and the run's counters, so a
  * crash loses nothing and a restart doubles nothing.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, InteractionsTable } from '../store/schema.js';
 import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js';
@@ -221,11 +221,17 @@ export class IngestWriter {
 
   async #storeInteractions(trx: Transaction<Database>, plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }>): Promise<void> {
     const ws = this.#o.workspaceId;
-    const keys = [...new Set(plans.map((p) => p.msg.messageId))];
+    // The stored copies, looked up by (client, Message-ID) pairs: the unique index
+    // (workspace_id, client_id, dedupe_key) answers each pair with one probe, where a lookup by
+    // Message-ID alone scanned every interaction of the workspace, once per batch.
+    const pairs = new Map<string, [string, string]>();
+    for (const { rows } of plans) for (const r of rows) pairs.set(`${r.client_id}\u0000${r.dedupe_key}`, [r.client_id, r.dedupe_key]);
     const existing = new Map<string, { id: string; hash: string }>();
-    for (const part of chunks(keys, INSERT_CHUNK)) {
+    for (const part of chunks([...pairs.values()], INSERT_CHUNK)) {
       const rows = await trx.selectFrom('interactions').select(['id', 'client_id', 'dedupe_key', 'content_hash'])
-        .where('workspace_id', '=', ws).where('dedupe_key', 'in', part).execute();
+        .where('workspace_id', '=', ws)
+        .where(sql<boolean>`(client_id, dedupe_key) in (values ${sql.join(part.map(([c, k]) => sql`(${c}, ${k})`))})`)
+        .execute();
       for (const r of rows) existing.set(`${r.client_id}\u0000${r.dedupe_key}`, { id: r.id, hash: r.content_hash });
     }
     const inserts: InteractionsTable[] = [];
