@@ -1,5 +1,7 @@
-import { simpleParser } from 'mailparser';
-import PostalMime from 'postal-mime';
+// The libraries load on first use (in the worker threads, for the messages text-parts.ts leaves
+// to them), not with the engine: loading mailparser alone took longer than `chs` should take to start.
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+let postalMime: Promise<typeof import('postal-mime')> | undefined;
 
 /**
  * What a MIME parser library gives us: the body. Addresses, subject, ids and dates are read from
@@ -30,6 +32,7 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
 export const mailparserBackend: ParserBackend = {
   name: 'mailparser',
   async parse(raw) {
+    const { simpleParser } = await (mailparser ??= import('mailparser'));
     const mail = await simpleParser(raw, {
       skipHtmlToText: true,
       skipTextToHtml: true,
@@ -49,6 +52,7 @@ export const mailparserBackend: ParserBackend = {
 export const postalMimeBackend: ParserBackend = {
   name: 'postal-mime',
   async parse(raw) {
+    const { default: PostalMime } = await (postalMime ??= import('postal-mime'));
     const mail = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
     return {
       text: mail.text ?? '',

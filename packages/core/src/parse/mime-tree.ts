@@ -113,7 +113,10 @@ export function mimeTree(raw: Buffer, start = 0, end = raw.length): MimeTree {
       parts.forEach(([s, e], i) => visit(s, e, depth + 1, !closed && i === parts.length - 1, inner));
       return;
     }
-    if ((hEnd >= to && depth > 0) || boundary !== undefined) wellFormed = false;
+    // A part whose header block never ends (no blank line before the next delimiter) is read
+    // differently by each library; an attachment whose body cut.ts removed ends its block exactly.
+    const blockEnded = raw[hEnd - 1] === LF && (hEnd - 1 === from || raw[hEnd - 2] === LF || (raw[hEnd - 2] === CR && raw[hEnd - 3] === LF));
+    if ((depth > 0 && !blockEnded) || boundary !== undefined) wellFormed = false;
     leaves.push({ type, headers, bodyStart: hEnd, bodyEnd: to, depth, truncated, alternative });
   };
   visit(start, end, 0, false, -1);

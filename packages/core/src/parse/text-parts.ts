@@ -67,6 +67,8 @@ export function readTextDirect(raw: Buffer): DirectBody | undefined {
     // format=flowed: mailparser's splitter unwraps it with an older libmime whose reading of
     // quoted lines differs from RFC 3676's; the library reads those.
     if (type === 'text/plain' && ct.params.format?.toLowerCase().trim() === 'flowed') return undefined;
+    // An empty text part: its line breaks are counted differently by the library's splitter.
+    if (leaf.bodyStart >= leaf.bodyEnd) return undefined;
     const typed = { ...leaf, type };
     if (type === 'text/plain') {
       if (plain) return undefined; // several text parts: mailparser joins them

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationResultSet, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -279,22 +279,26 @@ function createPrivately(file: string): void {
 }
 
 /** int8 (counts, sums of integers) and numeric come back from `pg` as strings; we want numbers. */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
+function pgTypes(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
+      return driver.types.getTypeParser(oid, format);
+    },
+  } as pg.CustomTypesConfig;
+}
 
 async function openPostgres(options: StoreOptions): Promise<Store> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
     throw new ChsError('INVALID_INPUT', `invalid PostgreSQL schema name: ${schema}`);
   }
-  const pool = new pg.Pool({
+  // Loaded only for a PostgreSQL store: SQLite users never pay for the driver's start-up.
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    types: pgTypes,
+    types: pgTypes(driver),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', () => {

@@ -1,7 +1,7 @@
 /** `chs notify`: the alerts and digests due now for a workspace; previews them with --dry-run, else sends them. */
 import type { Command } from 'commander';
 import { ChsError, DIGEST_KINDS, requireWorkspace, type DigestKind } from '@chs/core';
-import { createNotifier, type NotifyResult } from '../../notify/notifier.js';
+import type { NotifyResult } from '../../notify/notifier.js';
 import { printJson, type CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
@@ -43,6 +43,7 @@ async function run(ctx: CliContext, cmd: Command, flags: NotifyFlags): Promise<v
   const engine = await ctx.openEngine(config);
   try {
     const workspaceId = (await requireWorkspace(engine.store.db, flags.workspace.toLowerCase())).id;
+    const { createNotifier } = await import('../../notify/notifier.js'); // nodemailer: loaded when mail is sent
     const notifier = createNotifier(engine, config, engine.logger);
     // The wall clock decides which digests are due; CHS_NOW (the engine clock) only moves the data.
     const result = await notifier.run(workspaceId, new Date(), { dryRun: flags.dryRun ?? false, forceDigests });

@@ -2,12 +2,10 @@
 import type { Command } from 'commander';
 import { ChsError, redactUrl, type Engine } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../../config.js';
-import { buildApp } from '../../http/app.js';
-import { createLogger } from '../../http/logging.js';
-import { buildMetricsServer, createMetrics, METRICS_PATH } from '../../http/metrics.js';
-import { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
-import { installGracefulShutdown } from '../../http/shutdown.js';
-import { createJobService } from '../../jobs/service.js';
+// The HTTP stack (Fastify, pino, prom-client, ioredis) is loaded when `chs serve` runs, not by
+// every `chs` command: start-up of `chs ingest` and the others stays light.
+import type { createLogger } from '../../http/logging.js';
+import type { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
 import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
@@ -38,6 +36,9 @@ async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: s
 /** Serves until SIGTERM/SIGINT: the HTTP API, then the background services. */
 export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }): Promise<void> {
   const port = parsePort(flags.port);
+  const [{ buildApp }, { createLogger }, { buildMetricsServer, createMetrics, METRICS_PATH }, { installGracefulShutdown }, { createJobService }] = await Promise.all([
+    import('../../http/app.js'), import('../../http/logging.js'), import('../../http/metrics.js'), import('../../http/shutdown.js'), import('../../jobs/service.js'),
+  ]);
   const logger = createLogger({ level: config.logLevel });
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
@@ -89,6 +90,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
  */
 async function sharedRateLimitStore(config: RunnerConfig, logger: ReturnType<typeof createLogger>): Promise<RedisRateLimitStore | undefined> {
   if (!config.redisUrl) return undefined;
+  const { RedisRateLimitStore } = await import('../../http/redis-rate-limit.js');
   const store = new RedisRateLimitStore({ url: config.redisUrl, logger });
   try {
     await store.connect();
