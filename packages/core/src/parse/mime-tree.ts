@@ -89,14 +89,21 @@ export interface MimeTree {
   wellFormed: boolean;
 }
 
-/** Walks the parts of the message (or part) starting at `start`; leaves in document order. */
-export function mimeTree(raw: Buffer, start = 0, end = raw.length): MimeTree {
+/** The message's top header block, when the caller has read it already. */
+export interface TopHeaders {
+  headers: HeaderMap;
+  /** Index of the first body byte. */
+  bodyStart: number;
+}
+
+/** Walks the parts of the message (`top`: its header block, already read); leaves in document order. */
+export function mimeTree(raw: Buffer, top?: TopHeaders): MimeTree {
   const leaves: MimeLeaf[] = [];
   let wellFormed = true;
   let multiparts = 0;
   const visit = (from: number, to: number, depth: number, truncated: boolean, alternative: number): void => {
-    const hEnd = headerBlockEnd(raw, from, to);
-    const headers = parseHeaderBlock(raw.toString('latin1', from, hEnd));
+    const hEnd = depth === 0 && top ? top.bodyStart : headerBlockEnd(raw, from, to);
+    const headers = depth === 0 && top ? top.headers : parseHeaderBlock(raw.toString('latin1', from, hEnd));
     const typeValue = headers.get('content-type')?.[0] ?? '';
     const type = mediaType(typeValue);
     const boundary = headerParam(typeValue, 'boundary');
@@ -119,6 +126,6 @@ export function mimeTree(raw: Buffer, start = 0, end = raw.length): MimeTree {
     if ((depth > 0 && !blockEnded) || boundary !== undefined) wellFormed = false;
     leaves.push({ type, headers, bodyStart: hEnd, bodyEnd: to, depth, truncated, alternative });
   };
-  visit(start, end, 0, false, -1);
+  visit(0, raw.length, 0, false, -1);
   return { leaves, wellFormed };
 }

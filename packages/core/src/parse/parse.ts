@@ -262,6 +262,8 @@ export interface HeadRead {
   bodyStart: number;
   /** The top header block as latin1 text (`raw` up to `bodyStart`). */
   headerText: string;
+  /** The top header block, parsed. */
+  headers: HeaderMap;
   /** Where the message came from, for errors. */
   location: string | undefined;
 }
@@ -347,7 +349,7 @@ export function readHead(input: { raw: Buffer; envelopeDate?: string; location?:
     signals: signalsOf(headers, raw, from?.email),
     warnings: charsetWarnings({ contentTypeLines: headerText, encodedWords: headerText, texts: [subject] }),
   };
-  return { head, raw, bodyStart, headerText, location };
+  return { head, raw, bodyStart, headerText, headers, location };
 }
 
 /** Header fields the MIME parser reads; the rest of the top block (Received, DKIM…) is not handed to it. */
@@ -378,26 +380,33 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
   const { raw, bodyStart } = read;
   const cut = cutAttachmentBodies(raw, options.cutThreshold ?? CUT_THRESHOLD);
   // Cuts only touch part bodies, never the top header block: the body starts at the same index.
-  const forParser = Buffer.concat([bodyHeaderBlock(read.headerText), cut.raw.subarray(bodyStart)]);
-
-  let parsed;
-  try {
-    parsed = (options.direct !== false ? readTextDirect(forParser) : undefined) ?? await backend.parse(forParser);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new MessageParseError(`${backend.name}: ${reason.slice(0, 200)}`, { location: read.location ?? '', cause: err });
+  const direct = options.direct !== false ? readTextDirect(cut.raw, { headers: read.headers, bodyStart }) : undefined;
+  let parsed: { text: string; html: string; attachmentCount: number };
+  /** Where the charset check looks for `charset=` labels. */
+  let contentTypeLines: string;
+  if (direct) {
+    parsed = direct;
+    contentTypeLines = direct.contentTypes.map((v) => `content-type: ${v}`).join('\n');
+  } else {
+    const forParser = Buffer.concat([bodyHeaderBlock(read.headerText), cut.raw.subarray(bodyStart)]);
+    try {
+      parsed = await backend.parse(forParser);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new MessageParseError(`${backend.name}: ${reason.slice(0, 200)}`, { location: read.location ?? '', cause: err });
+    }
+    contentTypeLines = forParser.toString('latin1');
   }
 
   let text = parsed.text;
   if (text.length > MAX_BODY_TEXT) text = text.slice(0, MAX_BODY_TEXT);
   if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
   text = withoutNul(text.replace(/\r\n?/g, '\n'));
-  const bodyLines = forParser.toString('latin1');
   return {
     text,
     newText: options.stripQuotes === false ? text : extractNewText(text),
     attachmentCount: parsed.attachmentCount,
-    warnings: [...cut.warnings, ...charsetWarnings({ contentTypeLines: bodyLines, texts: [text] }, read.head.warnings)],
+    warnings: [...cut.warnings, ...charsetWarnings({ contentTypeLines, texts: [text] }, read.head.warnings)],
   };
 }
 

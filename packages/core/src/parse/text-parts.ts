@@ -13,7 +13,7 @@ import { decode as decodeQp } from 'libqp';
 import { decode as decodeBase64 } from 'libbase64';
 import libmime from 'libmime';
 import { decode as decodeCharset } from 'libmime/lib/charset.js';
-import { mimeTree, type MimeLeaf } from './mime-tree.js';
+import { mimeTree, type MimeLeaf, type TopHeaders } from './mime-tree.js';
 
 export interface DirectBody {
   /** The text/plain part, line ends as `\n`; '' when there is none. */
@@ -21,6 +21,8 @@ export interface DirectBody {
   /** The text/html part, decoded, only when there is no text/plain part with text; else ''. */
   html: string;
   attachmentCount: number;
+  /** Every part's Content-Type value (for the charset check). */
+  contentTypes: string[];
 }
 
 /** Leaves mailparser reads as text (message/delivery-status too, which goes to the library). */
@@ -41,16 +43,21 @@ function decodeLeaf(raw: Buffer, leaf: MimeLeaf, contentType: ReturnType<typeof 
   return text.replace(/\r?\n/g, '\n');
 }
 
-/** The body of a simply-shaped message, or undefined when the MIME library must read it. */
-export function readTextDirect(raw: Buffer): DirectBody | undefined {
-  const tree = mimeTree(raw);
+/**
+ * The body of a simply-shaped message, or undefined when the MIME library must read it. `top`:
+ * the message's header block, when already read (parse.ts's readHead).
+ */
+export function readTextDirect(raw: Buffer, top?: TopHeaders): DirectBody | undefined {
+  const tree = mimeTree(raw, top);
   if (!tree.wellFormed) return undefined;
+  const contentTypes: string[] = [];
   let plain: { leaf: MimeLeaf; ct: ReturnType<typeof libmime.parseHeaderValue> } | undefined;
   let html: typeof plain;
   let attachmentCount = 0;
   for (const leaf of tree.leaves) {
     const typeLines = leaf.headers.get('content-type');
     if ((typeLines?.length ?? 0) > 1) return undefined;
+    if (typeLines?.[0]) contentTypes.push(typeLines[0]);
     const ct = libmime.parseHeaderValue(typeLines?.[0] ?? '');
     const type = (ct.value || '').toLowerCase().trim() || (leaf.depth === 0 ? 'text/plain' : '');
     // An untyped part inside a multipart (a digest's default is message/rfc822), a nested
@@ -86,5 +93,6 @@ export function readTextDirect(raw: Buffer): DirectBody | undefined {
     text,
     html: html && text.trim() === '' ? decodeLeaf(raw, html.leaf, html.ct) : '',
     attachmentCount,
+    contentTypes,
   };
 }
