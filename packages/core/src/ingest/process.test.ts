@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mailparserBackend } from '../parse/backends.js';
 import { processBatch, summarise, SUMMARY_LENGTH, type ProcessInput } from './process.js';
+import { SIGNAL_BITS } from '../score/signals.js';
 
 const rules = { blocklist: ['spam.example'], ownDomains: ['ourco.com'] };
 
@@ -8,6 +9,8 @@ function msg(location: string, headers: string, body = 'Thanks, the rollout went
   return { location, raw: Buffer.from(`${headers}\nMessage-ID: <${location}@test>\nSubject: Rollout\n\n${body}\n`) };
 }
 const DATE = 'Date: Tue, 3 Jun 2025 10:00:00 +0000';
+/** A body the direct reader (parse/text-parts.ts) leaves to the MIME library: flowed text. */
+const FLOWED = 'Content-Type: text/plain; charset=utf-8; format=flowed';
 
 describe('processBatch decides on the header block first', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -23,7 +26,7 @@ describe('processBatch decides on the header block first', () => {
         msg('internal', `${DATE}\nFrom: bob@ourco.com\nTo: ann@ourco.com`),
         msg('free-mail', `${DATE}\nFrom: someone@gmail.com\nTo: ann@ourco.com`),
         msg('undated', 'From: jane@acme.com\nTo: ann@ourco.com'),
-        msg('kept', `${DATE}\nFrom: Jane Doe <jane@acme.com>\nTo: ann@ourco.com\nCc: raj@globex.io`),
+        msg('kept', `${DATE}\nFrom: Jane Doe <jane@acme.com>\nTo: ann@ourco.com\nCc: raj@globex.io\n${FLOWED}`),
       ],
     });
     expect(parse).toHaveBeenCalledTimes(1);
@@ -51,10 +54,28 @@ describe('processBatch decides on the header block first', () => {
     const [bad, good] = await processBatch({
       rules,
       parser: 'mailparser',
-      messages: [msg('a', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com`), msg('b', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com`)],
+      messages: [msg('a', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`), msg('b', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`)],
     });
     expect(bad).toEqual({ ok: false, location: 'a', kind: 'parse', reason: 'mailparser: boom' });
     expect(good?.ok && good.outcome).toBe('kept');
+  });
+});
+
+describe('what a message says beyond tone', () => {
+  it('is read from the client\'s mail, never from ours', async () => {
+    const text = 'We have decided not to renew the contract when it ends in March.';
+    const [theirs, ours] = await processBatch({
+      rules,
+      messages: [
+        msg('theirs', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com`, text),
+        msg('ours', `${DATE}\nFrom: ann@ourco.com\nTo: jane@acme.com`, text),
+      ],
+    });
+    if (!theirs?.ok || theirs.outcome !== 'kept' || !ours?.ok || ours.outcome !== 'kept') throw new Error('both are client mail');
+    expect(theirs.direction).toBe('inbound');
+    expect(theirs.signals & SIGNAL_BITS.churnIntent).toBe(SIGNAL_BITS.churnIntent);
+    expect(ours.direction).toBe('outbound');
+    expect(ours.signals).toBe(0);
   });
 });
 

@@ -148,9 +148,11 @@ export async function processOne(
   } catch (err) {
     warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
   }
+  // What the client's own text says beyond tone; our mail carries none (the writer stores 0 for
+  // it), so it is not read: about half of a CSM's mail is outbound.
   let signals = 0;
   try {
-    signals = detectSignals(body.newText).bits;
+    if (resolution.direction === 'inbound') signals = detectSignals(body.newText).bits;
   } catch (err) {
     warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
   }

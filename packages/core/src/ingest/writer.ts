@@ -189,8 +189,8 @@ export class IngestWriter {
       to_emails: [...m.to, ...m.cc].map((a) => a.email).join(','),
       direction,
       opened: null,
-      // What the client's own text says beyond tone (score/signals.ts); our mail carries none.
-      signals: direction === 'inbound' ? m.signals : 0,
+      // What the client's own text says beyond tone (score/signals.ts); process.ts reads it for inbound mail only.
+      signals: m.signals,
       content_hash: m.contentHash,
       created_at: now,
       updated_at: now,
