@@ -98,6 +98,8 @@ export interface IngestSummary extends RunTotals {
 
 /** Messages per worker task: large enough to amortise messaging, small enough to keep both workers busy. */
 const TASK_SIZE = 50;
+/** Raw bytes handed to workers and not yet written (besides the batch being written). */
+const MAX_IN_FLIGHT_BYTES = 24 * 1024 * 1024;
 
 export interface IngestDeps {
   db: Db;
@@ -130,10 +132,11 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   });
   const pool = options.pool ?? createProcessPool(options.workers ?? 2, options.parseBudgetMs !== undefined ? { parseBudgetMs: options.parseBudgetMs } : {});
   const batchSize = options.batchSize ?? 1000;
-  // Enough tasks queued that both workers keep parsing while this thread writes a batch
-  // (a write of 1,000 rows takes about as long as parsing a few hundred messages); bounded, so
-  // memory stays flat: at most maxInFlight × TASK_SIZE raw messages are held.
-  const maxInFlight = Math.max(2, pool.threads * 4);
+  // Enough tasks queued that the workers keep parsing while this thread writes a batch (a write
+  // of 1,000 interactions takes as long as the workers need for ~1,000 messages; with 4 tasks a
+  // worker, a 50,000-message run left them idle a quarter of the time); bounded by count and by
+  // bytes, so memory stays flat whatever the message sizes.
+  const maxInFlight = Math.max(2, pool.threads * 8);
   let total: number | undefined;
   let status: IngestSummary['status'] = 'completed';
   const stages: IngestStageTimes = { readMs: 0, waitMs: 0, writeMs: 0 };
@@ -157,7 +160,8 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   try {
     total = await source.total?.();
     if (total !== undefined && resumedFrom) total = undefined; // the remaining count is unknown after a resume
-    const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[] }> = [];
+    const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[]; bytes: number }> = [];
+    let inFlightBytes = 0;
     let buffer: Array<{ result: ProcessResult; cursor: SourceCursor }> = [];
     let task: ProcessInput[] = [];
     let cursors: SourceCursor[] = [];
@@ -166,6 +170,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     const drainOne = async (): Promise<void> => {
       const head = inFlight.shift();
       if (!head) return;
+      inFlightBytes -= head.bytes;
       const waited = performance.now();
       const results = await head.results;
       stages.waitMs += performance.now() - waited;
@@ -183,10 +188,12 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
         ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
       });
       results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
-      inFlight.push({ results, cursors });
+      const bytes = task.reduce((n, m) => n + m.raw.byteLength, 0);
+      inFlight.push({ results, cursors, bytes });
+      inFlightBytes += bytes;
       task = [];
       cursors = [];
-      while (inFlight.length >= maxInFlight) await drainOne();
+      while (inFlight.length >= maxInFlight || (inFlight.length > 1 && inFlightBytes > MAX_IN_FLIGHT_BYTES)) await drainOne();
     };
 
     try {
