@@ -16,7 +16,7 @@ import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, typ
 const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [gmail] [options]]
   ingest:  --messages 50000 --profile client|mixed --db <postgres admin URL>|none --baseline-sample <all> --stages-sample 3000
            --workers 2 --parsers <the default; or postal-mime,mailparser> --cpu-prof <dir>
-  memory:  --sizes 20000,200000
+  memory:  --sizes 50000,200000 --profile client|mixed (the whole chs ingest, SQLite)
   api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
   gmail:   --messages 50000 --quota-scale 10 (Gmail's 15,000 units/min × K, window 60 s) --window-ms 60000 --batch-size 1000 --no-client-limit
   scale-out (only when named; PostgreSQL + Redis): --messages 5000 --duration 10 --connections 12
@@ -90,8 +90,9 @@ async function main(): Promise<void> {
       });
     } else if (scenario === 'memory') {
       const sizes = values.sizes?.split(',').map((s) => int('sizes', s)!);
-      const workers = int('workers', values.workers);
-      result = await memoryScenario({ dir, log, ...(sizes ? { sizes } : {}), ...(workers ? { workers } : {}) });
+      const profile = values.profile;
+      if (profile !== undefined && profile !== 'client' && profile !== 'mixed') throw new Error(`--profile must be client or mixed, got "${profile}"`);
+      result = await memoryScenario({ dir, log, ...(sizes ? { sizes } : {}), ...(profile ? { profile } : {}) });
     } else if (scenario === 'gmail') {
       const messages = int('messages', values.messages);
       const quotaScale = values['quota-scale'] === undefined ? undefined : Number(values['quota-scale']);

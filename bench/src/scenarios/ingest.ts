@@ -7,16 +7,12 @@
  * Secondary rows: the mbox split alone, a sequential per-stage pass over a sample, and
  * `engine.ingest` timed inside one process (`ingestSource` alone and with the health rebuild).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { DEFAULT_BACKEND, type BackendName } from '@chs/core';
-import { runCommand, type CommandRun } from '../command.js';
+import { DEFAULT_BENCH_PG_URL, pgAnswers, wholeCommand, type WholeCommandResult } from '../command.js';
 import { ensureMailbox, type MailboxProfile } from '../mailbox.js';
 import { MB, round } from '../measure.js';
-import { CHS_BIN, TMP_DIR } from '../paths.js';
+import { TMP_DIR } from '../paths.js';
 import { metric, target, type BenchResult } from '../results.js';
 import { runChild } from '../spawn.js';
 import type { IngestResult } from '../tasks.js';
@@ -46,81 +42,6 @@ export interface IngestScenarioOptions {
    */
   pgUrl?: string;
   log?: Log;
-}
-
-export const DEFAULT_BENCH_PG_URL = process.env.CHS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** What the `--json` summary of `chs ingest` holds that the bench reads. */
-interface CommandSummary {
-  itemsProcessed: number;
-  itemsAdded: number;
-  itemsUpdated: number;
-  itemsFiltered: number;
-  errorsCount: number;
-  skipped: Record<string, number>;
-  durationMs: number;
-  stages: { readMs: number; waitMs: number; writeMs: number };
-  health?: { clientsScored: number; snapshotsWritten: number; durationMs?: number };
-}
-
-function isCommandSummary(v: unknown): v is CommandSummary {
-  const o = v as Partial<CommandSummary> | null;
-  return typeof o === 'object' && o !== null && typeof o.itemsProcessed === 'number' && typeof o.durationMs === 'number'
-    && typeof o.stages === 'object' && typeof o.skipped === 'object';
-}
-
-/** A fresh database for one run: a SQLite file in its own folder, or a new PostgreSQL database. */
-async function freshDatabase(dialect: 'sqlite' | 'postgres', dir: string, pgUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const folder = mkdtempSync(join(dir, 'cmd-'));
-    return { url: join(folder, 'chs.db'), drop: async () => rmSync(folder, { recursive: true, force: true }) };
-  }
-  const name = `chs_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (q: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    try { await c.query(q); } finally { await c.end(); }
-  };
-  await admin(`create database ${name}`);
-  const u = new URL(pgUrl);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
-async function pgAnswers(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export interface WholeCommandResult extends CommandRun {
-  dialect: 'sqlite' | 'postgres';
-  summary: CommandSummary;
-  /** `node chs.js --version`: start-up and exit alone. */
-  startupMs: number;
-}
-
-/** `chs init` (not timed), then `chs ingest --mbox … --json` timed as a whole. */
-async function wholeCommand(dialect: 'sqlite' | 'postgres', path: string, workspace: string, dir: string, pgUrl: string): Promise<WholeCommandResult> {
-  const db = await freshDatabase(dialect, dir, pgUrl);
-  const dataDir = mkdtempSync(join(tmpdir(), 'chs-bench-data-'));
-  try {
-    const env: NodeJS.ProcessEnv = { ...process.env, CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dataDir, CHS_LOG_LEVEL: 'warn' };
-    await runCommand([CHS_BIN, 'init', '--workspace', workspace, '--name', 'Bench', '--owner-email', `bench@${workspace}`, '--json'], env);
-    const startup = await runCommand([CHS_BIN, '--version'], env);
-    const run = await runCommand([CHS_BIN, 'ingest', '--mbox', path, '--workspace', workspace, '--json'], env);
-    const summary: unknown = JSON.parse(run.stdout);
-    if (!isCommandSummary(summary)) throw new Error(`chs ingest --json printed an unexpected summary: ${run.stdout.slice(0, 300)}`);
-    return { ...run, dialect, summary, startupMs: startup.wallMs };
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    await db.drop();
-  }
 }
 
 export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<BenchResult> {
