@@ -1,0 +1,34 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../workspace/workspaces.js';
+import { BULK_ROWS_PER_STATEMENT, insertRows } from './bulk.js';
+import { newClientRow } from './clients.js';
+import { dropTestSchemas, testDialects } from './testing.js';
+
+afterAll(() => dropTestSchemas());
+
+describe.each(await testDialects())('insertRows on $name', (dialect) => {
+  it('stores every row across statement boundaries, values intact, an undefined column taking its default', async () => {
+    const store = await dialect.open();
+    try {
+      const { db } = store;
+      await createWorkspace(db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
+      const n = BULK_ROWS_PER_STATEMENT[store.dialect] * 2 + 7;
+      const now = '2025-06-01T00:00:00.000Z';
+      const clients = Array.from({ length: n }, (_, i) => newClientRow({ id: `cl_${i}`, workspaceId: 'ourco.com', domain: `c${i}.com`, now, mrr: i % 3 === 0 ? null : i * 10 }));
+      await db.transaction().execute((trx) => insertRows(trx, 'clients', clients));
+      const rows = await db.selectFrom('clients').select(['id', 'primary_domain', 'mrr', 'name']).where('workspace_id', '=', 'ourco.com').orderBy('primary_domain').execute();
+      expect(rows).toHaveLength(n);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const [i, c] of clients.entries()) expect(byId.get(c.id), c.id).toEqual({ id: c.id, primary_domain: `c${i}.com`, mrr: i % 3 === 0 ? null : i * 10, name: c.name });
+      // signals is left out of these rows: it takes the column's default (0), not NULL.
+      await insertRows(db, 'interactions', [{
+        id: 'in_1', workspace_id: 'ourco.com', client_id: 'cl_1', type: 'email', source: 'mbox', dedupe_key: 'm1', provider_id: null, thread_id: 'm1',
+        subject: 's', summary: 'x', sentiment_label: 'neutral', sentiment_score: 0, occurred_at: now, from_email: 'a@c1.com', to_emails: '', direction: 'inbound',
+        opened: null, content_hash: 'h', created_at: now, updated_at: now, signals: undefined,
+      }]);
+      expect(await db.selectFrom('interactions').select('signals').where('id', '=', 'in_1').executeTakeFirstOrThrow()).toEqual({ signals: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
