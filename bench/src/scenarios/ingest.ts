@@ -100,7 +100,7 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     m[`${p}.peakRssMB`] = metric(round(c.peakRssBytes / MB), 'MB', 'memory', `whole process, workers included (${c.method})`);
     m[`${p}.cpuSec`] = metric(round(c.cpuMs / 1000, 1), 's', 'time', 'user + system CPU of all its threads');
     m[`${p}.coresUsed`] = metric(round(c.cpuMs / c.wallMs, 2), 'cores', 'count', 'CPU ÷ wall: 2 is both cores busy all along');
-    m[`${p}.startupSec`] = metric(round(c.startupMs / 1000, 2), 's', 'time', '`chs --version`: Node start-up, module loading and exit');
+    if (s.startupMs !== undefined) m[`${p}.startupSec`] = metric(round(s.startupMs / 1000, 2), 's', 'time', 'process start to the first message read: Node, modules, config, database opened and migrated');
     m[`${p}.ingestSec`] = metric(round(s.durationMs / 1000, 2), 's', 'time', 'ingestSource inside the command: read → workers → store');
     if (s.health?.durationMs !== undefined) m[`${p}.healthSec`] = metric(round(s.health.durationMs / 1000, 2), 's', 'time', 'the health rebuild after the ingest');
     m[`${p}.main.readSec`] = metric(round(s.stages.readMs / 1000, 2), 's', 'time', 'main thread: reading and splitting the mbox');
@@ -154,6 +154,6 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   r.targets.push(target('whole chs ingest on SQLite ≥ 2.5× sequential mailparser (split included)', m, 'ratio.command.sqlite', '>=', 2.5));
   if (commands.postgres) r.targets.push(target('whole chs ingest on PostgreSQL ≥ 2× sequential mailparser (split included)', m, 'ratio.command.postgres', '>=', 2));
   if (box.messages >= 50_000) r.targets.push(target(`peak RSS of the whole ${box.messages}-message chs ingest (SQLite) < 350 MB`, m, 'command.sqlite.peakRssMB', '<=', 350));
-  r.targets.push(target('chs start-up (chs --version) < 0.3 s', m, 'command.sqlite.startupSec', '<=', 0.3));
+  r.targets.push(target('chs ingest starts (process start to first message) in < 0.3 s', m, 'command.sqlite.startupSec', '<=', 0.3));
   return r.finish();
 }
