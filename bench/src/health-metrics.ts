@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
 import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
-import { buildApp } from '../../runner/dist/http/app.js';
-import { testConfig } from '../../runner/dist/http/testing.js';
+import { buildApp, loadConfig } from '@chs/runner';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -76,7 +75,12 @@ async function main(): Promise<void> {
   const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
   console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
 
-  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceMinute: 1e9, perWorkspaceDay: 1e9 } }) });
+  const unlimited = String(1e9);
+  const config = loadConfig({
+    CHS_DATABASE_URL: DB, CHS_LOG_LEVEL: 'silent', CHS_DATA_DIR: mkdtempSync(join(tmpdir(), 'chs-bench-data-')),
+    CHS_RATE_LIMIT_PER_MINUTE: unlimited, CHS_RATE_LIMIT_PER_HOUR: unlimited, CHS_RATE_LIMIT_PER_DAY: unlimited, CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: unlimited,
+  });
+  const app = await buildApp({ engine, config });
   const headers = { authorization: `Bearer ${key.key}` };
   for (const path of [
     '/api/metrics/summary',
