@@ -9,7 +9,7 @@ import type { CliContext } from './context.js';
 import { looseModeWarning } from './file-modes.js';
 
 /** Longest secret read from a file or stdin: tokens are a few kB at most. */
-export const MAX_SECRET_BYTES = 64 * 1024;
+const MAX_SECRET_BYTES = 64 * 1024;
 
 /** The ways one secret can be given. `-` as the value or the file means stdin. */
 export interface SecretFlags {

@@ -19,7 +19,7 @@ function codeOf(err: NodeJS.ErrnoException): HttpErrorCode {
 }
 
 /** The raw HTTP/1.1 response for a refused request. */
-export function clientErrorResponse(code: HttpErrorCode, requestId: string, extra: Record<string, string>): string {
+function clientErrorResponse(code: HttpErrorCode, requestId: string, extra: Record<string, string>): string {
   const { status, publicMessage } = ERROR_TABLE[code];
   const body = JSON.stringify({ error: publicMessage, code, status } satisfies ErrorBody);
   const headers: Record<string, string> = {

@@ -22,7 +22,7 @@ export interface RateWindow {
   windowMs: number;
 }
 
-export interface WindowState {
+interface WindowState {
   key: string;
   limit: number;
   /** Requests counted in the current window, this one included when it was allowed. */
@@ -112,7 +112,7 @@ export function windowsFor(caller: { keyId: string; workspaceId: string } | { ip
  * later reset, the more conservative). Refused: among the full windows, the one resetting last —
  * the request cannot succeed before then.
  */
-export function reportedWindow(result: RateLimitResult): WindowState {
+function reportedWindow(result: RateLimitResult): WindowState {
   const candidates = result.allowed ? result.states : result.states.filter((s) => s.remaining === 0);
   const pool = candidates.length > 0 ? candidates : result.states;
   let best = pool[0];

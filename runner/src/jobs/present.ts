@@ -14,7 +14,7 @@ export const DATA_TYPES = Object.freeze({
 } as const);
 
 /** A group's status from its jobs' states: running wins, then waiting, then the worst ending. */
-export function groupStatus(states: readonly JobState[]): JobState {
+function groupStatus(states: readonly JobState[]): JobState {
   if (states.includes('running')) return 'running';
   if (states.includes('queued')) return 'queued';
   if (states.includes('parked')) return 'parked';
@@ -24,7 +24,7 @@ export function groupStatus(states: readonly JobState[]): JobState {
 }
 
 /** Percent done of one job: 100 when completed; processed/total while the total is known; else null. */
-export function jobProgress(job: Job): number | null {
+function jobProgress(job: Job): number | null {
   if (job.state === 'completed') return 100;
   if (job.totalItems === null) return null;
   if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
@@ -33,7 +33,7 @@ export function jobProgress(job: Job): number | null {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-export interface SourceView {
+interface SourceView {
   status: JobState;
   itemsProcessed: number;
   lastSyncAt?: string;

@@ -123,7 +123,7 @@ export interface TestGmailMessage {
   internalDate: number;
 }
 
-export const CLIENT_DOMAINS = ['globex.com', 'initech.com', 'umbrella.com', 'hooli.com', 'stark.com'] as const;
+const CLIENT_DOMAINS = ['globex.com', 'initech.com', 'umbrella.com', 'hooli.com', 'stark.com'] as const;
 
 /**
  * `n` messages, newest first from `newest` back, one every `spacingMs`; message i comes from

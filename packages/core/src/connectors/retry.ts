@@ -21,7 +21,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
     const t = setTimeout(() => {
@@ -68,12 +68,12 @@ export interface RetryContext {
 }
 
 /** Full-jitter exponential backoff: uniform in [0, min(max, base·2^attempt)]. */
-export function backoffDelay(policy: Readonly<RetryPolicy>, attempt: number): number {
+function backoffDelay(policy: Readonly<RetryPolicy>, attempt: number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.round(cap * policy.random());
 }
 
-export function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
+function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
   return new ChsError('PROVIDER_RATE_LIMITED', `${provider} quota exhausted (${reason}); resume after ${resumeAt.toISOString()}`, {
     details: { provider, resumeAt: resumeAt.toISOString(), reason },
   });

@@ -44,12 +44,12 @@ export interface MailLimits {
   maxMessageBytes?: number;
 }
 
-export interface HealthUpdate {
+interface HealthUpdate {
   clientsScored: number;
   snapshotsWritten: number;
 }
 
-export interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
+interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
   health: HealthUpdate;
 }
 

@@ -7,7 +7,7 @@ import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { addDays } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredComponents, type StoredSignal } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredSignal } from '../health/model.js';
 import { hoursBetween } from '../health/sql.js';
 
 export interface ClientView {

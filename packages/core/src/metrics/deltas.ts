@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainChange, readComponents, round1, type StoredComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, readComponents, round1 } from '../health/model.js';
 import { chunks } from '../health/sql.js';
 
 export interface DeltaClient {

@@ -117,7 +117,7 @@ const isAlerting = (code: string): code is AlertingSignal => (ALERTING_SIGNALS a
  * is keyed by that message's day, so it goes out once; the window lets a notifier that was down
  * over a weekend, or mail that synced a few days late, still tell the team.
  */
-export const RISK_ALERT_FRESH_DAYS = 7;
+const RISK_ALERT_FRESH_DAYS = 7;
 
 /**
  * Churn-intent and escalation alerts for the latest snapshot of each non-excluded client (today's,

@@ -75,7 +75,7 @@ export interface ProviderSyncInput {
 }
 
 /** Progress of a sync: `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said. */
-export interface SyncProgress extends IngestProgress {
+interface SyncProgress extends IngestProgress {
   providerTotal?: number;
 }
 

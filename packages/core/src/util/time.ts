@@ -29,7 +29,7 @@ export function daysBetween(a: string, b: string): number {
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Offset of an IANA zone from UTC at an instant, in ms (UTC when the zone is unknown). */
-export function zoneOffsetMs(atMs: number, timeZone: string): number {
+function zoneOffsetMs(atMs: number, timeZone: string): number {
   if (timeZone === 'UTC') return 0;
   // Zones change offset on the hour or half hour at most: one lookup per zone and 15 minutes.
   const slot = Math.floor(atMs / 900_000);

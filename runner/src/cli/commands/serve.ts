@@ -12,18 +12,18 @@ import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
 /** What a background service gets; it returns how to stop it (awaited on shutdown, in reverse order). */
-export interface BackgroundServiceContext {
+interface BackgroundServiceContext {
   engine: Engine;
   config: RunnerConfig;
   logger: ReturnType<typeof createLogger>;
 }
-export type BackgroundService = (ctx: BackgroundServiceContext) => Promise<() => Promise<void>>;
+type BackgroundService = (ctx: BackgroundServiceContext) => Promise<() => Promise<void>>;
 
 /**
  * ▶ HOOK: job workers and the scheduler start here. Add a BackgroundService to this list; it is
  * started after the HTTP server listens and stopped (before the engine closes) on shutdown.
  */
-export const backgroundServices: BackgroundService[] = [];
+const backgroundServices: BackgroundService[] = [];
 
 function parsePort(value: string): number {
   const n = Number(value);

@@ -20,7 +20,7 @@ interface SyncFlags {
   json?: boolean;
 }
 
-export interface ProviderSyncResult {
+interface ProviderSyncResult {
   jobId: string;
   status: Job['state'];
   itemsProcessed: number;

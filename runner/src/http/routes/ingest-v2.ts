@@ -17,7 +17,7 @@ import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { jobOperations } from '../responses/jobs.js';
 
-export const V2StartBody = Type.Object({
+const V2StartBody = Type.Object({
   workspaceId: WorkspaceId,
   sinceDays: Type.Integer({ minimum: 1, maximum: 365, description: 'Days back from now, 1-365' }),
   maxEmails: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000, description: 'Stop after this many messages, 1-50000 (default 10000)' }),

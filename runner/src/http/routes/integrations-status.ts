@@ -12,7 +12,7 @@ export const IntegrationParams = Type.Object({
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const IntegrationStatusSchema = Type.Object({
+const IntegrationStatusSchema = Type.Object({
   connected: Type.Boolean(),
   provider: Type.String(),
   workspaceId: Type.String(),

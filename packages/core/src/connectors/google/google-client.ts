@@ -31,7 +31,7 @@ export interface GoogleClientOptions {
 }
 
 /** Quota units per call, as Gmail counts them. */
-export const GMAIL_UNITS = Object.freeze({ profile: 1, list: 5, get: 5, history: 2 });
+const GMAIL_UNITS = Object.freeze({ profile: 1, list: 5, get: 5, history: 2 });
 
 /** What the Gmail error envelope says, from a GaxiosError-like value. */
 interface HttpFailure {
@@ -71,7 +71,7 @@ function describe(err: unknown, now: Date): HttpFailure {
 }
 
 /** Milliseconds until the next midnight in `timeZone` (Gmail's daily quotas reset at Pacific midnight). */
-export function msUntilMidnight(now: Date, timeZone: string): number {
+function msUntilMidnight(now: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(now);
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const elapsed = ((get('hour') % 24) * 3600 + get('minute') * 60 + get('second')) * 1000;
@@ -82,7 +82,7 @@ const RATE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'bac
 const DAILY_REASONS = new Set(['dailyLimitExceeded', 'quotaExceeded']);
 
 /** Sorts a failed Gmail / token call into retry, park or fatal. 401 is handled by the caller. */
-export function classifyGoogleError(err: unknown, now: Date): Verdict {
+function classifyGoogleError(err: unknown, now: Date): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   const f = describe(err, now);
   if (f.oauth && (f.reason === 'invalid_grant' || f.reason === 'invalid_client' || f.reason === 'unauthorized_client')) {

@@ -44,7 +44,7 @@ function msUntilUtcMidnight(now: Date): number {
 }
 
 /** Sorts a failed HubSpot call (an SDK `ApiException`: code, body, headers) into retry / park / fatal. */
-export function classifyHubSpotError(err: unknown, now: Date): Verdict {
+function classifyHubSpotError(err: unknown, now: Date): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   const e = err as { code?: unknown; body?: unknown; headers?: unknown };
   const status = typeof e.code === 'number' ? e.code : undefined;

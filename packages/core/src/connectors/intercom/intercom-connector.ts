@@ -22,7 +22,6 @@ import {
   type IcContact,
   type IcConversation,
   type IcConversationSummary,
-  type IcStream,
   type IntercomCursor,
   type SearchPage,
 } from './intercom-mapping.js';
