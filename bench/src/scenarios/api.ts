@@ -26,7 +26,7 @@ export interface ApiScenarioOptions {
   log?: Log;
 }
 
-export interface LoadResult {
+interface LoadResult {
   requests: number;
   requestsPerSec: number;
   p50Ms: number;

@@ -25,10 +25,10 @@ import { metric, target, type BenchResult } from '../results.js';
 import { startResult, type Log } from './common.js';
 
 /** Gmail's per-user quota: 15,000 units per minute. */
-export const GMAIL_QUOTA_UNITS = 15_000;
-export const GMAIL_QUOTA_WINDOW_MS = 60_000;
+const GMAIL_QUOTA_UNITS = 15_000;
+const GMAIL_QUOTA_WINDOW_MS = 60_000;
 /** Cost of a message fetch (messages.get) and of a list page (messages.list). */
-export const GMAIL_GET_UNITS = 5;
+const GMAIL_GET_UNITS = 5;
 
 export interface GmailScenarioOptions {
   /** Messages in the mailbox, all ingested (maxEmails). Default 50,000 (the v2 cap). */

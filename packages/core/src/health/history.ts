@@ -27,7 +27,7 @@ const ANSWERED_IN_TIME_HOURS = 24;
  * answers whichever day a rebuild starts from: a day scores the same in a full and an
  * incremental run.
  */
-export const REPLY_WINDOW_DAYS = 30;
+const REPLY_WINDOW_DAYS = 30;
 const REPLY_WINDOW_HOURS = REPLY_WINDOW_DAYS * 24;
 /** Top interactions per client-day kept as evidence. */
 const EVIDENCE_PER_DAY = 3;

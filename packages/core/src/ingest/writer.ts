@@ -19,7 +19,7 @@ export interface WriteItem {
   cursor: SourceCursor;
 }
 
-export type SkipReason = 'duplicate' | 'internal' | 'no_client';
+type SkipReason = 'duplicate' | 'internal' | 'no_client';
 
 
 /** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */

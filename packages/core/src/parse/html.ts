@@ -10,7 +10,7 @@ const NAMED: Record<string, string> = {
   zwj: '', shy: '', ensp: ' ', emsp: ' ', thinsp: ' ', times: '×',
 };
 
-export function decodeEntities(s: string): string {
+function decodeEntities(s: string): string {
   if (s.indexOf('&') === -1) return s;
   return s.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,31});/gi, (whole, body: string) => {
     if (body.charCodeAt(0) === 35) {
