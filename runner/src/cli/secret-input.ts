@@ -40,7 +40,7 @@ async function readStdin(ctx: CliContext, from: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk);
     size += b.length;
     if (size > MAX_SECRET_BYTES) throw new ChsError('INVALID_INPUT', `${from}: more than ${MAX_SECRET_BYTES} bytes on stdin`);
     chunks.push(b);

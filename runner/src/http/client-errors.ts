@@ -47,7 +47,7 @@ export function clientErrorHandler(options: { store: RateLimitStore; limits: Rat
     const requestId = randomUUID();
     options.log.debug({ reqId: requestId, code, err: err.code }, 'client error');
     const now = Date.now();
-    options.store
+    void options.store
       .consume(windowsFor({ ip: socket.remoteAddress ?? 'unknown' }, options.limits), now)
       .then((result) => rateLimitHeaders(result, now))
       // Counters unreachable: the answer still goes out, without the headers it cannot know.

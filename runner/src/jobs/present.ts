@@ -54,7 +54,7 @@ export interface CurrentJobView {
 function span(jobs: Job[]): { startedAt: string | null; completedAt: string | null } {
   const starts = jobs.map((j) => j.startedAt).filter((s): s is string => s !== null).sort();
   const ends = jobs.map((j) => j.completedAt);
-  const completedAt = ends.every((e) => e !== null) ? (ends as string[]).sort().at(-1) ?? null : null;
+  const completedAt = ends.every((e) => e !== null) ? (ends).sort().at(-1) ?? null : null;
   return { startedAt: starts[0] ?? null, completedAt };
 }
 

@@ -82,10 +82,10 @@ export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutM
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const entry: Serve = { name, proc, base: '', stderr: () => err, exited };
   started.push(entry);
-  proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  proc.stderr.on('data', (d: Buffer) => { err += d.toString(); });
   return new Promise<Serve>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`chs serve ${name} did not start: ${err}`)), startTimeoutMs);
-    proc.stdout!.on('data', (d: Buffer) => {
+    proc.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /serving (http:\/\/[^\s/]+)\/api/.exec(out);
       if (m) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }

@@ -90,8 +90,8 @@ function providerOf(job: Job): Provider {
 function dateParam(job: Job, name: string): Date | undefined {
   const v = job.params[name];
   if (v === undefined || v === null) return undefined;
-  const d = new Date(String(v));
-  if (Number.isNaN(d.getTime())) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a date (${String(v)})`);
+  const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : new Date(Number.NaN);
+  if (Number.isNaN(d.getTime())) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a date (${JSON.stringify(v)})`);
   return d;
 }
 

@@ -232,7 +232,7 @@ export async function transitionJob(
     const updated = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return toJob(updated);
   };
-  return db.isTransaction ? run(db) : (db as Db).transaction().execute(run);
+  return db.isTransaction ? run(db) : (db).transaction().execute(run);
 }
 
 /**

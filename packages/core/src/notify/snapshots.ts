@@ -30,7 +30,7 @@ export async function snapshotsOn(db: Db, workspaceId: string, days: readonly st
     if (part) q = q.where('client_id', 'in', part);
     for (const r of await q.execute()) {
       let byDay = out.get(r.client_id);
-      if (!byDay) out.set(r.client_id, (byDay = new Map()));
+      if (!byDay) out.set(r.client_id, (byDay = new Map<string, Snap>()));
       const evidence = r.evidence_json ? readJson(r.evidence_json, isRecord, 'health_snapshots.evidence_json') : {};
       byDay.set(r.date, {
         score: Number(r.score),

@@ -104,7 +104,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     logger,
     clock,
     onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
-  } as Parameters<typeof createConnector>[1]);
+  });
   const cursorKey = input.cursorKey ?? provider;
   let batches = 0;
   const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults

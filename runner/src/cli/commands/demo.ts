@@ -24,7 +24,7 @@ interface DemoFlags {
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<void> {
-  const global = cmd.optsWithGlobals() as { db?: string };
+  const global = cmd.optsWithGlobals<{ db?: string }>();
   ctx.env.CHS_NOW ??= DEMO_END_DATE;
   const config = ctx.config(global);
   const mailbox = join(config.dataDir, 'demo.mbox');

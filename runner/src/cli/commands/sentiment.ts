@@ -30,8 +30,8 @@ async function run(ctx: CliContext, flags: SentimentFlags): Promise<void> {
   }
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
   // A reader that went away (`chs sentiment < big.txt | head`) is not an error: stop reading.
-  let failure: unknown;
-  const onError = (err: unknown): void => {
+  let failure: Error | undefined;
+  const onError = (err: Error): void => {
     failure ??= err;
     lines.close();
   };

@@ -23,7 +23,7 @@ async function connect(db: Db, ws: string, provider: Provider): Promise<void> {
   const credentials = provider === 'google'
     ? { accessToken: 'ya29.x', refreshToken: '1//r', clientId: 'c', clientSecret: 's', email: 'rep@acme.com' }
     : { accessToken: 'pat-x' };
-  await connectIntegration(db, KEY, { workspaceId: ws, provider, credentials, accountEmail: 'rep@acme.com' } as Parameters<typeof connectIntegration>[2]);
+  await connectIntegration(db, KEY, { workspaceId: ws, provider, credentials, accountEmail: 'rep@acme.com' });
 }
 
 async function json<T = Record<string, unknown>>(res: Response): Promise<T> {

@@ -101,6 +101,8 @@ export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
 
 afterAll(() => dropTestSchemas());
 const dialects = await testDialects();
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument --
+   response bodies are walked as Json (any) in assertions; contract-check.ts validates every answer against its schema. */
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies in assertions
 
 describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on %s', (_name, dialect) => {

@@ -160,7 +160,7 @@ export class GoogleClient {
     this.#gmail = new gmail_v1.Gmail({
       // googleapis-common carries its own google-auth-library copy; the client is structurally the
       // same (it only calls `request`).
-      auth: this.#oauth as unknown as gmail_v1.Options['auth'],
+      auth: this.#oauth,
       rootUrl: opts.apiUrl ?? DEFAULT_GOOGLE_API_URL,
     });
   }

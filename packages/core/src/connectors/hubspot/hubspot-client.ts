@@ -62,7 +62,7 @@ function classifyHubSpotError(err: unknown, now: Date): Verdict {
     const interval = Number(headerValue(e.headers, 'x-hubspot-ratelimit-interval-milliseconds'));
     const afterMs =
       retryAfter ?? (message === 'You have reached your secondly limit.' ? 1000 : body.policyName === 'TEN_SECONDLY_ROLLING' && Number.isFinite(interval) && interval > 0 ? interval : undefined);
-    return { kind: 'retry', reason: `HTTP 429 ${String(body.policyName ?? message)}`, ...(afterMs !== undefined ? { afterMs } : {}) };
+    return { kind: 'retry', reason: `HTTP 429 ${typeof body.policyName === 'string' ? body.policyName : message}`, ...(afterMs !== undefined ? { afterMs } : {}) };
   }
   if (status >= 500 || status === 408) return { kind: 'retry', reason: `HTTP ${status} ${message}` };
   return {

@@ -136,7 +136,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
         }
         for (const x of objects) {
           const contactIds = contacts.get(x.id) ?? [];
-          const r = mapEngagement(stream as 'emails', x.id, x.properties, {
+          const r = mapEngagement(stream, x.id, x.properties, {
             companyIds: companies.get(x.id) ?? [],
             contactIds,
             contactEmails: contactIds.map((id) => contactEmailCache.get(id)).filter((e): e is string => e !== undefined),

@@ -133,7 +133,7 @@ function parseHeaders(json: string): EmailHeaders {
   if (!json) return {};
   try {
     const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v as EmailHeaders) : {};
+    return v && typeof v === 'object' ? (v) : {};
   } catch {
     return {};
   }
