@@ -49,18 +49,18 @@ export function startServer(args: string[], env: NodeJS.ProcessEnv, ready: RegEx
       child.kill();
       reject(new Error(`server did not start: ${args.join(' ')}\n${seen}`));
     }, 60_000);
-    child.stdout!.setEncoding('utf8');
+    child.stdout.setEncoding('utf8');
     const onData = (chunk: string): void => {
       seen += chunk;
       const m = ready.exec(seen);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        child.stdout.off('data', onData);
+        child.stdout.resume();
         resolve({ child, base: m[1]! });
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${args.join(' ')}\n${seen}`));

@@ -152,6 +152,7 @@ export function htmlToText(html: string): string {
           depth = Math.max(0, depth - 1);
         }
       }
+      // eslint-disable-next-line no-control-regex -- U+0002/U+0003 are the quote markers this module writes itself
       const text = line.replace(/[\u0002\u0003]/g, '');
       out.push(text.trim() === '' ? '' : prefix(lineDepth) + text);
     }

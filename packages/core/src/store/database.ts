@@ -282,9 +282,9 @@ function createPrivately(file: string): void {
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
-} as pg.CustomTypesConfig;
+};
 
 async function openPostgres(options: StoreOptions): Promise<Store> {
   const schema = options.schema;
