@@ -1,6 +1,6 @@
 /**
  * The one table from error codes to HTTP statuses, and the error body every 4xx/5xx carries:
- * `{ "error": string, "code": string, "status": number }` (DESIGN.md). Engine errors
+ * `{ "error": string, "code": string, "status": number }` (docs/errors.md). Engine errors
  * (ChsError) and HTTP-level errors (HttpError, Fastify's own) all end here; docs/errors.md lists
  * every code, and a test checks the list and this table agree.
  */

@@ -3,7 +3,7 @@
  * run of several sources (one job per source, one group id) as one "current job", and history
  * records.
  */
-import type { Db, Job, JobState } from '@chs/core';
+import { round1, type Db, type Job, type JobState } from '@chs/core';
 import { estimateJob, formatDuration, lastCompletedRun, type PastRun } from './estimates.js';
 
 /** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
@@ -30,8 +30,6 @@ function jobProgress(job: Job): number | null {
   if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
   return Math.min(100, Math.round((job.itemsProcessed / job.totalItems) * 1000) / 10);
 }
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
 
 interface SourceView {
   status: JobState;

@@ -10,7 +10,8 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, businessDueAt, daysBetween, utcDay } from '../util/time.js';
 import { NO_DATA_BUCKET, emptyBucket, noDataBuckets, type DayBucket, type SignalEvent } from './model.js';
-import { chunks, hoursBetween } from './sql.js';
+import { hoursBetween } from '../store/sql.js';
+import { chunks } from '../util/lists.js';
 
 /** Bits of score/signals.ts SIGNAL_BITS that make a message an event on their own. */
 const CHURN_OR_FOLLOW_UP = 1 | 2;

@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { chunks } from './sql.js';
+import { chunks } from '../util/lists.js';
 import type { SnapshotRow } from './score-client.js';
 
 const INSERT_CHUNK = 300;

@@ -21,7 +21,7 @@ export interface JobError {
   at: string;
 }
 
-/** Per-source progress of a job (the spec's `sources` map members). */
+/** Per-source progress of a job (the API's `sources` map members, docs/api.md). */
 export interface SourceProgress {
   status: 'pending' | 'running' | 'completed' | 'failed';
   itemsProcessed: number;

@@ -7,7 +7,8 @@
  * Each returns every alert that holds now; the sent-log (dedupe keys) makes each one go out once.
  */
 import type { Db } from '../store/database.js';
-import { DEFAULT_SCORE, explainChange, round1, round2, storedSignals } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, storedSignals } from '../health/model.js';
+import { round1, round2 } from '../util/numbers.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import { evidenceItems, reasonFor, snapshotsOn, type Snap } from './snapshots.js';
 import { ALERTING_SIGNALS, type AlertingSignal, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreComparison, type ScoreDropAlert } from './types.js';

@@ -3,7 +3,7 @@ import type { Db } from '../store/database.js';
 import type { StoredComponents } from '../health/model.js';
 import { explainStanding, readComponents } from '../health/model.js';
 import { isRecord, readJson } from '../util/json.js';
-import { chunks } from '../health/sql.js';
+import { chunks } from '../util/lists.js';
 import type { EvidenceItem } from './types.js';
 
 export interface Snap {

@@ -1,6 +1,6 @@
 /**
  * `chs sentiment [--json]`: scores one text per stdin line and prints one `{"label","score"}`
- * JSON object per line, in order (pinned in DESIGN.md).
+ * JSON object per line, in order (README, Command line; docs/sentiment.md).
  *
  * Output is the same with and without `--json`: stdout only ever carries the JSON lines. The flag
  * only silences the one-line hint written to stderr when stdin is a terminal (a person typing).

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { ChsError, FINAL_STATES, cancelRun, enqueueRun, findRun, listJobs, type Job, type JobState, type Provider } from '@chs/core';
+import { DAY_MS, ChsError, FINAL_STATES, cancelRun, enqueueRun, findRun, listJobs, type Job, type JobState, type Provider } from '@chs/core';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, secondsFor } from '../../jobs/estimates.js';
@@ -138,7 +138,7 @@ export const ingestRoutes =
       const dataTypes = b.dataTypes ?? [...allowed];
       const { runId } = await enqueueRun(db, ws, [{ kind: 'backfill', source: b.source, params: { since: from.toISOString(), until: to.toISOString(), dataTypes } }]);
       deps.jobs?.nudge();
-      const days = (to.getTime() - from.getTime()) / 86_400_000;
+      const days = (to.getTime() - from.getTime()) / DAY_MS;
       const items = await estimateItemsInWindow(db, ws, b.source, days);
       const seconds = secondsFor(items, await lastCompletedRun(db, ws, b.source));
       return {

@@ -1,4 +1,4 @@
-/** GET /integrations/{provider}/status: the spec's integration status object. */
+/** GET /integrations/{provider}/status: the integration status object (docs/api.md). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -1,5 +1,5 @@
 /**
- * GET /metrics/*. Bounds the spec leaves open are ours (docs/health-model.md): windowDays 1-365
+ * GET /metrics/*. Bounds the API contract leaves open are ours (docs/health-model.md): windowDays 1-365
  * for trends, deltas and e-mail stats; minDelta 0-100. Beyond a bound is 400, never clamped.
  */
 import type { FastifyPluginAsync } from 'fastify';
