@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
+import { DAY_MS, createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
 import { buildApp, loadConfig } from '@chs/runner';
 
 function arg(name: string, fallback: number): number {
@@ -137,14 +137,14 @@ async function generate(): Promise<void> {
   const end = Date.parse(NOW);
   native.transaction(() => {
     for (let c = 0; c < CLIENTS; c++) {
-      const renewal = new Date(end + Math.floor(rand() * 365) * 86_400_000).toISOString().slice(0, 10);
+      const renewal = new Date(end + Math.floor(rand() * 365) * DAY_MS).toISOString().slice(0, 10);
       insClient.run(`c${c}`, WS, `Client ${c}`, `client${c}.test`, Math.round(rand() * 5000), renewal, rand() < 0.02 ? 1 : 0, at, at);
     }
     let thread = 0;
     let n = 0;
     while (n < INTERACTIONS) {
       const client = `c${Math.floor(rand() ** 1.5 * CLIENTS)}`;
-      let t = end - Math.floor(rand() * 365 * 86_400_000);
+      let t = end - Math.floor(rand() * 365 * DAY_MS);
       const len = 1 + Math.floor(rand() * 4);
       thread++;
       for (let k = 0; k < len && n < INTERACTIONS; k++, n++) {

@@ -8,6 +8,7 @@
 import type { HealthWeights } from '../settings/settings.js';
 import { detectRisks, RISK_CODES, type ActiveRisk, type RiskCode, type RiskInputs } from './signals.js';
 import { isRecord, readJson } from '../util/json.js';
+import { round, round1, round2 } from '../util/numbers.js';
 
 export const HEALTH_COMPONENTS = ['sentiment', 'engagement', 'responsiveness', 'recency'] as const;
 export type HealthComponent = (typeof HEALTH_COMPONENTS)[number];
@@ -239,12 +240,6 @@ export interface Explanation {
   interactionIds?: string[];
 }
 
-const round = (x: number, digits: number): number => {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-};
-export const round1 = (x: number): number => round(x, 1);
-export const round2 = (x: number): number => round(x, 2);
 
 export function normaliseWeights(w: HealthWeights): Record<HealthComponent, number> {
   const parts = HEALTH_COMPONENTS.map((c) => Math.max(0, Number(w[c]) || 0));

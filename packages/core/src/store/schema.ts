@@ -9,7 +9,7 @@
 import type { Generated } from 'kysely';
 
 export interface WorkspacesTable {
-  /** The workspace's domain, e.g. `acme.com`: the spec's `workspaceId`. */
+  /** The workspace's domain, e.g. `acme.com`: the API's `workspaceId`. */
   id: string;
   name: string;
   plan: string;
