@@ -24,6 +24,8 @@ interface DemoFlags {
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<void> {
+  // When it goes on to serve, stdout is the JSON log stream: the demo's own lines go to stderr.
+  const say = (text: string): boolean => (flags.serve ? ctx.stderr : ctx.stdout).write(text);
   const global = cmd.optsWithGlobals<{ db?: string }>();
   ctx.env.CHS_NOW ??= DEMO_END_DATE;
   const config = ctx.config(global);
@@ -52,7 +54,7 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
     // The team's account list for its story clients, as `chs clients import` would bring it.
     await importClientsCsv(engine.store.db, DEMO_WORKSPACE, DEMO_ACCOUNTS_CSV);
     await giveDemoClientsRevenue(engine, DEMO_END_DATE);
-    ctx.stdout.write(
+    say(
       `Ingested ${s.itemsProcessed} messages in ${(s.durationMs / 1000).toFixed(1)} s: ${s.itemsAdded} added, ${s.itemsSkipped} skipped, ` +
         `${s.itemsFiltered} filtered, ${s.errorsCount} errors; ${s.clientsCreated} new clients.\n`,
     );
@@ -62,7 +64,7 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
 
   const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${flags.port}/api`;
   const q = `workspaceId=${DEMO_WORKSPACE}`;
-  ctx.stdout.write(
+  say(
     [
       '',
       `Workspace: ${DEMO_WORKSPACE}   data "now": ${config.now}   database: ${config.databaseUrl}`,

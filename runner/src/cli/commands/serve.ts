@@ -79,7 +79,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
-  ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
+  // stdout is the JSON log stream; this line is for the human (and the tests) on stderr.
+  ctx.stderr.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
   await done;
 }
 
