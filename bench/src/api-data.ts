@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
+import { DAY_MS, createEngine, createWorkspace, fixedClock, recomputeHealth } from '@chs/core';
 import { TMP_DIR } from './paths.js';
 
 export const API_WORKSPACE = 'bench.test';
@@ -74,7 +74,7 @@ const INTERACTION_COLUMNS = [
 
 function* interactionRows(clients: number, total: number, rand: () => number, lastAt: string[]): Generator<Row> {
   const end = Date.parse(API_NOW) - 3_600_000;
-  const span = DAYS * 86_400_000;
+  const span = DAYS * DAY_MS;
   let n = 0;
   let thread = 0;
   while (n < total) {
@@ -127,7 +127,7 @@ export async function ensureApiDataset(clients: number, interactions: number, di
       ['id', 'workspace_id', 'name', 'name_source', 'primary_domain', 'mrr', 'renewal_date', 'csm_owner', 'is_excluded', 'health_score', 'health_updated_at', 'last_interaction_at', 'created_at', 'updated_at'],
       (function* () {
         for (let c = 0; c < clients; c++) {
-          const renewal = new Date(Date.parse(API_NOW) + Math.floor(rand() * 365) * 86_400_000).toISOString().slice(0, 10);
+          const renewal = new Date(Date.parse(API_NOW) + Math.floor(rand() * 365) * DAY_MS).toISOString().slice(0, 10);
           yield [`cli_b${c}`, API_WORKSPACE, `Client ${c}`, 'domain', `client${c}.example`, Math.round(rand() * 5000), renewal, null, rand() < 0.01 ? 1 : 0, null, null, null, created, created];
         }
       })());

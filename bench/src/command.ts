@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CHS_BIN } from './paths.js';
 
-export interface CommandRun {
+interface CommandRun {
   /** Spawn to exit, ms. */
   wallMs: number;
   /** Peak resident set of the process (all its threads), bytes. */
@@ -32,7 +32,7 @@ const GNU_TIME = '/usr/bin/time';
 const CLOCK_TICKS_PER_SEC = 100;
 
 /** Runs `node <args>` with `env`; rejects when it exits non-zero. */
-export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
+async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
   const gnu = existsSync(GNU_TIME);
   const dir = mkdtempSync(join(tmpdir(), 'chs-bench-cmd-'));
   const timeFile = join(dir, 'time.txt');
@@ -79,7 +79,7 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promis
 export const DEFAULT_BENCH_PG_URL = process.env.CHS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** What the `--json` summary of `chs ingest` holds that the bench reads. */
-export interface CommandSummary {
+interface CommandSummary {
   itemsProcessed: number;
   itemsAdded: number;
   itemsUpdated: number;

@@ -18,9 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
-import { buildApp } from '../../runner/dist/http/app.js';
-import { testConfig } from '../../runner/dist/http/testing.js';
+import { DAY_MS, createApiKey, createEngine, createWorkspace, fixedClock, recomputeHealth, revokeAllApiKeys } from '@chs/core';
+import { buildApp, loadConfig } from '@chs/runner';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -76,7 +75,12 @@ async function main(): Promise<void> {
   const one = await recomputeHealth(db, { workspaceId: WS, clientIds: ['c1'], fromDay: '2024-05-01', now: new Date(NOW) });
   console.log(`recomputeHealth one client from 2024-05-01: ${one.snapshotsWritten} snapshots in ${(performance.now() - t).toFixed(1)} ms`);
 
-  const app = await buildApp({ engine, config: testConfig({ rateLimits: { perKeyMinute: 1e9, perKeyHour: 1e9, perWorkspaceMinute: 1e9, perWorkspaceDay: 1e9 } }) });
+  const unlimited = String(1e9);
+  const config = loadConfig({
+    CHS_DATABASE_URL: DB, CHS_LOG_LEVEL: 'silent', CHS_DATA_DIR: mkdtempSync(join(tmpdir(), 'chs-bench-data-')),
+    CHS_RATE_LIMIT_PER_MINUTE: unlimited, CHS_RATE_LIMIT_PER_HOUR: unlimited, CHS_RATE_LIMIT_PER_DAY: unlimited, CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: unlimited,
+  });
+  const app = await buildApp({ engine, config });
   const headers = { authorization: `Bearer ${key.key}` };
   for (const path of [
     '/api/metrics/summary',
@@ -133,14 +137,14 @@ async function generate(): Promise<void> {
   const end = Date.parse(NOW);
   native.transaction(() => {
     for (let c = 0; c < CLIENTS; c++) {
-      const renewal = new Date(end + Math.floor(rand() * 365) * 86_400_000).toISOString().slice(0, 10);
+      const renewal = new Date(end + Math.floor(rand() * 365) * DAY_MS).toISOString().slice(0, 10);
       insClient.run(`c${c}`, WS, `Client ${c}`, `client${c}.test`, Math.round(rand() * 5000), renewal, rand() < 0.02 ? 1 : 0, at, at);
     }
     let thread = 0;
     let n = 0;
     while (n < INTERACTIONS) {
       const client = `c${Math.floor(rand() ** 1.5 * CLIENTS)}`;
-      let t = end - Math.floor(rand() * 365 * 86_400_000);
+      let t = end - Math.floor(rand() * 365 * DAY_MS);
       const len = 1 + Math.floor(rand() * 4);
       thread++;
       for (let k = 0; k < len && n < INTERACTIONS; k++, n++) {

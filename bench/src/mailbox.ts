@@ -5,12 +5,12 @@ import { generateToPath, type GenerateToPathOptions, type SizeStats } from '@chs
 import { TMP_DIR } from './paths.js';
 
 /** Generator settings of every bench mailbox; changing them changes the file name. */
-export const MAILBOX_SEED = 42;
-export const MAILBOX_CLIENTS = 500;
-export const MAILBOX_DAYS = 365;
+const MAILBOX_SEED = 42;
+const MAILBOX_CLIENTS = 500;
+const MAILBOX_DAYS = 365;
 export const MAILBOX_WORKSPACE = 'ourco.com';
 /** Fixed so metric windows over the data never depend on the clock. */
-export const MAILBOX_END_DATE = '2025-06-30T00:00:00.000Z';
+const MAILBOX_END_DATE = '2025-06-30T00:00:00.000Z';
 
 /**
  * What the mailbox holds. `client` (the ingest headline): 84 % client conversations (ours and

@@ -41,7 +41,7 @@ export class RssSampler {
 }
 
 /** The kernel's peak RSS of this process (Linux `VmHWM`), or null elsewhere. */
-export function highWaterMark(): number | null {
+function highWaterMark(): number | null {
   try {
     const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
     return m ? Number(m[1]) * 1024 : null;
@@ -51,7 +51,7 @@ export function highWaterMark(): number | null {
 }
 
 /** Resets VmHWM to the current RSS (Linux: `5` into /proc/self/clear_refs); false when it cannot. */
-export function resetHighWaterMark(): boolean {
+function resetHighWaterMark(): boolean {
   try {
     writeFileSync('/proc/self/clear_refs', '5');
     return true;

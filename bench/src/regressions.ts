@@ -2,11 +2,11 @@
 import type { BenchResult, Metric } from './results.js';
 
 /** Kinds a change of which counts as a regression (the others are shown, never fail). */
-export const GATED_KINDS: ReadonlySet<Metric['kind']> = new Set(['throughput', 'latency', 'ratio']);
+const GATED_KINDS: ReadonlySet<Metric['kind']> = new Set(['throughput', 'latency', 'ratio']);
 /** Worse by more than this fraction is a regression. */
 export const DEFAULT_TOLERANCE = 0.1;
 
-export interface MetricChange {
+interface MetricChange {
   name: string;
   unit: string;
   kind: Metric['kind'];

@@ -149,7 +149,7 @@ async function apiLoad(runners: ServerProcess[], w: Ws, duration: number, connec
   const per = Math.max(1, Math.round(connections / runners.length));
   const results = await Promise.all(runners.map((r) => new Promise<autocannon.Result>((resolve, reject) => {
     const inst = autocannon({ url: `${r.base}/api/clients?workspaceId=${w.domain}`, connections: per, duration, headers: { authorization: `Bearer ${w.apiKey}` } },
-      (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)));
+      (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
     inst.on('response', (_c, status, _b, ms) => { if (status >= 200 && status < 300) latencies.push(ms); });
   })));
   const requests = results.reduce((s, r) => s + r.requests.total, 0);

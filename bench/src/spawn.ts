@@ -38,29 +38,34 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node <args>` and waits (60 s at most) for the stdout line `ready` matches; its first
- * group is the server's base URL. stdout keeps being drained afterwards.
+ * Starts `node <args>` and waits (60 s at most) for the line `ready` matches, on stdout or stderr
+ * (`chs serve` prints it on stderr, its stdout being the JSON logs); its first group is the
+ * server's base URL. stdout keeps being drained and stderr passed through afterwards.
  */
 export function startServer(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let seen = '';
     const timer = setTimeout(() => {
       child.kill();
       reject(new Error(`server did not start: ${args.join(' ')}\n${seen}`));
     }, 60_000);
-    child.stdout!.setEncoding('utf8');
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.pipe(process.stderr);
     const onData = (chunk: string): void => {
       seen += chunk;
       const m = ready.exec(seen);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        child.stdout.resume();
         resolve({ child, base: m[1]! });
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${args.join(' ')}\n${seen}`));
@@ -79,5 +84,5 @@ export async function stopServer(s: ServerProcess): Promise<void> {
   });
 }
 
-/** `chs serve` prints this once it listens; the group is its base URL. */
+/** `chs serve` prints this on stderr once it listens; the group is its base URL. */
 export const CHS_SERVING = /serving (http:\/\/[^\s/]+)\/api/;

@@ -10,7 +10,7 @@ import {
 } from '@chs/core';
 import { cpuMsSince, RssSampler } from './measure.js';
 
-export interface Resources {
+interface Resources {
   wallMs: number;
   /** User + system CPU of the whole process, worker threads included. */
   cpuMs: number;
@@ -32,10 +32,10 @@ async function measured<T>(fn: (rss: RssSampler) => Promise<T>): Promise<{ value
 }
 
 // ── split only ────────────────────────────────────────────────────────────────────────────────
-export interface SplitArgs { path: string; limit?: number }
-export interface SplitResult extends Resources { messages: number; messageBytes: number }
+interface SplitArgs { path: string; limit?: number }
+interface SplitResult extends Resources { messages: number; messageBytes: number }
 
-export async function splitTask(a: SplitArgs): Promise<SplitResult> {
+async function splitTask(a: SplitArgs): Promise<SplitResult> {
   const { value, resources } = await measured(async () => {
     let messages = 0;
     let messageBytes = 0;
@@ -50,8 +50,8 @@ export async function splitTask(a: SplitArgs): Promise<SplitResult> {
 }
 
 // ── mailparser baseline ──────────────────────────────────────────────────────────────────────
-export interface BaselineArgs { path: string; limit?: number }
-export interface BaselineResult extends Resources {
+interface BaselineArgs { path: string; limit?: number }
+interface BaselineResult extends Resources {
   messages: number;
   messageBytes: number;
   /** Time inside `simpleParser` only (the split's time left out). */
@@ -60,7 +60,7 @@ export interface BaselineResult extends Resources {
 }
 
 /** `simpleParser(raw)` with default options, one message after the other, on one thread. */
-export async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
+async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
   const { value, resources } = await measured(async () => {
     let messages = 0;
     let messageBytes = 0;
@@ -84,9 +84,9 @@ export async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
 }
 
 // ── per-stage CPU, sequential ────────────────────────────────────────────────────────────────
-export interface StagesArgs { path: string; limit: number; workspace: string }
+interface StagesArgs { path: string; limit: number; workspace: string }
 /** CPU milliseconds per message of each stage, one thread, same messages for all. */
-export interface StagesResult extends Resources {
+interface StagesResult extends Resources {
   messages: number;
   /** Share of messages the pipeline MIME-parses (kept after head, filter and resolve). */
   bodyParsedShare: number;
@@ -110,7 +110,7 @@ export interface StagesResult extends Resources {
   };
 }
 
-export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
+async function stagesTask(a: StagesArgs): Promise<StagesResult> {
   const scorer = createSentimentScorer();
   const rules = { blocklist: [] as string[], ownDomains: [a.workspace] };
   const resolver = new Resolver(rules);
@@ -188,7 +188,7 @@ export async function stagesTask(a: StagesArgs): Promise<StagesResult> {
 }
 
 // ── end to end ────────────────────────────────────────────────────────────────────────────────
-export interface IngestArgs {
+interface IngestArgs {
   path: string;
   db: string;
   workspace: string;
@@ -213,7 +213,7 @@ export interface IngestResult extends Resources {
   healthPhasePeakBytes: number | null;
 }
 
-export async function ingestTask(a: IngestArgs): Promise<IngestResult> {
+async function ingestTask(a: IngestArgs): Promise<IngestResult> {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${a.db}${suffix}`, { force: true });
   const engine = await createEngine({ database: a.db });
   try {

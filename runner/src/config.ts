@@ -122,7 +122,7 @@ export interface RunnerConfig {
 }
 
 /** CHS_SQLITE_BUSY_TIMEOUT_MS when unset. */
-export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Environment variables that give a command a secret instead of argv (kept out of RunnerConfig,
@@ -162,9 +162,9 @@ function testFault(env: NodeJS.ProcessEnv): TestFault | undefined {
   return Object.freeze({ point, n: Number(m[2]) });
 }
 
-export const DEFAULT_DATABASE = './data/chs.db';
+const DEFAULT_DATABASE = './data/chs.db';
 /** CHS_PG_POOL_SIZE when unset. */
-export const DEFAULT_PG_POOL_SIZE = 10;
+const DEFAULT_PG_POOL_SIZE = 10;
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const v = env[name];
@@ -275,7 +275,7 @@ function portEnv(env: NodeJS.ProcessEnv, name: string): number {
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /** CHS_EMAIL_FROM_ALLOWLIST: comma- or space-separated domains and addresses, lower-cased; a malformed entry fails start-up. */
-export function parseSenderAllowList(value: string | undefined): string[] {
+function parseSenderAllowList(value: string | undefined): string[] {
   if (value === undefined) return [];
   const entries = value.split(/[\s,]+/).map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
   for (const e of entries) {

@@ -26,7 +26,7 @@ export interface ApiScenarioOptions {
   log?: Log;
 }
 
-export interface LoadResult {
+interface LoadResult {
   requests: number;
   requestsPerSec: number;
   p50Ms: number;
@@ -53,7 +53,7 @@ async function load(url: string, opts: { duration: number; connections: number; 
           ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: opts.paths![i++ % opts.paths!.length]! }) }] }
           : {}),
       },
-      (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)),
+      (err: Error | null, result: autocannon.Result) => (err ? reject(err) : resolve(result)),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status >= 200 && status < 300) latencies.push(ms);

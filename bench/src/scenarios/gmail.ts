@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectIntegration, createEngine, createWorkspace, mboxSource, parseSecretKey } from '@chs/core';
+import { DAY_MS, connectIntegration, createEngine, createWorkspace, mboxSource, parseSecretKey } from '@chs/core';
 import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats } from '@chs/core/connectors';
 import { ensureMailbox, MAILBOX_WORKSPACE } from '../mailbox.js';
 import { MB, round } from '../measure.js';
@@ -25,10 +25,10 @@ import { metric, target, type BenchResult } from '../results.js';
 import { startResult, type Log } from './common.js';
 
 /** Gmail's per-user quota: 15,000 units per minute. */
-export const GMAIL_QUOTA_UNITS = 15_000;
-export const GMAIL_QUOTA_WINDOW_MS = 60_000;
+const GMAIL_QUOTA_UNITS = 15_000;
+const GMAIL_QUOTA_WINDOW_MS = 60_000;
 /** Cost of a message fetch (messages.get) and of a list page (messages.list). */
-export const GMAIL_GET_UNITS = 5;
+const GMAIL_GET_UNITS = 5;
 
 export interface GmailScenarioOptions {
   /** Messages in the mailbox, all ingested (maxEmails). Default 50,000 (the v2 cap). */
@@ -109,7 +109,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
   // A smaller run takes the first messages of the 50k mailbox when it is already there.
   const mailbox = await ensureMailbox(existsSync(join(dir, 'mbox-50000-s42.mbox.done.json')) ? 50_000 : messagesWanted, dir, log);
   const now = Date.now();
-  const { messages, bytes } = await loadMessages(mailbox.path, messagesWanted, now - 60_000, Math.max(0, sinceDays - 2) * 86_400_000);
+  const { messages, bytes } = await loadMessages(mailbox.path, messagesWanted, now - 60_000, Math.max(0, sinceDays - 2) * DAY_MS);
   const n = messages.length;
   log(`${n.toLocaleString('en-US')} messages (${round(bytes / MB, 0)} MB, mean ${round(bytes / Math.max(n, 1) / 1024, 1)} KB); quota ${units.toLocaleString('en-US')} units / ${windowMs / 1000} s (×${quotaScale}); ceiling ${round(ceilingMsgsPerSec, 1)} msgs/s`);
 

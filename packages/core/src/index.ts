@@ -5,7 +5,8 @@ export { openStore, migrateToLatest, isPostgresUrl, redactUrl, type Store, type 
 export type { Database } from './store/schema.js';
 export { dialectOf, type DialectName } from './store/dialect.js';
 export { checkStoreReadiness, READINESS_TIMEOUT_MS, type StoreReadiness } from './store/readiness.js';
-export { systemClock, fixedClock, utcDay, addDays, daysBetween, type Clock } from './util/time.js';
+export { systemClock, fixedClock, DAY_MS, utcDay, addDays, daysBetween, localTime, msUntilLocalMidnight, type Clock, type LocalTime } from './util/time.js';
+export { round1, round2 } from './util/numbers.js';
 export { silentLogger, type Logger } from './util/logger.js';
 export { newId, sha256Hex } from './util/ids.js';
 export * from './settings/settings.js';

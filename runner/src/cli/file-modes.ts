@@ -9,7 +9,7 @@ import { isPostgresUrl, SECRET_KEY_FILE } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
 
 /** The demo's API key, written by `chs demo` into the data folder. */
-export const DEMO_KEY_FILE = 'demo-key.txt';
+const DEMO_KEY_FILE = 'demo-key.txt';
 
 /** A warning when `path` exists and other users may read or write it; undefined otherwise. */
 export function looseModeWarning(path: string): string | undefined {
@@ -24,7 +24,7 @@ export function looseModeWarning(path: string): string | undefined {
 }
 
 /** The secret-bearing files of a configuration (only those that exist are checked). */
-export function secretFiles(config: Pick<RunnerConfig, 'databaseUrl' | 'dataDir'>): string[] {
+function secretFiles(config: Pick<RunnerConfig, 'databaseUrl' | 'dataDir'>): string[] {
   const files: string[] = [];
   if (!isPostgresUrl(config.databaseUrl) && config.databaseUrl !== ':memory:') {
     const db = config.databaseUrl.replace(/^sqlite:(\/\/)?/i, '');

@@ -10,7 +10,7 @@ export function createProgressView(stream: NodeJS.WritableStream & { isTTY?: boo
   if (!enabled || !stream.isTTY) return { update: () => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
     {
-      stream: stream as NodeJS.WritableStream,
+      stream: stream,
       format: `${label} [{bar}] {percentage}% | {value}/{total} | {rate} msg/s | ETA {eta_formatted} | added {added} | errors {errors}`,
       hideCursor: true,
       etaBuffer: 50,

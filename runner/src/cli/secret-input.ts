@@ -9,7 +9,7 @@ import type { CliContext } from './context.js';
 import { looseModeWarning } from './file-modes.js';
 
 /** Longest secret read from a file or stdin: tokens are a few kB at most. */
-export const MAX_SECRET_BYTES = 64 * 1024;
+const MAX_SECRET_BYTES = 64 * 1024;
 
 /** The ways one secret can be given. `-` as the value or the file means stdin. */
 export interface SecretFlags {
@@ -40,7 +40,7 @@ async function readStdin(ctx: CliContext, from: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk);
     size += b.length;
     if (size > MAX_SECRET_BYTES) throw new ChsError('INVALID_INPUT', `${from}: more than ${MAX_SECRET_BYTES} bytes on stdin`);
     chunks.push(b);

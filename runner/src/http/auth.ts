@@ -32,7 +32,7 @@ export interface AuthHookOptions {
 }
 
 /** The key a request presents, or undefined. `Authorization: Bearer` wins over `X-API-Key`. */
-export function presentedKey(headers: FastifyRequest['headers']): string | undefined {
+function presentedKey(headers: FastifyRequest['headers']): string | undefined {
   const auth = headers.authorization;
   if (typeof auth === 'string') {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);

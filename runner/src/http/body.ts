@@ -53,6 +53,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
       return done(new HttpError('VALIDATION_ERROR', `body: objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }
-    parseJson(req, text, done);
+    // Fastify's default JSON parser answers through `done`; it returns nothing to wait for.
+    void parseJson(req, text, done);
   });
 }

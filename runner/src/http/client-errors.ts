@@ -19,7 +19,7 @@ function codeOf(err: NodeJS.ErrnoException): HttpErrorCode {
 }
 
 /** The raw HTTP/1.1 response for a refused request. */
-export function clientErrorResponse(code: HttpErrorCode, requestId: string, extra: Record<string, string>): string {
+function clientErrorResponse(code: HttpErrorCode, requestId: string, extra: Record<string, string>): string {
   const { status, publicMessage } = ERROR_TABLE[code];
   const body = JSON.stringify({ error: publicMessage, code, status } satisfies ErrorBody);
   const headers: Record<string, string> = {
@@ -47,7 +47,7 @@ export function clientErrorHandler(options: { store: RateLimitStore; limits: Rat
     const requestId = randomUUID();
     options.log.debug({ reqId: requestId, code, err: err.code }, 'client error');
     const now = Date.now();
-    options.store
+    void options.store
       .consume(windowsFor({ ip: socket.remoteAddress ?? 'unknown' }, options.limits), now)
       .then((result) => rateLimitHeaders(result, now))
       // Counters unreachable: the answer still goes out, without the headers it cannot know.

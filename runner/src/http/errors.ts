@@ -1,6 +1,6 @@
 /**
  * The one table from error codes to HTTP statuses, and the error body every 4xx/5xx carries:
- * `{ "error": string, "code": string, "status": number }` (DESIGN.md). Engine errors
+ * `{ "error": string, "code": string, "status": number }` (docs/errors.md). Engine errors
  * (ChsError) and HTTP-level errors (HttpError, Fastify's own) all end here; docs/errors.md lists
  * every code, and a test checks the list and this table agree.
  */
@@ -8,7 +8,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, isChsError, type ErrorCode } from '@chs/core';
 
 /** Codes raised by the HTTP layer itself (the engine's codes are ERROR_CODES). */
-export const HTTP_ERROR_CODES = [
+const HTTP_ERROR_CODES = [
   'AUTH_INVALID_KEY',
   'FORBIDDEN_WORKSPACE',
   'VALIDATION_ERROR',
@@ -92,7 +92,7 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   INTERNAL: m(500, 'Internal server error'),
 });
 
-export function isApiErrorCode(code: string): code is ApiErrorCode {
+function isApiErrorCode(code: string): code is ApiErrorCode {
   return Object.hasOwn(ERROR_TABLE, code);
 }
 
@@ -153,7 +153,7 @@ function codeForStatus(status: number): ApiErrorCode {
 }
 
 /** Turns anything thrown into the status, the body and extra headers of the response. */
-export function toErrorResponse(err: unknown): { body: ErrorBody; headers: Record<string, string>; internal: boolean } {
+function toErrorResponse(err: unknown): { body: ErrorBody; headers: Record<string, string>; internal: boolean } {
   if (err instanceof HttpError) {
     return { body: { error: err.message, code: err.code, status: err.status }, headers: err.headers, internal: false };
   }

@@ -46,13 +46,14 @@ function raw(t: TestApp, chunks: string[], pauseMs = 0): Promise<string> {
     socket.on('close', () => resolve(received));
     // A reset after the server closed (we were still writing) ends the exchange too.
     socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve(received) : reject(err)));
-    socket.on('connect', async () => {
+    const send = async (): Promise<void> => {
       for (const c of chunks) {
         if (!socket.writable) return;
         socket.write(c);
         if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
       }
-    });
+    };
+    socket.on('connect', () => void send().catch(reject));
   });
 }
 

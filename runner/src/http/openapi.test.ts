@@ -45,7 +45,7 @@ describe('the OpenAPI document', () => {
     writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended\n');
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
     const result = await run(REDOCLY, ['lint', join(dir, 'openapi.json'), '--config', join(dir, 'redocly.yaml'), '--format=json'], { env, cwd: dir, timeout: 60_000 }).catch(
-      (err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? String(err) }),
+      (err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? (err instanceof Error ? err.message : '') }),
     );
     let report: { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location?: { pointer?: string }[] }[] };
     try {

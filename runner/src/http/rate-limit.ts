@@ -1,5 +1,5 @@
 /**
- * Rate limits: per key 100/minute AND 1,000/hour, per workspace 10,000/day (DESIGN.md) and
+ * Rate limits: per key 100/minute AND 1,000/hour, per workspace 10,000/day (docs/api.md) and
  * 300/minute (all its keys together, so minting keys does not multiply the budget), all
  * configurable; requests without a valid key count per client IP against the per-key minute
  * and hour limits.
@@ -14,6 +14,7 @@
  * chosen by `chs serve` when CHS_REDIS_URL is set), passed in AppDeps.rateLimitStore.
  */
 import type { RateLimitConfig } from '../config.js';
+import { DAY_MS } from '@chs/core';
 
 export interface RateWindow {
   /** Bucket identity, e.g. `key:<id>:minute`. */
@@ -22,7 +23,7 @@ export interface RateWindow {
   windowMs: number;
 }
 
-export interface WindowState {
+interface WindowState {
   key: string;
   limit: number;
   /** Requests counted in the current window, this one included when it was allowed. */
@@ -88,7 +89,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 /** The windows a request is counted in. */
 export function windowsFor(caller: { keyId: string; workspaceId: string } | { ip: string }, limits: RateLimitConfig): RateWindow[] {
@@ -103,7 +103,7 @@ export function windowsFor(caller: { keyId: string; workspaceId: string } | { ip
     { key: `key:${caller.keyId}:hour`, limit: limits.perKeyHour, windowMs: HOUR },
     // All keys of the workspace together: a new key brings no new minute budget.
     { key: `ws:${caller.workspaceId}:minute`, limit: limits.perWorkspaceMinute, windowMs: MINUTE },
-    { key: `ws:${caller.workspaceId}:day`, limit: limits.perWorkspaceDay, windowMs: DAY },
+    { key: `ws:${caller.workspaceId}:day`, limit: limits.perWorkspaceDay, windowMs: DAY_MS },
   ];
 }
 
@@ -112,7 +112,7 @@ export function windowsFor(caller: { keyId: string; workspaceId: string } | { ip
  * later reset, the more conservative). Refused: among the full windows, the one resetting last —
  * the request cannot succeed before then.
  */
-export function reportedWindow(result: RateLimitResult): WindowState {
+function reportedWindow(result: RateLimitResult): WindowState {
   const candidates = result.allowed ? result.states : result.states.filter((s) => s.remaining === 0);
   const pool = candidates.length > 0 ? candidates : result.states;
   let best = pool[0];

@@ -24,9 +24,9 @@ interface Entry {
 }
 
 /** Answers kept at most; the oldest goes first. */
-export const READ_CACHE_MAX_ENTRIES = 20_000;
+const READ_CACHE_MAX_ENTRIES = 20_000;
 /** JSON characters kept at most, all answers together; the oldest go first, a larger answer is not kept. */
-export const READ_CACHE_MAX_CHARS = 64 * 1024 * 1024;
+const READ_CACHE_MAX_CHARS = 64 * 1024 * 1024;
 
 export class ReadCache {
   readonly #dataVersion: () => string | undefined;

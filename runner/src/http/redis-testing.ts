@@ -19,7 +19,7 @@ export function redisAvailable(): Promise<boolean> {
       await r.ping();
       return true;
     } catch (err) {
-      if (process.env.CI === 'true') throw new Error(`Redis is required in CI but ${TEST_REDIS_URL} did not answer: ${(err as Error).message}`);
+      if (process.env.CI === 'true') throw new Error(`Redis is required in CI but ${TEST_REDIS_URL} did not answer: ${(err as Error).message}`, { cause: err });
       console.warn(`[chs tests] Redis at ${TEST_REDIS_URL} did not answer; Redis cases are left out locally (they run in CI).`);
       return false;
     } finally {

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-export interface ShutdownPhase {
+interface ShutdownPhase {
   name: string;
   timeoutMs: number;
   run: () => Promise<void>;
@@ -24,7 +24,7 @@ export interface ShutdownOptions {
   exit?: (code: number) => void;
 }
 
-export const DEFAULT_HTTP_SHUTDOWN_MS = 10_000;
+const DEFAULT_HTTP_SHUTDOWN_MS = 10_000;
 
 /** Runs `fn` within `ms`: true when it finished (or failed) in time, false when it did not. */
 async function within(ms: number, fn: () => Promise<void>, onError: (err: unknown) => void): Promise<boolean> {

@@ -62,7 +62,7 @@ function convertText(schema: Json, text: string): unknown {
 }
 
 /** Converts the text values of a query/params/headers object by its schema. */
-export function convertTextValues(schema: unknown, value: unknown): unknown {
+function convertTextValues(schema: unknown, value: unknown): unknown {
   if (!isObject(schema)) return value;
   if (typeof value === 'string') {
     if (typesOf(schema).includes('array') && isObject(schema.items)) return [convertText(schema.items, value)];
@@ -101,7 +101,7 @@ export function hasDefaults(schema: unknown): boolean {
  * PostgreSQL text cannot store it (a 500 there, while SQLite takes it) and no parameter needs it,
  * so it is refused on both. Iterative; bodies are at most MAX_JSON_DEPTH deep anyway.
  */
-export function nulPath(value: unknown): string | undefined {
+function nulPath(value: unknown): string | undefined {
   const stack: Array<[unknown, string]> = [[value, '']];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const [v, at] = next;

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { chs, chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, startDelayProxy, until, type Env, type Serve } from './testing.js';
+import { chs, chsEnv, initAndConnect, tearDown, makeMailbox, serve, startDelayProxy, until, type Env, type Serve } from './testing.js';
 
 // Generous: these spawn processes that share the CPUs with the rest of the suite (two forks), and
 // PostgreSQL (CHS_TEST_DATABASE=postgres) writes each batch with more round trips than SQLite.

@@ -23,7 +23,7 @@ export interface JobEstimate {
 }
 
 /** Items per second of a running job since it started; undefined before its first checkpoint. */
-export function measuredRate(job: Job, now: Date): number | undefined {
+function measuredRate(job: Job, now: Date): number | undefined {
   if (job.state !== 'running' || !job.startedAt || job.itemsProcessed <= 0) return undefined;
   const secs = (now.getTime() - Date.parse(job.startedAt)) / 1000;
   return secs > 0 ? job.itemsProcessed / secs : undefined;

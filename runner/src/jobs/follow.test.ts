@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
-import { openStore, type Store } from '@chs/core';
+import { DAY_MS, openStore, type Store } from '@chs/core';
 import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase } from '@chs/core/testing';
 import { chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, startDelayProxy, startTcpProxy, until, type Env, type Serve } from './testing.js';
 
@@ -96,7 +96,7 @@ describe('one id per run, from start to history (chs serve + fake Gmail)', () =>
       { name: 'POST /integrations/google/backfill', start: async () => (await api<{ jobId: string }>('/integrations/google/backfill', { workspaceId: 'acme.com', sinceDays: 30 })).jobId, expect: { itemsProcessed: 41, itemsAdded: 0, itemsUpdated: 0, itemsSkipped: 41 } },
       {
         name: 'POST /ingest/backfill',
-        start: async () => (await api<{ backfillId: string }>('/ingest/backfill?workspaceId=acme.com', { source: 'google', fromDate: new Date(Date.now() - 86_400_000).toISOString() })).backfillId,
+        start: async () => (await api<{ backfillId: string }>('/ingest/backfill?workspaceId=acme.com', { source: 'google', fromDate: new Date(Date.now() - DAY_MS).toISOString() })).backfillId,
         expect: { itemsProcessed: 41, itemsAdded: 0, itemsUpdated: 0, itemsSkipped: 41 },
       },
       { name: 'POST /ingest/v2/start', start: async () => (await api<{ sessionId: string }>('/ingest/v2/start', { workspaceId: 'acme.com', sinceDays: 30, batchSize: 10 })).sessionId, expect: { itemsProcessed: 41, itemsAdded: 0, itemsUpdated: 0, itemsSkipped: 41 } },

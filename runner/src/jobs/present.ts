@@ -3,7 +3,7 @@
  * run of several sources (one job per source, one group id) as one "current job", and history
  * records.
  */
-import type { Db, Job, JobState } from '@chs/core';
+import { round1, type Db, type Job, type JobState } from '@chs/core';
 import { estimateJob, formatDuration, lastCompletedRun, type PastRun } from './estimates.js';
 
 /** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
@@ -14,7 +14,7 @@ export const DATA_TYPES = Object.freeze({
 } as const);
 
 /** A group's status from its jobs' states: running wins, then waiting, then the worst ending. */
-export function groupStatus(states: readonly JobState[]): JobState {
+function groupStatus(states: readonly JobState[]): JobState {
   if (states.includes('running')) return 'running';
   if (states.includes('queued')) return 'queued';
   if (states.includes('parked')) return 'parked';
@@ -24,16 +24,14 @@ export function groupStatus(states: readonly JobState[]): JobState {
 }
 
 /** Percent done of one job: 100 when completed; processed/total while the total is known; else null. */
-export function jobProgress(job: Job): number | null {
+function jobProgress(job: Job): number | null {
   if (job.state === 'completed') return 100;
   if (job.totalItems === null) return null;
   if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
   return Math.min(100, Math.round((job.itemsProcessed / job.totalItems) * 1000) / 10);
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
-export interface SourceView {
+interface SourceView {
   status: JobState;
   itemsProcessed: number;
   lastSyncAt?: string;
@@ -54,7 +52,7 @@ export interface CurrentJobView {
 function span(jobs: Job[]): { startedAt: string | null; completedAt: string | null } {
   const starts = jobs.map((j) => j.startedAt).filter((s): s is string => s !== null).sort();
   const ends = jobs.map((j) => j.completedAt);
-  const completedAt = ends.every((e) => e !== null) ? (ends as string[]).sort().at(-1) ?? null : null;
+  const completedAt = ends.every((e) => e !== null) ? (ends).sort().at(-1) ?? null : null;
   return { startedAt: starts[0] ?? null, completedAt };
 }
 

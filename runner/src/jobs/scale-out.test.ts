@@ -231,7 +231,7 @@ describe('chs serve with CHS_REDIS_URL that does not answer', () => {
     const env = baseEnv(join(dir, 'chs.db'), dir, { CHS_REDIS_URL: 'redis://:hunter2@127.0.0.1:1' });
     const r = await chs(env, 'serve', '--port', '0');
     expect(r.code).toBe(1);
-    expect(r.stdout).not.toMatch(/serving/);
+    expect(r.stderr).not.toMatch(/serving/);
     expect(r.stderr.trim()).toMatch(/^chs: CHS_REDIS_URL: Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/? did not answer.*\[INVALID_INPUT\]$/);
     expect(r.stderr).not.toContain('hunter2');
   }, SLOW);

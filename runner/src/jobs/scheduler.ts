@@ -11,7 +11,7 @@
  *   keeps each at most once across runners and restarts).
  */
 import {
-  enqueueJob, getSettings, isChsError, lastJobQueuedAt, listIntegrations, listWorkspaceIds, pruneHistory, recomputeHealth, silentLogger, utcDay, toError,
+  enqueueJob, getSettings, isChsError, lastJobQueuedAt, listIntegrations, listWorkspaceIds, pruneHistory, localTime, recomputeHealth, silentLogger, toError, utcDay,
   type Db, type Logger, type Provider, type PruneCounts,
 } from '@chs/core';
 
@@ -34,15 +34,6 @@ export interface TickReport {
   daily: Array<{ workspaceId: string; localDay: string; clientsScored: number; snapshotsWritten: number; pruned: PruneCounts }>;
   notified: Array<{ workspaceId: string; sent: number; failed: number }>;
   errors: Array<{ workspaceId: string; step: 'sync' | 'daily' | 'notify'; message: string }>;
-}
-
-/** The calendar day (YYYY-MM-DD) of `at` in an IANA time zone; UTC when the zone is unknown. */
-export function localDay(at: Date, timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
-  } catch {
-    return utcDay(at);
-  }
 }
 
 export class Scheduler {
@@ -76,7 +67,7 @@ export class Scheduler {
         } catch (err) {
           report.errors.push({ workspaceId: id, step: 'sync', message: toError(err).message });
         }
-        const day = localDay(now, settings.timezone);
+        const day = localTime(now, settings.timezone).day;
         if (this.#dailyDone.get(id) !== day) {
           try {
             const dataNow = this.#dataClock?.() ?? now;

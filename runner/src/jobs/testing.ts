@@ -69,7 +69,7 @@ export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string>
   return apiKey;
 }
 
-export interface Serve { name: string; proc: ChildProcess; base: string; stderr: () => string; exited: Promise<number | null> }
+export interface Serve { name: string; proc: ChildProcess; base: string; /** stderr apart from the address line. */ stderr: () => string; exited: Promise<number | null> }
 
 /**
  * `chs serve --port 0` in a child process, resolved once it prints its address. Every one
@@ -77,18 +77,18 @@ export interface Serve { name: string; proc: ChildProcess; base: string; stderr:
  */
 export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutMs = 30_000): Promise<Serve> {
   const proc = spawn(process.execPath, [CHS_BIN, 'serve', '--port', '0'], { env });
-  let out = '';
   let err = '';
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  const entry: Serve = { name, proc, base: '', stderr: () => err, exited };
+  const entry: Serve = { name, proc, base: '', stderr: () => err.replace(/^chs: serving .*\n/m, ''), exited };
   started.push(entry);
-  proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  // stdout carries the JSON logs (drained); the address line comes on stderr.
+  proc.stdout.resume();
   return new Promise<Serve>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`chs serve ${name} did not start: ${err}`)), startTimeoutMs);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(out);
-      if (m) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }
+    proc.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /serving (http:\/\/[^\s/]+)\/api/.exec(err);
+      if (m && !entry.base) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }
     });
     proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve ${name} exited ${code}: ${err}`)); });
   });
@@ -123,7 +123,7 @@ export interface TestGmailMessage {
   internalDate: number;
 }
 
-export const CLIENT_DOMAINS = ['globex.com', 'initech.com', 'umbrella.com', 'hooli.com', 'stark.com'] as const;
+const CLIENT_DOMAINS = ['globex.com', 'initech.com', 'umbrella.com', 'hooli.com', 'stark.com'] as const;
 
 /**
  * `n` messages, newest first from `newest` back, one every `spacingMs`; message i comes from

@@ -29,7 +29,7 @@ export interface NotifyRunOptions {
   forceDigests?: DigestKind[];
 }
 
-export interface NotifyItem {
+interface NotifyItem {
   kind: NotificationKind;
   dedupeKey: string;
   to: string[];

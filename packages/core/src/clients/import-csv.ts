@@ -114,7 +114,7 @@ export async function importClientsCsv(db: Db, workspaceId: string, csv: string,
       if (!rawDomain) throw new ChsError('INVALID_INPUT', 'domain is empty');
       const domain = registrableDomain(rawDomain);
       if (domain === null) throw new ChsError('INVALID_DOMAIN', `not a registrable domain: "${rawDomain}"`);
-      // Free mail and our own domains never become clients (DESIGN.md).
+      // Free mail and our own domains never become clients (README, "How ingestion works, and what it decides").
       if (isFreeMailDomain(domain)) throw new ChsError('INVALID_DOMAIN', `${domain} is a free-mail domain and cannot be a client`);
       if (ownDomains.has(domain)) throw new ChsError('INVALID_DOMAIN', `${domain} is the workspace's own domain`);
       const attrs = rowAttributes(get);

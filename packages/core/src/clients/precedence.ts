@@ -17,8 +17,8 @@
 import type { ClientsTable } from '../store/schema.js';
 
 /** Known sources, most authoritative first. */
-export const ATTRIBUTE_SOURCES = ['manual', 'hubspot', 'intercom', 'domain'] as const;
-export type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
+const ATTRIBUTE_SOURCES = ['manual', 'hubspot', 'intercom', 'domain'] as const;
+type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
 
 /** Higher is more authoritative; 0 for no source (null) or one this list does not know. */
 export function sourceRank(source: string | null | undefined): number {
@@ -27,7 +27,7 @@ export function sourceRank(source: string | null | undefined): number {
 }
 
 /** May `candidate` set an attribute whose value came from `current`? */
-export function mayOverwrite(candidate: string, current: string | null | undefined): boolean {
+function mayOverwrite(candidate: string, current: string | null | undefined): boolean {
   return sourceRank(candidate) >= sourceRank(current);
 }
 

@@ -17,7 +17,7 @@ export interface WindowFetch<T> {
 }
 
 /** Errors that end the whole sync rather than one item. */
-export function isSyncFatal(err: unknown): boolean {
+export function isSyncFatal(err: unknown): err is Error {
   return isChsError(err, 'INTEGRATION_NEEDS_REAUTH') || isChsError(err, 'PROVIDER_RATE_LIMITED') || (err instanceof Error && err.name === 'AbortError');
 }
 
@@ -36,11 +36,10 @@ export async function fetchWindow<T>(
   const got = new Map<string, T>();
   const unusable = new Map<string, string>();
   const vanished: string[] = [];
-  let failed = new Map<string, string>();
 
   const pass = async (todo: readonly string[]): Promise<Map<string, string>> => {
     const errors = new Map<string, string>();
-    let fatal: unknown;
+    let fatal: Error | undefined;
     await Promise.all(
       todo.map((id) =>
         limit(async () => {
@@ -62,7 +61,7 @@ export async function fetchWindow<T>(
     return errors;
   };
 
-  failed = await pass(ids);
+  let failed = await pass(ids);
   if (failed.size > 0) failed = await pass([...failed.keys()]);
 
   const items: T[] = [];

@@ -21,16 +21,27 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** A header's value as text: headers are strings (numbers in some clients' objects). */
+function headerText(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** Why a signal aborted, as the Error it was aborted with (every abort here passes one). */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
+}
+
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    if (signal?.aborted) return reject(abortReason(signal));
     const t = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(t);
-      reject(signal?.reason ?? new Error('aborted'));
+      reject(abortReason(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -68,12 +79,12 @@ export interface RetryContext {
 }
 
 /** Full-jitter exponential backoff: uniform in [0, min(max, base·2^attempt)]. */
-export function backoffDelay(policy: Readonly<RetryPolicy>, attempt: number): number {
+function backoffDelay(policy: Readonly<RetryPolicy>, attempt: number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.round(cap * policy.random());
 }
 
-export function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
+function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
   return new ChsError('PROVIDER_RATE_LIMITED', `${provider} quota exhausted (${reason}); resume after ${resumeAt.toISOString()}`, {
     details: { provider, resumeAt: resumeAt.toISOString(), reason },
   });
@@ -139,7 +150,7 @@ export function headerValue(headers: unknown, name: string): string | undefined 
   if (typeof headers === 'object') {
     const lower = name.toLowerCase();
     for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
-      if (k.toLowerCase() === lower) return Array.isArray(v) ? String(v[0]) : v === undefined || v === null ? undefined : String(v);
+      if (k.toLowerCase() === lower) return headerText(Array.isArray(v) ? (v as unknown[])[0] : v);
     }
   }
   return undefined;

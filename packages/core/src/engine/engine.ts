@@ -44,14 +44,14 @@ export interface MailLimits {
   maxMessageBytes?: number;
 }
 
-export interface HealthUpdate {
+interface HealthUpdate {
   clientsScored: number;
   snapshotsWritten: number;
   /** Time the rebuild took (ms). */
   durationMs: number;
 }
 
-export interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
+interface EngineSyncSummary extends Omit<ProviderSyncSummary, 'touched'> {
   health: HealthUpdate;
 }
 

@@ -21,6 +21,7 @@ import type { FaultHook } from '../sync/provider-sync.js';
 import { createEngine, type Engine } from './engine.js';
 import { createJobHandlers } from './job-handlers.js';
 import { until } from '../test-support/until.js';
+import { DAY_MS } from '../util/time.js';
 
 const NOW = Date.parse('2025-06-30T12:00:00Z');
 
@@ -41,7 +42,7 @@ afterAll(dropTestSchemas);
 // Two Gmail pages through the whole pipeline, twice per dialect: generous for a loaded machine.
 const SLOW = 120_000;
 
-const CONFIG = { workspaceId: 'acme.com', sinceDays: 60, maxEmails: 10_000, batchSize: 50, startDate: new Date(NOW - 60 * 86_400_000).toISOString() };
+const CONFIG = { workspaceId: 'acme.com', sinceDays: 60, maxEmails: 10_000, batchSize: 50, startDate: new Date(NOW - 60 * DAY_MS).toISOString() };
 
 describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
   let server: FakeGmailServer;

@@ -30,7 +30,9 @@ import type { JobContext, JobHandler, JobOutcome } from '../jobs/worker.js';
 import type { JobKind } from '../jobs/states.js';
 import type { ProviderSyncInput, ProviderSyncSummary } from '../sync/provider-sync.js';
 import { isRecord, recordOf, shape } from '../util/json.js';
+import { round1 } from '../util/numbers.js';
 import type { Engine } from './engine.js';
+import { DAY_MS } from '../util/time.js';
 
 /** Counts of a job over all its attempts (`errors`: items that could not be parsed, skipped and counted). */
 type Totals = Pick<RunCounts, 'processed' | 'added' | 'updated' | 'skipped' | 'filtered' | 'errors' | 'clientsCreated' | 'contactsCreated'>;
@@ -90,8 +92,8 @@ function providerOf(job: Job): Provider {
 function dateParam(job: Job, name: string): Date | undefined {
   const v = job.params[name];
   if (v === undefined || v === null) return undefined;
-  const d = new Date(String(v));
-  if (Number.isNaN(d.getTime())) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a date (${String(v)})`);
+  const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : new Date(Number.NaN);
+  if (Number.isNaN(d.getTime())) throw new ChsError('INVALID_INPUT', `job ${job.id}: params.${name} is not a date (${JSON.stringify(v)})`);
   return d;
 }
 
@@ -110,7 +112,6 @@ interface ReadPlan extends Pick<ProviderSyncInput, 'mode' | 'since' | 'until' | 
 /** Runs in the transaction of every batch (and of the finish), after the job's checkpoint. */
 type BatchHook = (trx: Transaction<Database>, checkpoint: JobCheckpoint, total: number | undefined) => Promise<void>;
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
 
 function sourceProgress(checkpoint: JobCheckpoint, total: number | undefined, status: SourceProgress['status']): SourceProgress {
   const t = checkpoint.totals;
@@ -241,7 +242,7 @@ async function runIngestJob(engine: Engine, job: Job, ctx: JobContext): Promise<
   const sessionId = String(job.params.sessionId);
   const maxEmails = numberParam(job, 'maxEmails');
   const batchSize = numberParam(job, 'batchSize');
-  const since = new Date(engine.clock().getTime() - numberParam(job, 'sinceDays') * 86_400_000);
+  const since = new Date(engine.clock().getTime() - numberParam(job, 'sinceDays') * DAY_MS);
   await markSessionProcessing(engine.store.db, sessionId);
   let ending: JobOutcome | { outcome: 'threw'; error: string } = { outcome: 'released' };
   try {

@@ -10,7 +10,8 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, businessDueAt, daysBetween, utcDay } from '../util/time.js';
 import { NO_DATA_BUCKET, emptyBucket, noDataBuckets, type DayBucket, type SignalEvent } from './model.js';
-import { chunks, hoursBetween } from './sql.js';
+import { hoursBetween } from '../store/sql.js';
+import { chunks } from '../util/lists.js';
 
 /** Bits of score/signals.ts SIGNAL_BITS that make a message an event on their own. */
 const CHURN_OR_FOLLOW_UP = 1 | 2;
@@ -27,7 +28,7 @@ const ANSWERED_IN_TIME_HOURS = 24;
  * answers whichever day a rebuild starts from: a day scores the same in a full and an
  * incremental run.
  */
-export const REPLY_WINDOW_DAYS = 30;
+const REPLY_WINDOW_DAYS = 30;
 const REPLY_WINDOW_HOURS = REPLY_WINDOW_DAYS * 24;
 /** Top interactions per client-day kept as evidence. */
 const EVIDENCE_PER_DAY = 3;

@@ -8,6 +8,7 @@
 import type { HealthWeights } from '../settings/settings.js';
 import { detectRisks, RISK_CODES, type ActiveRisk, type RiskCode, type RiskInputs } from './signals.js';
 import { isRecord, readJson } from '../util/json.js';
+import { round, round1, round2 } from '../util/numbers.js';
 
 export const HEALTH_COMPONENTS = ['sentiment', 'engagement', 'responsiveness', 'recency'] as const;
 export type HealthComponent = (typeof HEALTH_COMPONENTS)[number];
@@ -35,25 +36,23 @@ export type WeaknessCode = (typeof WEAKNESS_CODES)[number];
 /** Score of a client with no interactions at all; its confidence is 0. */
 export const DEFAULT_SCORE = 50;
 /** Half-life of the weight of an interaction in the sentiment component, in days. */
-export const SENTIMENT_HALF_LIFE_DAYS = 14;
+const SENTIMENT_HALF_LIFE_DAYS = 14;
 /** Interactions older than this many days no longer count for sentiment. */
-export const SENTIMENT_LOOKBACK_DAYS = 90;
+const SENTIMENT_LOOKBACK_DAYS = 90;
 /** Recent engagement window (days, ending on the scored day). */
-export const ENGAGEMENT_RECENT_DAYS = 30;
+const ENGAGEMENT_RECENT_DAYS = 30;
 /** Baseline window (days) just before the recent window. */
-export const ENGAGEMENT_BASELINE_DAYS = 90;
+const ENGAGEMENT_BASELINE_DAYS = 90;
 /** Window (days) of reply events counted for responsiveness. */
-export const RESPONSIVENESS_DAYS = 30;
-/** Reply time (hours) that scores 50 for one reply: 100·H/(H+h). */
-export const REPLY_HALF_SCORE_HOURS = 24;
+const RESPONSIVENESS_DAYS = 30;
 /** Recency is 100 up to max(this, 1.5 × the client's usual gap) days since the last two-way contact… */
-export const RECENCY_FULL_DAYS = 7;
+const RECENCY_FULL_DAYS = 7;
 /** …then falls linearly to 0 over max(this, 3 × the usual gap) days. */
-export const RECENCY_FALL_DAYS = 60;
+const RECENCY_FALL_DAYS = 60;
 /** Interactions in 90 days that give full data confidence. */
-export const CONFIDENCE_FULL_COUNT = 10;
+const CONFIDENCE_FULL_COUNT = 10;
 /** A change smaller than this (score points) is `stable`. */
-export const STABLE_BELOW = 1;
+const STABLE_BELOW = 1;
 /**
  * How many days of history the score of one day reads (the day itself included): every window
  * of the model fits in it, so a day's score is the same whether it is rebuilt alone or in a run.
@@ -186,7 +185,7 @@ export interface ComponentScore {
   contribution: number;
 }
 
-export interface HealthInputs {
+interface HealthInputs {
   /** Recency-weighted mean sentiment in [-1, 1]; null without sentiment in 90 days. */
   avgSentiment: number | null;
   /** Two-way exchanges (DayBucket.engaged) in the last 30 days. */
@@ -206,7 +205,7 @@ export interface HealthInputs {
 }
 
 /** The risk that holds the score down, as stored in a snapshot's components. */
-export interface StoredRisk {
+interface StoredRisk {
   code: RiskCode;
   /** The cap it puts on the score. */
   cap: number;
@@ -228,7 +227,7 @@ export interface HealthResult {
   riskInputs: RiskInputs;
 }
 
-export type ChangeKey = HealthComponent | 'risk';
+type ChangeKey = HealthComponent | 'risk';
 
 export interface Explanation {
   reason: ReasonCode;
@@ -241,12 +240,6 @@ export interface Explanation {
   interactionIds?: string[];
 }
 
-const round = (x: number, digits: number): number => {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-};
-export const round1 = (x: number): number => round(x, 1);
-export const round2 = (x: number): number => round(x, 2);
 
 export function normaliseWeights(w: HealthWeights): Record<HealthComponent, number> {
   const parts = HEALTH_COMPONENTS.map((c) => Math.max(0, Number(w[c]) || 0));
@@ -263,17 +256,12 @@ export function normaliseWeights(w: HealthWeights): Record<HealthComponent, numb
  * contacts: 100 up to max(7, 1.5·gap) days, then down to 0 over max(60, 3·gap) days. Without a
  * usual gap (fewer than 4 contact days in the lookback): 100 up to 7 days, 0 from day 67.
  */
-export function recencyValue(days: number | null, usualGap: number | null = null): number {
+function recencyValue(days: number | null, usualGap: number | null = null): number {
   if (days === null) return 0;
   const full = usualGap === null ? RECENCY_FULL_DAYS : Math.max(RECENCY_FULL_DAYS, 1.5 * usualGap);
   const fall = usualGap === null ? RECENCY_FALL_DAYS : Math.max(RECENCY_FALL_DAYS, 3 * usualGap);
   if (days <= full) return 100;
   return Math.max(0, 100 - ((days - full) * 100) / fall);
-}
-
-/** Promptness of one reply of ours: 1 at 0 h, 0.5 at 24 h, 0.25 at 72 h. */
-export function replyPromptness(hours: number): number {
-  return REPLY_HALF_SCORE_HOURS / (REPLY_HALF_SCORE_HOURS + Math.max(0, hours));
 }
 
 /** Decay weight of the sentiment of k days ago, 0.5^(k / half-life): computed once, not per scored day. */
@@ -420,7 +408,7 @@ function isStoredRisk(x: unknown): x is StoredRisk {
 }
 
 /** The guard of a snapshot's stored components (health_snapshots.components_json). */
-export function isStoredComponents(v: unknown): v is StoredComponents {
+function isStoredComponents(v: unknown): v is StoredComponents {
   if (!isRecord(v)) return false;
   const part = (x: unknown) => x === undefined || (isRecord(x) && isNumberOrAbsent(x.contribution) && isNumberOrAbsent(x.value) && isNumberOrAbsent(x.weight));
   return HEALTH_COMPONENTS.every((c) => part(v[c])) && (v.risk === undefined || v.risk === null || isStoredRisk(v.risk));

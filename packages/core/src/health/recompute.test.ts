@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { updateSettings } from '../settings/settings.js';
 import { batchesOf, recomputeHealth, type BatchContext, type ClientRow } from './recompute.js';
-import { insertClient, insertInteractions, insertWorkspace } from './test-fixtures.js';
+import { insertClient, insertInteractions, insertWorkspace, snapshotComponents, snapshotEvidence } from './test-fixtures.js';
 
 const NOW = new Date('2024-06-30T12:00:00.000Z');
 const WS = 'us.test';
@@ -50,15 +50,15 @@ for (const dialect of await testDialects()) {
       const a = await snap(db, 'alpha', '2024-06-30');
       expect(a?.score).toBe(87.1);
       expect(a?.confidence).toBe(0.2);
-      const comps = JSON.parse(a!.components_json);
+      const comps = snapshotComponents(a!.components_json);
       expect(comps.sentiment).toEqual({ value: 75, weight: 0.4, contribution: 30 });
-      expect(comps.engagement.value).toBe(100);
-      expect(comps.responsiveness.value).toBe(85.7);
-      expect(comps.recency.value).toBe(100);
+      expect(comps.engagement?.value).toBe(100);
+      expect(comps.responsiveness?.value).toBe(85.7);
+      expect(comps.recency?.value).toBe(100);
       expect(comps.inputs.ourReplyHours).toBe(4);
       expect(comps.risk).toBeNull();
       expect(a?.reason).toBe('stable');
-      expect(JSON.parse(a!.evidence_json!).interactionIds).toEqual(['a1', 'a2']);
+      expect(snapshotEvidence(a!.evidence_json).interactionIds).toEqual(['a1', 'a2']);
 
       const alpha = await db.selectFrom('clients').selectAll().where('id', '=', 'alpha').executeTakeFirstOrThrow();
       expect(alpha.health_score).toBe(87.1);
@@ -81,7 +81,7 @@ for (const dialect of await testDialects()) {
       const jan = await snap(db, 'beta', '2024-01-15');
       expect(jan?.score).toBe(38);
       expect(jan?.reason).toBe('contact_resumed');
-      const ev = JSON.parse(jan!.evidence_json!);
+      const ev = snapshotEvidence(jan!.evidence_json);
       expect(ev.changes).toEqual({ sentiment: -12, engagement: 0, responsiveness: 0, recency: 20, risk: 0 });
       expect(ev.interactionIds).toEqual(['b2']);
       // beta today: nothing in 120 days → 20 + 0 + 10 + 0 = 30, confidence 0
@@ -117,7 +117,7 @@ for (const dialect of await testDialects()) {
       // change vs 06-29 (87.1): sentiment 30 → 14.22 (−15.78), the rest unchanged
       expect(a?.reason).toBe('sentiment_declining');
       expect(a?.reason_text).toMatch(/^Score fell 15\.7 points \(87\.1 → 71\.4\)/);
-      expect(JSON.parse(a!.evidence_json!).interactionIds[0]).toBe('a3');
+      expect(snapshotEvidence(a!.evidence_json).interactionIds[0]).toBe('a3');
       // beta untouched by an incremental run for alpha.
       expect(await db.selectFrom('health_snapshots').select('client_id').where('client_id', '=', 'beta').execute()).toHaveLength(304);
       await store.close();

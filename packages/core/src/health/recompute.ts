@@ -11,7 +11,7 @@ import { DEFAULT_SCORE, LOOKBACK_DAYS, activeDays, defaultResult, noDataBuckets,
 import { fetchEvidence, fetchHistory, type BatchHistory } from './history.js';
 import { scoreClientDays, type SnapshotRow } from './score-client.js';
 import { writeSnapshots, type ScoredClient } from './write.js';
-import { chunks } from './sql.js';
+import { chunks } from '../util/lists.js';
 
 export interface RecomputeHealthInput {
   workspaceId: string;

@@ -17,56 +17,56 @@ export const RISK_CODES = ['churn_intent', 'escalation', 'unanswered', 'gone_qui
 export type RiskCode = (typeof RISK_CODES)[number];
 
 /** The history one day's signals may read (days, the day itself included). */
-export const SIGNAL_LOOKBACK_DAYS = 120;
+const SIGNAL_LOOKBACK_DAYS = 120;
 
 /** Churn intent holds for this many days after the message that states it… */
-export const CHURN_WINDOW_DAYS = 30;
+const CHURN_WINDOW_DAYS = 30;
 /** …unless this many later messages from the client read positive (the threat was withdrawn). */
-export const CHURN_CLEARED_BY_POSITIVE = 2;
-export const CHURN_CAP = 30;
+const CHURN_CLEARED_BY_POSITIVE = 2;
+const CHURN_CAP = 30;
 /** Cap when two or more messages state it. */
-export const CHURN_CAP_REPEATED = 25;
+const CHURN_CAP_REPEATED = 25;
 
 /** An escalation: this many negative messages from the client within the window… */
-export const ESCALATION_WINDOW_DAYS = 14;
-export const ESCALATION_MIN_NEGATIVE = 3;
+const ESCALATION_WINDOW_DAYS = 14;
+const ESCALATION_MIN_NEGATIVE = 3;
 /** …or two from at least this many different people. */
-export const ESCALATION_MIN_CONTACTS = 2;
-export const ESCALATION_CAP = 35;
+const ESCALATION_MIN_CONTACTS = 2;
+const ESCALATION_CAP = 35;
 
 /** Unanswered: caps for one, two, and three or more messages waiting past the service level. */
-export const UNANSWERED_CAPS: readonly [number, number, number] = [55, 45, 35];
+const UNANSWERED_CAPS: readonly [number, number, number] = [55, 45, 35];
 /** A message waiting this many days takes the lowest cap on its own. */
-export const UNANSWERED_LONG_DAYS = 7;
+const UNANSWERED_LONG_DAYS = 7;
 
 /** Gone quiet: silent at least this many days… */
-export const GONE_QUIET_MIN_DAYS = 21;
+const GONE_QUIET_MIN_DAYS = 21;
 /** …and at least this many times the client's usual gap between contacts… */
-export const GONE_QUIET_FACTOR = 3;
+const GONE_QUIET_FACTOR = 3;
 /** …where a usual gap needs this many contact days in the lookback. */
-export const CADENCE_MIN_CONTACT_DAYS = 4;
-export const GONE_QUIET_CAP = 35;
+const CADENCE_MIN_CONTACT_DAYS = 4;
+const GONE_QUIET_CAP = 35;
 
 /** Our slowness: the mean of our replies over the last 4 weeks above 3 days (≥ 2 replies)… */
-export const SLOW_WINDOW_DAYS = 28;
-export const SLOW_REPLY_HOURS = 72;
-export const SLOW_MIN_REPLIES = 2;
+const SLOW_WINDOW_DAYS = 28;
+const SLOW_REPLY_HOURS = 72;
+const SLOW_MIN_REPLIES = 2;
 /** …or above 2 days and at least twice what it was in the 8 weeks before… */
-export const SLOW_TREND_HOURS = 48;
-export const SLOW_BEFORE_DAYS = 56;
+const SLOW_TREND_HOURS = 48;
+const SLOW_BEFORE_DAYS = 56;
 /** …or this many chasers ("still waiting", "following up again") within 3 weeks. */
-export const FOLLOW_UP_WINDOW_DAYS = 21;
-export const FOLLOW_UP_MIN = 2;
-export const SLOW_CAP = 38;
+const FOLLOW_UP_WINDOW_DAYS = 21;
+const FOLLOW_UP_MIN = 2;
+const SLOW_CAP = 38;
 
 /** Tone: the mean of what they said over 3 weeks at or below −0.25 (≥ 2 messages)… */
-export const TONE_WINDOW_DAYS = 21;
-export const TONE_MIN_MESSAGES = 2;
-export const TONE_NEGATIVE_AT = -0.25;
+const TONE_WINDOW_DAYS = 21;
+const TONE_MIN_MESSAGES = 2;
+const TONE_NEGATIVE_AT = -0.25;
 /** …and at least this much below the 90 days before (or, with nothing before, 3 messages). */
-export const TONE_DROP = 0.3;
-export const TONE_BEFORE_DAYS = 90;
-export const TONE_CAP = 38;
+const TONE_DROP = 0.3;
+const TONE_BEFORE_DAYS = 90;
+const TONE_CAP = 38;
 
 /** Evidence kept per signal. */
 const MAX_IDS = 6;

@@ -4,6 +4,7 @@
  */
 import type { Db } from '../store/database.js';
 import type { ClientsTable, InteractionsTable } from '../store/schema.js';
+import type { StoredComponents } from './model.js';
 
 export async function insertWorkspace(db: Db, id: string): Promise<void> {
   const at = '2024-01-01T00:00:00.000Z';
@@ -110,4 +111,14 @@ export async function insertSnapshot(
       created_at: `${date}T23:00:00.000Z`,
     })
     .execute();
+}
+
+/** A snapshot's components_json as tests read it: the stored components with every raw input. */
+export function snapshotComponents(text: string): StoredComponents & { inputs: Record<string, unknown> } {
+  return JSON.parse(text) as StoredComponents & { inputs: Record<string, unknown> };
+}
+
+/** A snapshot's evidence_json as tests read it. */
+export function snapshotEvidence(text: string | null): { interactionIds: string[]; changes?: Record<string, number> } {
+  return JSON.parse(text ?? '{}') as { interactionIds: string[]; changes?: Record<string, number> };
 }

@@ -70,7 +70,7 @@ export interface IngestStageTimes {
   writeMs: number;
 }
 
-/** The counts every run reports (local mailbox, provider sync): the spec's sync-history fields. */
+/** The counts every run reports (local mailbox, provider sync): the API's sync-history fields. */
 export interface RunTotals {
   runId: string;
   status: 'completed' | 'cancelled';

@@ -34,7 +34,7 @@ export function workerFile(): string {
  * noise). Only the young generation is bounded: an old-generation limit, when hit, can take the
  * whole process down rather than the worker.
  */
-export const WORKER_YOUNG_GENERATION_MB = 8;
+const WORKER_YOUNG_GENERATION_MB = 8;
 
 /** Default time one message may take in a worker before it is abandoned (docs/parsing.md). */
 export const DEFAULT_PARSE_BUDGET_MS = 10_000;
@@ -60,7 +60,7 @@ export function peekMessageId(raw: Uint8Array): string | undefined {
 }
 
 /** The result that stands for a message abandoned over budget. */
-export function overBudget(input: ProcessInput, budgetMs: number): FailedMessage {
+function overBudget(input: ProcessInput, budgetMs: number): FailedMessage {
   const id = peekMessageId(input.raw);
   return {
     ok: false, location: input.location, kind: 'parse',

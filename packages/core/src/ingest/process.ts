@@ -5,7 +5,7 @@
  * MIME-parsed. Plain data in, plain data out (structured clone); no store, no shared state.
  */
 import { createHash } from 'node:crypto';
-import type { Address, MailSignals, ParseWarning, ProblemKind, RefusalReason, SentimentResult, SentimentScorer } from '../interfaces.js';
+import type { Address, ParseWarning, ProblemKind, RefusalReason, SentimentResult, SentimentScorer } from '../interfaces.js';
 import { readBody, readHead, MessageParseError, type HeadRead } from '../parse/parse.js';
 import type { BackendName } from '../parse/backends.js';
 import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
@@ -195,4 +195,4 @@ export async function processBatch(task: ProcessTask): Promise<ProcessResult[]> 
   return out;
 }
 
-export type { MailSignals };
+;

@@ -14,13 +14,14 @@ import { insertRows } from '../store/bulk.js';
 import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
+import { chunks } from '../util/lists.js';
 
 export interface WriteItem {
   result: ProcessResult;
   cursor: SourceCursor;
 }
 
-export type SkipReason = 'duplicate' | 'internal' | 'no_client';
+type SkipReason = 'duplicate' | 'internal' | 'no_client';
 
 
 /** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */
@@ -297,10 +298,4 @@ class BatchState {
   newContacts: Array<{ email: string; domain: string; state: ContactState }> = [];
   changedContacts = new Set<ContactState>();
   errors: Array<{ kind: string; reason: string; location: string }> = [];
-}
-
-function chunks<T>(xs: T[], n: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
 }

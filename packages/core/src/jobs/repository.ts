@@ -21,7 +21,7 @@ export interface JobError {
   at: string;
 }
 
-/** Per-source progress of a job (the spec's `sources` map members). */
+/** Per-source progress of a job (the API's `sources` map members, docs/api.md). */
 export interface SourceProgress {
   status: 'pending' | 'running' | 'completed' | 'failed';
   itemsProcessed: number;
@@ -232,7 +232,7 @@ export async function transitionJob(
     const updated = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return toJob(updated);
   };
-  return db.isTransaction ? run(db) : (db as Db).transaction().execute(run);
+  return db.isTransaction ? run(db) : (db).transaction().execute(run);
 }
 
 /**

@@ -3,7 +3,7 @@
  * `dataRetentionDays`, in one transaction, each table through the module that owns it.
  */
 import type { Db } from '../store/database.js';
-import { utcDay } from '../util/time.js';
+import { utcDay, DAY_MS } from '../util/time.js';
 import { pruneSnapshots } from '../health/write.js';
 import { pruneIngestionRuns } from '../ingest/runs.js';
 import { pruneJobs } from './repository.js';
@@ -18,7 +18,6 @@ export interface PruneCounts {
   healthSnapshots: number;
 }
 
-const DAY_MS = 86_400_000;
 
 /**
  * Deletes finished jobs (with their events and sessions), ingestion errors and finished runs

@@ -7,7 +7,6 @@
  * finds the run in `/ingest/status` and `/ingest/history` too.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Db } from '../store/database.js';
 import type { Database, IngestionSessionsTable } from '../store/schema.js';
 import { arrayOf, readJson, shape } from '../util/json.js';
 import { endedJobsBefore } from './repository.js';

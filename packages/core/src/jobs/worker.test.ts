@@ -79,7 +79,7 @@ describe.each(dialects)('JobWorker on $name', (dialect) => {
     worker = new JobWorker({ db: store.db, handlers: { sync: async () => ({ outcome: 'completed' }) }, pollMs: 20, sweepMs: 50, owner: 'alive' });
     worker.start();
     await until(async () => (await state(j.id)) === 'completed');
-    const events = (await jobEvents(store.db, j.id)).map((e) => `${e.type}:${String(e.data.reason ?? e.data.owner ?? '')}`);
+    const events = (await jobEvents(store.db, j.id)).map((e) => `${e.type}:${[e.data.reason, e.data.owner].find((x): x is string => typeof x === 'string') ?? ''}`);
     expect(events).toEqual(['job:queued:', 'job:running:dead', 'job:queued:lease expired', 'job:running:alive', 'job:completed:']);
   });
 });

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { ClientsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
-import { addDays } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredComponents, type StoredSignal } from '../health/model.js';
-import { hoursBetween } from '../health/sql.js';
+import { addDays, DAY_MS } from '../util/time.js';
+import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredSignal } from '../health/model.js';
+import { hoursBetween } from '../store/sql.js';
 
 export interface ClientView {
   id: string;
@@ -241,7 +241,6 @@ export async function readClientDetails(db: Db, workspaceId: string, clientId: s
   return { details, validUntil: changes.length === 0 ? null : new Date(Math.min(...changes)) };
 }
 
-const DAY_MS = 86_400_000;
 
 /** Mean sentiment of the last 30 days against the 30 before: ±0.1 or more is a trend. */
 export function sentimentTrend(recent: number | null, before: number | null): SentimentTrend {

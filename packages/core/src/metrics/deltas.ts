@@ -6,8 +6,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainChange, readComponents, round1, type StoredComponents } from '../health/model.js';
-import { chunks } from '../health/sql.js';
+import { DEFAULT_SCORE, explainChange, readComponents } from '../health/model.js';
+import { round1 } from '../util/numbers.js';
+import { chunks } from '../util/lists.js';
 
 export interface DeltaClient {
   id: string;

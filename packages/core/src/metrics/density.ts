@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.js';
+import { DAY_MS } from '../util/time.js';
 
 /**
  * Items per day stored for a source: the count of its interactions over the span of days they
@@ -11,5 +12,5 @@ export async function storedItemsPerDay(db: Db, workspaceId: string, source: str
     .where('workspace_id', '=', workspaceId).where('source', '=', source).executeTakeFirst();
   const n = Number(row?.n ?? 0);
   if (!row || n === 0 || !row.first || !row.last) return undefined;
-  return n / Math.max(1, (Date.parse(row.last) - Date.parse(row.first)) / 86_400_000);
+  return n / Math.max(1, (Date.parse(row.last) - Date.parse(row.first)) / DAY_MS);
 }

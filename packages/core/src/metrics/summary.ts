@@ -8,8 +8,9 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, readComponents, round1, round2, type StoredComponents } from '../health/model.js';
-import { chunks } from '../health/sql.js';
+import { DEFAULT_SCORE, explainStanding, readComponents, type StoredComponents } from '../health/model.js';
+import { round1, round2 } from '../util/numbers.js';
+import { chunks } from '../util/lists.js';
 
 export interface SummaryOptions {
   /** Days of the window. Default 7. */

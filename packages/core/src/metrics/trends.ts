@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { round1 } from '../health/model.js';
+import { round1 } from '../util/numbers.js';
 import { includedClients } from './summary.js';
 
 export const TREND_INTERVALS = ['daily', 'weekly', 'monthly'] as const;

@@ -7,7 +7,8 @@
  * Each returns every alert that holds now; the sent-log (dedupe keys) makes each one go out once.
  */
 import type { Db } from '../store/database.js';
-import { DEFAULT_SCORE, explainChange, round1, round2, storedSignals } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, storedSignals } from '../health/model.js';
+import { round1, round2 } from '../util/numbers.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import { evidenceItems, reasonFor, snapshotsOn, type Snap } from './snapshots.js';
 import { ALERTING_SIGNALS, type AlertingSignal, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreComparison, type ScoreDropAlert } from './types.js';
@@ -117,7 +118,7 @@ const isAlerting = (code: string): code is AlertingSignal => (ALERTING_SIGNALS a
  * is keyed by that message's day, so it goes out once; the window lets a notifier that was down
  * over a weekend, or mail that synced a few days late, still tell the team.
  */
-export const RISK_ALERT_FRESH_DAYS = 7;
+const RISK_ALERT_FRESH_DAYS = 7;
 
 /**
  * Churn-intent and escalation alerts for the latest snapshot of each non-excluded client (today's,

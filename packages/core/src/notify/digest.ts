@@ -7,14 +7,14 @@
  * at the digest's data time, so its numbers are the ones the dashboard shows at that moment.
  */
 import type { Db } from '../store/database.js';
-import { DEFAULT_SCORE, explainChange, round1 } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange } from '../health/model.js';
+import { round1 } from '../util/numbers.js';
 import { getSummary } from '../metrics/summary.js';
 import type { WorkspaceSettings } from '../settings/settings.js';
-import { addDays, daysBetween, utcDay } from '../util/time.js';
+import { addDays, daysBetween, utcDay, DAY_MS } from '../util/time.js';
 import { reasonFor, snapshotsOn } from './snapshots.js';
 import { DIGEST_LIST_SIZE, MOVER_MIN_CHANGE, type Digest, type DigestClientChange, type DigestKind, type DigestRenewal } from './types.js';
 
-const DAY_MS = 86_400_000;
 /** Days a digest covers without a previous one, and at most after a long gap. */
 const PERIOD_DAYS: Record<DigestKind, { first: number; max: number }> = { daily: { first: 1, max: 7 }, weekly: { first: 7, max: 28 } };
 

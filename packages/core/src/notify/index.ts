@@ -1,5 +1,5 @@
 export * from './types.js';
-export { localTime, mondayOf, digestsDue, currentPeriod, dedupeKeys, type LocalTime, type DueDigest } from './schedule.js';
+export { mondayOf, digestsDue, currentPeriod, dedupeKeys, type DueDigest } from './schedule.js';
 export { scoreDropAlerts, renewalAlerts, dropPercent, type ScoreDropOptions, type RenewalOptions } from './alerts.js';
 export { buildDigest, digestIsQuiet, type DigestOptions } from './digest.js';
 export { renderScoreDrop, renderRenewal, renderDigest, type Rendered } from './templates.js';

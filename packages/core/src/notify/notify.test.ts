@@ -4,7 +4,8 @@ import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { renewalAlerts, scoreDropAlerts, dropPercent } from './alerts.js';
 import { buildDigest, digestIsQuiet } from './digest.js';
 import { planNotifications } from './plan.js';
-import { digestsDue, localTime, mondayOf } from './schedule.js';
+import { digestsDue, mondayOf } from './schedule.js';
+import { localTime } from '../util/time.js';
 import { seedClient, seedInteraction, seedScores, seedSnapshot } from './test-data.js';
 import { getSettings } from '../settings/settings.js';
 

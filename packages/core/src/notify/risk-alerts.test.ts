@@ -12,6 +12,7 @@ import { planNotifications } from './plan.js';
 import { riskSignalAlerts } from './alerts.js';
 import { seedClient } from './test-data.js';
 import type { RiskSignalAlert } from './types.js';
+import { DAY_MS } from '../util/time.js';
 
 afterAll(() => dropTestSchemas());
 
@@ -23,7 +24,7 @@ const ASKS = 4;
 function routine(client: string): InteractionSpec[] {
   const out: InteractionSpec[] = [];
   for (let d = 90; d >= 8; d -= 7) {
-    const t = Date.parse('2024-05-20T09:00:00.000Z') - d * 86_400_000;
+    const t = Date.parse('2024-05-20T09:00:00.000Z') - d * DAY_MS;
     out.push({ id: `${client}-${d}-in`, clientId: client, at: new Date(t).toISOString(), direction: 'inbound', sentiment: 0.4, thread: `${client}-${d}`, signals: ASKS });
     out.push({ id: `${client}-${d}-out`, clientId: client, at: new Date(t + 7_200_000).toISOString(), direction: 'outbound', sentiment: 0.3, thread: `${client}-${d}` });
   }

@@ -1,31 +1,6 @@
 /** When digests are due, in the workspace's time zone, and the dedupe keys of every kind. */
-import { addDays, utcDay } from '../util/time.js';
+import { addDays, localTime, utcDay } from '../util/time.js';
 import { DIGEST_HOUR, type DigestKind } from './types.js';
-
-export interface LocalTime {
-  /** `YYYY-MM-DD` in the zone. */
-  day: string;
-  hour: number;
-  minute: number;
-  /** ISO weekday: 1 Monday … 7 Sunday. */
-  weekday: number;
-}
-
-/** The wall time of `at` in an IANA zone; UTC when the zone is unknown. */
-export function localTime(at: Date, timeZone: string): LocalTime {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-    }).formatToParts(at);
-  } catch {
-    return localTime(at, 'UTC');
-  }
-  const get = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? '0';
-  const day = `${get('year')}-${get('month')}-${get('day')}`;
-  const dow = new Date(`${day}T00:00:00Z`).getUTCDay();
-  return { day, hour: Number(get('hour')) % 24, minute: Number(get('minute')), weekday: dow === 0 ? 7 : dow };
-}
 
 /** The Monday of the ISO week of a local day. */
 export function mondayOf(day: string): string {

@@ -3,7 +3,7 @@ import type { Db } from '../store/database.js';
 import type { StoredComponents } from '../health/model.js';
 import { explainStanding, readComponents } from '../health/model.js';
 import { isRecord, readJson } from '../util/json.js';
-import { chunks } from '../health/sql.js';
+import { chunks } from '../util/lists.js';
 import type { EvidenceItem } from './types.js';
 
 export interface Snap {
@@ -30,7 +30,7 @@ export async function snapshotsOn(db: Db, workspaceId: string, days: readonly st
     if (part) q = q.where('client_id', 'in', part);
     for (const r of await q.execute()) {
       let byDay = out.get(r.client_id);
-      if (!byDay) out.set(r.client_id, (byDay = new Map()));
+      if (!byDay) out.set(r.client_id, (byDay = new Map<string, Snap>()));
       const evidence = r.evidence_json ? readJson(r.evidence_json, isRecord, 'health_snapshots.evidence_json') : {};
       byDay.set(r.date, {
         score: Number(r.score),

@@ -25,7 +25,9 @@ function toHtml(v: unknown): string {
   if (v instanceof Safe) return v.value;
   if (Array.isArray(v)) return v.map(toHtml).join('');
   if (v === null || v === undefined || v === false) return '';
-  return escape(String(v));
+  if (typeof v === 'string') return escape(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return escape(String(v));
+  return escape(JSON.stringify(v) ?? '');
 }
 
 /** Tagged template for HTML: interpolations are escaped unless they come from `h` themselves. */

@@ -12,7 +12,7 @@ import type { Address } from '../interfaces.js';
 const ENCODED_WORD = /=\?[^?]+\?[BbQq]\?[^?]*\?=/;
 
 /** Header bytes read as latin1 → text: raw 8-bit header bytes are UTF-8 (RFC 6532), as mailparser reads them. */
-export function headerText(latin1: string): string {
+function headerText(latin1: string): string {
   for (let i = 0; i < latin1.length; i++) {
     if (latin1.charCodeAt(i) > 0x7f) return Buffer.from(latin1, 'latin1').toString('utf8');
   }

@@ -49,7 +49,7 @@ export const mailparserBackend: ParserBackend = {
 };
 
 /** postal-mime, attachments kept as ArrayBuffers (no base64 re-encoding of their bytes). */
-export const postalMimeBackend: ParserBackend = {
+const postalMimeBackend: ParserBackend = {
   name: 'postal-mime',
   async parse(raw) {
     const { default: PostalMime } = await (postalMime ??= import('postal-mime'));

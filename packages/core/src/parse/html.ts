@@ -10,7 +10,7 @@ const NAMED: Record<string, string> = {
   zwj: '', shy: '', ensp: ' ', emsp: ' ', thinsp: ' ', times: '×',
 };
 
-export function decodeEntities(s: string): string {
+function decodeEntities(s: string): string {
   if (s.indexOf('&') === -1) return s;
   return s.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,31});/gi, (whole, body: string) => {
     if (body.charCodeAt(0) === 35) {
@@ -152,6 +152,7 @@ export function htmlToText(html: string): string {
           depth = Math.max(0, depth - 1);
         }
       }
+      // eslint-disable-next-line no-control-regex -- U+0002/U+0003 are the quote markers this module writes itself
       const text = line.replace(/[\u0002\u0003]/g, '');
       out.push(text.trim() === '' ? '' : prefix(lineDepth) + text);
     }

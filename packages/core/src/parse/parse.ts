@@ -27,12 +27,12 @@ export interface ParseOptions {
 export const DEFAULT_BACKEND: BackendName = 'mailparser';
 
 /** A header block larger than this is not read: the message is a parse error (real ones stay under 64 KiB). */
-export const MAX_HEADER_BYTES = 256 * 1024;
+const MAX_HEADER_BYTES = 256 * 1024;
 /** Body text beyond this is cut (only the top is read: summary, new text, signals). */
-export const MAX_BODY_TEXT = 2_000_000;
+const MAX_BODY_TEXT = 2_000_000;
 
 /** The text without NUL characters (an encoded word or a body can decode to them). */
-export function withoutNul(s: string): string {
+function withoutNul(s: string): string {
   return s.indexOf('\0') === -1 ? s : s.replace(/\0/g, '');
 }
 

@@ -57,7 +57,7 @@ const AFINN_OVERRIDES: Readonly<Record<string, number>> = {
   win: 3,
 };
 
-/** The business lexicon (brief: issue 3, item 5). */
+/** The business lexicon (docs/sentiment.md). */
 const BUSINESS_LEXICON: Readonly<Record<string, number>> = {
   // Churn and escalation signals.
   escalate: -2,

@@ -191,7 +191,7 @@ function sentences(text: string): { tokens: string[]; question: boolean }[] {
 }
 
 /** The scorer's word tokeniser, also used to key the lexicon's phrases. */
-export function tokenizeWords(text: string): string[] {
+function tokenizeWords(text: string): string[] {
   const out: string[] = [];
   for (const s of sentences(normalise(text))) for (const t of s.tokens) if (t !== CLAUSE) out.push(t);
   return out;

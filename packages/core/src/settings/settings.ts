@@ -1,5 +1,5 @@
 /**
- * Workspace settings: the spec's `workspace.*` fields plus engine options (health weights,
+ * Workspace settings: the API's `workspace.*` fields plus engine options (health weights,
  * sync interval). Stored as one JSON document per workspace; absent fields take the defaults
  * below. `profile.*` lives on the owner user, not here.
  */

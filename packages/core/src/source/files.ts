@@ -26,7 +26,7 @@ export interface FileWalk {
 }
 
 /** Byte-wise comparison, so the order never depends on the machine's locale. */
-export function compareRelPaths(a: string, b: string): number {
+function compareRelPaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -42,7 +42,7 @@ async function isFileEntry(dir: string, entry: Dirent): Promise<boolean> {
   }
 }
 
-export async function listFiles(root: string, walk: FileWalk): Promise<string[]> {
+async function listFiles(root: string, walk: FileWalk): Promise<string[]> {
   const out: string[] = [];
   const visit = async (abs: string, rel: string): Promise<void> => {
     const entries = await readdir(abs, { withFileTypes: true });

@@ -2,7 +2,7 @@ const CR = 13;
 const LF = 10;
 
 /** True when the buffer holds a CR that is not the start of a CRLF pair. */
-export function hasBareCr(buf: Buffer): boolean {
+function hasBareCr(buf: Buffer): boolean {
   let i = buf.indexOf(CR);
   while (i !== -1) {
     if (buf[i + 1] !== LF) return true;

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { InteractionsTable } from './schema.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { BULK_ROWS_PER_STATEMENT, insertRows } from './bulk.js';
 import { newClientRow } from './clients.js';
@@ -20,12 +22,14 @@ describe.each(await testDialects())('insertRows on $name', (dialect) => {
       expect(rows).toHaveLength(n);
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const [i, c] of clients.entries()) expect(byId.get(c.id), c.id).toEqual({ id: c.id, primary_domain: `c${i}.com`, mrr: i % 3 === 0 ? null : i * 10, name: c.name });
-      // signals is left out of these rows: it takes the column's default (0), not NULL.
-      await insertRows(db, 'interactions', [{
+      // signals is left undefined: it takes the column's default (0), not NULL.
+      const row = {
         id: 'in_1', workspace_id: 'ourco.com', client_id: 'cl_1', type: 'email', source: 'mbox', dedupe_key: 'm1', provider_id: null, thread_id: 'm1',
         subject: 's', summary: 'x', sentiment_label: 'neutral', sentiment_score: 0, occurred_at: now, from_email: 'a@c1.com', to_emails: '', direction: 'inbound',
-        opened: null, content_hash: 'h', created_at: now, updated_at: now, signals: undefined,
-      }]);
+        opened: null, content_hash: 'h', created_at: now, updated_at: now,
+      };
+      // The schema type requires signals; a caller's row may still carry an undefined value.
+      await insertRows(db, 'interactions', [{ ...row, signals: undefined } as unknown as Insertable<InteractionsTable>]);
       expect(await db.selectFrom('interactions').select('signals').where('id', '=', 'in_1').executeTakeFirstOrThrow()).toEqual({ signals: 0 });
     } finally {
       await store.close();

@@ -40,7 +40,7 @@ function insertText(dialect: DialectName, table: string, columns: readonly strin
  * in statements of {@link BULK_ROWS_PER_STATEMENT} rows. Runs on `db` as given: pass the
  * transaction the rows belong to.
  */
-export async function insertRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
+export async function insertRows<T extends keyof Database>(db: Kysely<Database>, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
   if (rows.length === 0) return;
   const dialect = dialectOf(db);
   // The first row's keys with a value: a key left undefined takes the column's default, as with

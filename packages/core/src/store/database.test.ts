@@ -32,6 +32,7 @@ describe.each(dialects)('store on $name', (dialect) => {
       await store.db.insertInto('workspaces').values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now }).execute();
       const job = (id: string, state: string) => ({
         id, workspace_id: 'acme.com', kind: 'sync', source: 'google', state, params_json: '{}', progress_json: '{}', errors_json: '[]', created_at: now, updated_at: now,
+        items_processed: 0, items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0, attempts: 0,
       });
       await store.db.insertInto('jobs').values(job('j1', 'running')).execute();
       await expect(store.db.insertInto('jobs').values(job('j2', 'queued')).execute()).rejects.toThrow();

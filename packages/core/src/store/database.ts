@@ -25,7 +25,7 @@ export interface StoreOptions {
 }
 
 /** StoreOptions.busyTimeoutMs when unset. */
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 export interface Store {
   readonly db: Db;
@@ -67,7 +67,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 /** Prepared statements kept per connection (least recently used dropped first). */
-export const STATEMENT_CACHE_SIZE = 256;
+const STATEMENT_CACHE_SIZE = 256;
 
 /**
  * The better-sqlite3 connection as Kysely sees it, with its prepared statements reused by SQL
@@ -117,7 +117,7 @@ type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']> & { readonly
  * limit, is full) → STORAGE_FULL; SQLITE_BUSY / SQLITE_LOCKED (another connection holds the lock
  * past the busy timeout) → DATABASE_BUSY. Anything else is returned as it is.
  */
-export function translateSqliteError(err: unknown, where: SqliteFaultContext): unknown {
+function translateSqliteError(err: unknown, where: SqliteFaultContext): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return err;
   if (code === 'SQLITE_FULL') {
@@ -169,13 +169,13 @@ function translatedStatement(native: SqliteDatabase.Database, sql: string, where
 }
 
 /** Writing statements run on one SQLite file by every connection of this process (see below). */
-export interface WriteCounter {
+interface WriteCounter {
   n: number;
 }
 const writeCounters = new Map<string, WriteCounter>();
 
 /** The write counter shared by this process's connections to `file` (its real path); a new one for `:memory:`. */
-export function sharedWriteCounter(file: string): WriteCounter {
+function sharedWriteCounter(file: string): WriteCounter {
   if (file === ':memory:') return { n: 0 };
   let key = file;
   try {
@@ -200,7 +200,7 @@ export function sharedWriteCounter(file: string): WriteCounter {
  * mode, which reads it at most once per turn of the event loop: another *process* can only make a
  * request arrive here through I/O, which is handled in a later turn than its commit.
  */
-export function sqliteDataVersion(native: SqliteDatabase.Database, writes: WriteCounter = { n: 0 }): { version: (freshness?: 'now' | 'turn') => string; onWrite: () => void } {
+function sqliteDataVersion(native: SqliteDatabase.Database, writes: WriteCounter = { n: 0 }): { version: (freshness?: 'now' | 'turn') => string; onWrite: () => void } {
   const pragma = native.prepare('pragma data_version').pluck();
   let thisTurn: number | undefined;
   const forget = (): void => {
@@ -280,12 +280,13 @@ function createPrivately(file: string): void {
 
 /** int8 (counts, sums of integers) and numeric come back from `pg` as strings; we want numbers. */
 function pgTypes(driver: typeof pg): pg.CustomTypesConfig {
-  return {
+  const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
-      return driver.types.getTypeParser(oid, format);
+      return driver.types.getTypeParser(oid, format) as (value: string) => unknown;
     },
-  } as pg.CustomTypesConfig;
+  };
+  return types;
 }
 
 async function openPostgres(options: StoreOptions): Promise<Store> {

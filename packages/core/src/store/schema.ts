@@ -9,7 +9,7 @@
 import type { Generated } from 'kysely';
 
 export interface WorkspacesTable {
-  /** The workspace's domain, e.g. `acme.com`: the spec's `workspaceId`. */
+  /** The workspace's domain, e.g. `acme.com`: the API's `workspaceId`. */
   id: string;
   name: string;
   plan: string;
@@ -19,7 +19,7 @@ export interface WorkspacesTable {
 }
 
 /** Domains the workspace's own staff write from (the workspace id is always one of them). */
-export interface WorkspaceDomainsTable {
+interface WorkspaceDomainsTable {
   workspace_id: string;
   domain: string;
 }
@@ -59,14 +59,14 @@ export interface ApiKeysTable {
 }
 
 /** Workspace settings: one JSON document per workspace (profile lives on the user). */
-export interface SettingsTable {
+interface SettingsTable {
   workspace_id: string;
   data_json: string;
   updated_at: string;
 }
 
 /** Per-workspace blocklist: a domain (covers its subdomains) or a full address. */
-export interface BlocklistTable {
+interface BlocklistTable {
   workspace_id: string;
   entry: string;
   created_at: string;
@@ -100,13 +100,13 @@ export interface ClientsTable {
   updated_at: string;
 }
 
-export interface ClientDomainsTable {
+interface ClientDomainsTable {
   workspace_id: string;
   domain: string;
   client_id: string;
 }
 
-export interface ContactsTable {
+interface ContactsTable {
   id: string;
   workspace_id: string;
   client_id: string | null;
@@ -117,7 +117,7 @@ export interface ContactsTable {
   updated_at: string;
 }
 
-export interface ContactEmailsTable {
+interface ContactEmailsTable {
   workspace_id: string;
   email: string;
   contact_id: string;
@@ -230,7 +230,7 @@ export interface JobsTable {
 }
 
 /** Append-only event log of a job: transitions, progress, errors. */
-export interface JobEventsTable {
+interface JobEventsTable {
   id: Generated<number>;
   job_id: string;
   at: string;
@@ -239,7 +239,7 @@ export interface JobEventsTable {
 }
 
 /** One row per ingestion run (local mailbox or provider), with its counts. */
-export interface IngestionRunsTable {
+interface IngestionRunsTable {
   id: string;
   workspace_id: string;
   job_id: string | null;
@@ -265,7 +265,7 @@ export interface IngestionRunsTable {
 }
 
 /** Messages that could not be ingested, each with its reason. */
-export interface IngestionErrorsTable {
+interface IngestionErrorsTable {
   id: Generated<number>;
   run_id: string;
   at: string;
@@ -276,7 +276,7 @@ export interface IngestionErrorsTable {
 }
 
 /** Resumable position of a source, saved in the same transaction as the batch it follows. */
-export interface SourceCursorsTable {
+interface SourceCursorsTable {
   workspace_id: string;
   source_key: string;
   cursor_json: string;
@@ -298,7 +298,7 @@ export interface IngestionSessionsTable {
 }
 
 /** Sent notifications; the unique key makes every alert at most once. */
-export interface NotificationLogTable {
+interface NotificationLogTable {
   id: string;
   workspace_id: string;
   kind: string;
@@ -311,7 +311,7 @@ export interface NotificationLogTable {
 }
 
 /** Provider object id → our client / contact id. */
-export interface ExternalRefsTable {
+interface ExternalRefsTable {
   workspace_id: string;
   provider: string;
   /** `company` → clients.id, `contact` → contacts.id. */

@@ -34,7 +34,7 @@ export function postgresAvailable(): Promise<boolean> {
       return true;
     } catch (err) {
       if (process.env.CI === 'true') {
-        throw new Error(`PostgreSQL is required in CI but ${TEST_PG_URL} did not answer: ${(err as Error).message}`);
+        throw new Error(`PostgreSQL is required in CI but ${TEST_PG_URL} did not answer: ${(err as Error).message}`, { cause: err });
       }
       console.warn(`[chs tests] PostgreSQL at ${TEST_PG_URL} did not answer; PostgreSQL cases are left out locally (they run in CI).`);
       return false;

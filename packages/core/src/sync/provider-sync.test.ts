@@ -10,6 +10,7 @@ import { connectIntegration } from '../integrations/repository.js';
 import { createEngine, type Engine } from '../engine/engine.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
+import { DAY_MS } from '../util/time.js';
 
 const NOW = Date.parse('2025-06-30T12:00:00Z');
 
@@ -44,7 +45,7 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
   const count = async () => Number((await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
   it('a full read leaves an incremental cursor; the next quick sync brings exactly the new message', async () => {
-    const first = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick', since: new Date(NOW - 365 * 86_400_000) });
+    const first = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick', since: new Date(NOW - 365 * DAY_MS) });
     expect([first.status, first.itemsProcessed, first.itemsAdded]).toEqual(['completed', 400, 400]);
     const cursor = await engine.store.db.selectFrom('source_cursors').select('cursor_json').where('source_key', '=', 'google').executeTakeFirstOrThrow();
     expect(JSON.parse(cursor.cursor_json)).toMatchObject({ phase: 'incremental' });
@@ -58,13 +59,13 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
   it('an interrupted full read resumes from its cursor instead of starting over', async () => {
     const stop = new AbortController();
     const first = await engine.sync({
-      workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * 86_400_000), batchSize: 25, workers: 0, signal: stop.signal,
+      workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * DAY_MS), batchSize: 25, workers: 0, signal: stop.signal,
       onProgress: (p) => { if (p.processed >= 50) stop.abort(); },
     });
     expect(first.status).toBe('cancelled');
     expect(first.itemsProcessed).toBeGreaterThanOrEqual(50);
     expect(first.itemsProcessed).toBeLessThan(400);
-    const second = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * 86_400_000) });
+    const second = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * DAY_MS) });
     expect(second.status).toBe('completed');
     // It resumed: it did not read all 400 again, and together nothing is missing or doubled.
     expect(second.itemsProcessed).toBeLessThan(400 - 25);
@@ -74,7 +75,7 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
   it('a malformed message in the middle is counted with its reason and the rest is kept', async () => {
     // Not a message at all (no header block), placed among the others by date.
     server.addMessage({ id: 'gbad', internalDate: NOW - 100 * 43_200_000 - 1000, raw: '\u0000\u0001 binary junk, not RFC 5322\r\n' });
-    const s = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * 86_400_000) });
+    const s = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * DAY_MS) });
     expect([s.status, s.itemsProcessed, s.itemsAdded, s.errorsCount]).toEqual(['completed', 401, 400, 1]);
     const errors = await engine.store.db.selectFrom('ingestion_errors').select(['kind', 'reason', 'location']).execute();
     expect(errors).toHaveLength(1);

@@ -75,7 +75,7 @@ export interface ProviderSyncInput {
 }
 
 /** Progress of a sync: `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said. */
-export interface SyncProgress extends IngestProgress {
+interface SyncProgress extends IngestProgress {
   providerTotal?: number;
 }
 
@@ -104,7 +104,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     logger,
     clock,
     onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
-  } as Parameters<typeof createConnector>[1]);
+  });
   const cursorKey = input.cursorKey ?? provider;
   let batches = 0;
   const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults

@@ -6,7 +6,7 @@
  */
 
 /** What the run must make of a message: stored, skipped for a reason, or an error with its location. */
-export type HostileOutcome = 'added' | 'skipped' | 'error';
+type HostileOutcome = 'added' | 'skipped' | 'error';
 
 export interface HostileMessage {
   /** Short name, also the local part of its Message-ID (`<name@hostile.test>`). */

@@ -5,7 +5,7 @@
 import type { AddressObject, EmailAddress, ParsedMail } from 'mailparser';
 import type { Address } from '../interfaces.js';
 
-export function mailparserAddresses(value: AddressObject | AddressObject[] | undefined): Address[] {
+function mailparserAddresses(value: AddressObject | AddressObject[] | undefined): Address[] {
   const out: Address[] = [];
   const walk = (list: EmailAddress[]) => {
     for (const a of list) {

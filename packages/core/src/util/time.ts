@@ -18,18 +18,49 @@ export function utcDay(d: Date): string {
 }
 
 export function addDays(d: Date, days: number): Date {
-  return new Date(d.getTime() + days * 86_400_000);
+  return new Date(d.getTime() + days * DAY_MS);
 }
 
 /** Whole days from day `a` to day `b` (both `YYYY-MM-DD`), negative when b is earlier. */
 export function daysBetween(a: string, b: string): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
+}
+
+export interface LocalTime {
+  /** `YYYY-MM-DD` in the zone. */
+  day: string;
+  hour: number;
+  minute: number;
+  /** ISO weekday: 1 Monday … 7 Sunday. */
+  weekday: number;
+}
+
+/** The wall time of `at` in an IANA zone; UTC when the zone is unknown. */
+export function localTime(at: Date, timeZone: string): LocalTime {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    }).formatToParts(at);
+  } catch {
+    return localTime(at, 'UTC');
+  }
+  const get = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? '0';
+  const day = `${get('year')}-${get('month')}-${get('day')}`;
+  const dow = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return { day, hour: Number(get('hour')) % 24, minute: Number(get('minute')), weekday: dow === 0 ? 7 : dow };
+}
+
+/** Milliseconds from `now` to the next midnight in an IANA zone (UTC when the zone is unknown). */
+export function msUntilLocalMidnight(now: Date, timeZone: string): number {
+  const local = now.getTime() + zoneOffsetMs(now.getTime(), timeZone);
+  return DAY_MS - (((local % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Offset of an IANA zone from UTC at an instant, in ms (UTC when the zone is unknown). */
-export function zoneOffsetMs(atMs: number, timeZone: string): number {
+function zoneOffsetMs(atMs: number, timeZone: string): number {
   if (timeZone === 'UTC') return 0;
   // Zones change offset on the hour or half hour at most: one lookup per zone and 15 minutes.
   const slot = Math.floor(atMs / 900_000);

@@ -1,7 +1,7 @@
 /** Domain types of the workspace module (rows are mapped to these; see store/schema.ts). */
 
 export interface Workspace {
-  /** The workspace's own registrable domain, lower-cased: the spec's `workspaceId`. */
+  /** The workspace's own registrable domain, lower-cased: the API's `workspaceId`. */
   id: string;
   name: string;
   plan: string;

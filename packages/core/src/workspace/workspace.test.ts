@@ -121,7 +121,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('workspace store on %s'
     const store = await dialect.open();
     try {
       const db = store.db;
-      const { apiKey, owner } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
+      const { apiKey } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
       const tracker = new KeyUsageTracker(db);
       const t1 = new Date('2024-05-01T10:00:00.000Z');
       const t2 = new Date('2024-05-01T10:05:00.000Z');

@@ -10,7 +10,7 @@ import { createApiKey } from './api-keys.js';
 import type { CreatedApiKey, User, Workspace } from './types.js';
 import { isValidEmail, toUser } from './users.js';
 
-/** Plan and billing status of a self-hosted workspace (the spec shows the fields, not their values). */
+/** Plan and billing status of a self-hosted workspace (the API shows the fields; their values here are fixed). */
 export const DEFAULT_PLAN = 'self-hosted';
 export const DEFAULT_BILLING_STATUS = 'active';
 

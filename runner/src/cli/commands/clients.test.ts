@@ -88,13 +88,13 @@ describe('chs clients import', () => {
     const { ctx, stdout, stderr } = context();
     const code = await main(['node', 'chs', '--db', dbFile, 'clients', 'import', '--workspace', 'ourco.com', '--csv', csv, '--json'], ctx);
     expect(code).toBe(2);
-    const out = JSON.parse(stdout.text);
+    const out = JSON.parse(stdout.text) as { rows: number; created: number; updated: number; errors: { line: number; message: string }[] };
     expect(out.rows).toBe(8);
     expect(out.created).toBe(2);
     expect(out.updated).toBe(1);
     expect(out.errors.map((e: { line: number }) => e.line)).toEqual([4, 5, 6, 8, 9]);
-    expect(out.errors[1].message).toMatch(/mrr/);
-    expect(out.errors[2].message).toMatch(/renewalDate/);
+    expect(out.errors[1]?.message).toMatch(/mrr/);
+    expect(out.errors[2]?.message).toMatch(/renewalDate/);
     expect(stderr.text).toBe('');
 
     const check = await createEngine({ database: dbFile });

@@ -86,7 +86,7 @@ function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredential
   return {
     accessToken,
     email: f.email.toLowerCase(),
-    ...(s.refreshToken ? { refreshToken: s.refreshToken, clientId: f.clientId as string, clientSecret: s.clientSecret as string } : {}),
+    ...(s.refreshToken ? { refreshToken: s.refreshToken, clientId: f.clientId, clientSecret: s.clientSecret } : {}),
     ...(f.expiresAt ? { expiresAt: new Date(f.expiresAt).toISOString() } : {}),
     ...(f.scope ? { scope: f.scope } : {}),
   };
@@ -185,7 +185,7 @@ export const register: RegisterCommand = (program, ctx) => {
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
-        const g = provider === 'google' ? (credentials as GoogleCredentials) : undefined;
+        const g = provider === 'google' ? (credentials) : undefined;
         const i = await connectIntegration(engine.store.db, key(), {
           workspaceId: ws.id,
           provider,

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { createApiKey, createWorkspace, getWorkspace, importClientsCsv, listClients, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
+import { DAY_MS, createApiKey, createWorkspace, getWorkspace, importClientsCsv, listClients, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
 import { DEMO_ACCOUNTS_CSV, DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
 import type { CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
@@ -24,7 +24,9 @@ interface DemoFlags {
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<void> {
-  const global = cmd.optsWithGlobals() as { db?: string };
+  // When it goes on to serve, stdout is the JSON log stream: the demo's own lines go to stderr.
+  const say = (text: string): boolean => (flags.serve ? ctx.stderr : ctx.stdout).write(text);
+  const global = cmd.optsWithGlobals<{ db?: string }>();
   ctx.env.CHS_NOW ??= DEMO_END_DATE;
   const config = ctx.config(global);
   const mailbox = join(config.dataDir, 'demo.mbox');
@@ -52,7 +54,7 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
     // The team's account list for its story clients, as `chs clients import` would bring it.
     await importClientsCsv(engine.store.db, DEMO_WORKSPACE, DEMO_ACCOUNTS_CSV);
     await giveDemoClientsRevenue(engine, DEMO_END_DATE);
-    ctx.stdout.write(
+    say(
       `Ingested ${s.itemsProcessed} messages in ${(s.durationMs / 1000).toFixed(1)} s: ${s.itemsAdded} added, ${s.itemsSkipped} skipped, ` +
         `${s.itemsFiltered} filtered, ${s.errorsCount} errors; ${s.clientsCreated} new clients.\n`,
     );
@@ -62,7 +64,7 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
 
   const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${flags.port}/api`;
   const q = `workspaceId=${DEMO_WORKSPACE}`;
-  ctx.stdout.write(
+  say(
     [
       '',
       `Workspace: ${DEMO_WORKSPACE}   data "now": ${config.now}   database: ${config.databaseUrl}`,
@@ -92,7 +94,7 @@ async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<
     if (c.mrr !== null) continue;
     const h = createHash('sha256').update(c.domain).digest();
     const mrr = 500 + (h.readUInt16BE(0) % 40) * 250;
-    const renewal = new Date(Date.parse(endDate) + ((h.readUInt16BE(2) % 180) + 1) * 86_400_000).toISOString().slice(0, 10);
+    const renewal = new Date(Date.parse(endDate) + ((h.readUInt16BE(2) % 180) + 1) * DAY_MS).toISOString().slice(0, 10);
     await updateClientAttributes(db, DEMO_WORKSPACE, c.id, { mrr, renewalDate: renewal, csmOwner: `csm${h[4]! % 3 + 1}@${DEMO_WORKSPACE}` });
   }
 }

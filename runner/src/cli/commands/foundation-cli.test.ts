@@ -87,25 +87,27 @@ describe('chs init, keys and serve (built binary)', () => {
     let child: ChildProcessWithoutNullStreams;
     let base = '';
     let exit: Promise<number | null>;
+    let logs = '';
+    let human = '';
 
     beforeAll(async () => {
-      child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db], { env });
+      // Request logs on (info), to check that stdout carries them and nothing else.
+      child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db], { env: { ...env, CHS_LOG_LEVEL: 'info' } });
       exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-      let out = '';
       base = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`chs serve did not start: ${out}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`chs serve did not start: ${human}`)), 20_000);
         child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const m = /serving (http:\/\/\S+)\/api/.exec(out);
+          logs += chunk.toString();
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          human += chunk.toString();
+          const m = /serving (http:\/\/\S+)\/api/.exec(human);
           if (m?.[1]) {
             clearTimeout(timer);
             resolve(m[1]);
           }
         });
-        child.stderr.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-        });
-        child.on('exit', () => reject(new Error(`chs serve exited: ${out}`)));
+        child.on('exit', () => reject(new Error(`chs serve exited: ${human}`)));
       });
     }, SLOW);
 
@@ -154,5 +156,14 @@ describe('chs init, keys and serve (built binary)', () => {
       const rows = JSON.parse(chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db).stdout) as Array<{ name: string; lastUsedAt: string | null }>;
       expect(rows.find((r) => r.name === 'Default key')?.lastUsedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     }, SLOW);
+
+    it('writes only JSON log lines on stdout; the address line goes to stderr', () => {
+      const lines = logs.split('\n').filter((l) => l !== '');
+      expect(lines.length).toBeGreaterThan(5);
+      for (const line of lines) expect(JSON.parse(line) as { level?: unknown }, line).toHaveProperty('level');
+      expect(lines.some((l) => l.includes('/api/settings'))).toBe(true);
+      expect(logs).not.toContain('serving');
+      expect(human).toMatch(/^chs: serving http:\/\/127\.0\.0\.1:\d+\/api \(database /m);
+    });
   });
 });

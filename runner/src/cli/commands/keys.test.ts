@@ -109,7 +109,7 @@ describe('chs profile', () => {
   it('shows the pending address and confirms it with the token read from stdin', async () => {
     const s = await setup();
     const engine = await createEngine({ database: s.db });
-    let token = '';
+    let token: string;
     try {
       const req = await requestEmailChange(engine.store.db, s.ownerId, 'ana@newco.io');
       if (req.status !== 'pending') throw new Error('expected a pending change');

@@ -1,7 +1,7 @@
 /** `chs keys create|list|delete|revoke-all`: API keys without HTTP. */
 import type { Command } from 'commander';
 import { createApiKey, CREATED_BY_CLI, deleteApiKey, listApiKeys, requireWorkspace, revokeAllApiKeys } from '@chs/core';
-import { printJson, withEngine, type CliContext } from '../context.js';
+import { printJson, withEngine } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
 export const register: RegisterCommand = (program, ctx) => {

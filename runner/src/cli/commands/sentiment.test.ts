@@ -102,7 +102,7 @@ describe('chs sentiment (the real bin)', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
     child.stdin.end("We are not happy with the outage.\n\nThe migration went smoothly, great work.\nIt isn't working");
-    const [code] = (await new Promise((resolve) => child.on('close', (...a) => resolve(a)))) as [number | null];
+    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
     expect(err).toBe('');
     expect(code).toBe(0);
     const lines = out.split('\n');

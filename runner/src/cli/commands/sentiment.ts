@@ -1,6 +1,6 @@
 /**
  * `chs sentiment [--json]`: scores one text per stdin line and prints one `{"label","score"}`
- * JSON object per line, in order (pinned in DESIGN.md).
+ * JSON object per line, in order (README, Command line; docs/sentiment.md).
  *
  * Output is the same with and without `--json`: stdout only ever carries the JSON lines. The flag
  * only silences the one-line hint written to stderr when stdin is a terminal (a person typing).
@@ -30,8 +30,8 @@ async function run(ctx: CliContext, flags: SentimentFlags): Promise<void> {
   }
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
   // A reader that went away (`chs sentiment < big.txt | head`) is not an error: stop reading.
-  let failure: unknown;
-  const onError = (err: unknown): void => {
+  let failure: Error | undefined;
+  const onError = (err: Error): void => {
     failure ??= err;
     lines.close();
   };

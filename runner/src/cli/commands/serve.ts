@@ -10,18 +10,18 @@ import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
 /** What a background service gets; it returns how to stop it (awaited on shutdown, in reverse order). */
-export interface BackgroundServiceContext {
+interface BackgroundServiceContext {
   engine: Engine;
   config: RunnerConfig;
   logger: ReturnType<typeof createLogger>;
 }
-export type BackgroundService = (ctx: BackgroundServiceContext) => Promise<() => Promise<void>>;
+type BackgroundService = (ctx: BackgroundServiceContext) => Promise<() => Promise<void>>;
 
 /**
  * ▶ HOOK: job workers and the scheduler start here. Add a BackgroundService to this list; it is
  * started after the HTTP server listens and stopped (before the engine closes) on shutdown.
  */
-export const backgroundServices: BackgroundService[] = [];
+const backgroundServices: BackgroundService[] = [];
 
 function parsePort(value: string): number {
   const n = Number(value);
@@ -80,7 +80,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
-  ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
+  // stdout is the JSON log stream; this line is for the human (and the tests) on stderr.
+  ctx.stderr.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
   await done;
 }
 

@@ -20,7 +20,7 @@ interface SyncFlags {
   json?: boolean;
 }
 
-export interface ProviderSyncResult {
+interface ProviderSyncResult {
   jobId: string;
   status: Job['state'];
   itemsProcessed: number;
@@ -57,8 +57,8 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
     const ws = (await requireWorkspace(db, flags.workspace)).id;
     let providers: Provider[];
     if (flags.provider !== undefined) {
-      await requireConnected(db, ws, flags.provider as Provider);
-      providers = [flags.provider as Provider];
+      await requireConnected(db, ws, flags.provider);
+      providers = [flags.provider];
     } else {
       providers = await connectedProviders(db, ws);
       if (!providers.length) throw new ChsError('INTEGRATION_NOT_CONNECTED', `no integration is connected for ${ws}; connect one first (chs connect google|hubspot|intercom)`);

@@ -86,7 +86,7 @@ export const ClientDetailsSchema = Type.Object(
   },
 );
 
-export const InteractionSchema = Type.Object({
+const InteractionSchema = Type.Object({
   id: Type.String(),
   type: Type.String({ description: 'email, meeting, call, note, support_ticket, …' }),
   subject: Type.String(),

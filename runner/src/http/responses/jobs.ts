@@ -24,7 +24,7 @@ const SourceViewSchema = Type.Object({
   progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
 }, { description: 'Which members are present depends on what the job knows yet' });
 
-export const CurrentJobSchema = Type.Object({
+const CurrentJobSchema = Type.Object({
   jobId: Type.String({ description: 'The run id (one per POST /ingest/run)' }),
   status: JobStateSchema,
   progress: Type.Number({ minimum: 0, maximum: 100 }),
@@ -33,7 +33,7 @@ export const CurrentJobSchema = Type.Object({
   sources: Type.Record(Type.String(), SourceViewSchema),
 });
 
-export const RecentJobSchema = Type.Object({
+const RecentJobSchema = Type.Object({
   jobId: Type.String(),
   status: JobStateSchema,
   completedAt: Nullable(Timestamp),
@@ -41,7 +41,7 @@ export const RecentJobSchema = Type.Object({
   itemsProcessed: Count,
 });
 
-export const HistoryRecordSchema = Type.Object({
+const HistoryRecordSchema = Type.Object({
   jobId: Type.String({ description: 'The run id: the id the start endpoint gave (jobId, syncId, backfillId, sessionId)' }),
   sourceJobId: Type.String({ description: "Extension: this source's own job id (the run id itself for a run of one source)" }),
   source: Type.String(),

@@ -13,6 +13,8 @@ import { startTestApp, type TestApp } from '../testing.js';
  */
 afterAll(() => dropTestSchemas());
 const dialects = await testDialects();
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
+   response bodies are walked as Json (any) in assertions; contract-check.ts validates every answer against its schema. */
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies in assertions
 
 async function fixture(db: Db, ws: string): Promise<void> {
@@ -26,17 +28,17 @@ async function fixture(db: Db, ws: string): Promise<void> {
   ]);
 }
 
-async function startWithFixture(dialect?: TestDialect): Promise<{ t: TestApp; clock: { now: number }; get(path: string): Promise<{ body: Json; type: string | null }> }> {
+async function startWithFixture(dialect?: TestDialect): Promise<{ t: TestApp; clock: { now: number }; get: (path: string) => Promise<{ body: Json; type: string | null }> }> {
   const clock = { now: Date.parse('2024-06-30T12:00:00.000Z') };
   const t = await startTestApp({ ...(dialect ? { dialect } : {}), workspace: 'ourco.com', clock: () => new Date(clock.now) });
   await fixture(t.engine.store.db, t.workspaceId);
   return {
     t,
     clock,
-    async get(path: string) {
+    get: async (path: string) => {
       const res = await t.request(`/api${path}${path.includes('?') ? '&' : '?'}workspaceId=${t.workspaceId}`);
       expect(res.status).toBe(200);
-      return { type: res.headers.get('content-type'), body: await res.json() };
+      return { type: res.headers.get('content-type'), body: (await res.json()) as Json };
     },
   };
 }

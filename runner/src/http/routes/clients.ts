@@ -14,7 +14,7 @@ import { ClientDetailsSchema, ClientListSchema, ClientSchema, InteractionsPageSc
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
-export const InteractionsQuery = Type.Object({
+const InteractionsQuery = Type.Object({
   ...WorkspaceQuery.properties,
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1-200 (default 50)' }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip (default 0)' }),
@@ -22,7 +22,7 @@ export const InteractionsQuery = Type.Object({
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const ClientPatch = Type.Object(
+const ClientPatch = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     mrr: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),

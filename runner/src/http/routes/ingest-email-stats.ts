@@ -7,7 +7,7 @@ import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { IngestEmailStatsSchema } from '../responses/metrics.js';
 
-export const IngestEmailStatsQuery = Type.Object({
+const IngestEmailStatsQuery = Type.Object({
   ...WorkspaceQuery.properties,
   windowDays: Type.Integer({ minimum: 1, maximum: 90, default: 30, description: 'Days, 1-90 (default 30)' }),
 });

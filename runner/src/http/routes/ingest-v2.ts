@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import {
+import { DAY_MS,
   ChsError, FINAL_STATES, getJob, latestIngestionSession, startIngestionSession,
   type IngestionSession, type IngestionSessionConfig, type IngestionSessionStatus, type Job,
 } from '@chs/core';
@@ -17,7 +17,7 @@ import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { jobOperations } from '../responses/jobs.js';
 
-export const V2StartBody = Type.Object({
+const V2StartBody = Type.Object({
   workspaceId: WorkspaceId,
   sinceDays: Type.Integer({ minimum: 1, maximum: 365, description: 'Days back from now, 1-365' }),
   maxEmails: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000, description: 'Stop after this many messages, 1-50000 (default 10000)' }),
@@ -65,7 +65,7 @@ export const ingestV2Routes =
       await requireConnected(db, ws, 'google');
       const config: IngestionSessionConfig = {
         workspaceId: ws, sinceDays: b.sinceDays, maxEmails: b.maxEmails, batchSize: b.batchSize,
-        startDate: new Date(deps.engine.clock().getTime() - b.sinceDays * 86_400_000).toISOString(),
+        startDate: new Date(deps.engine.clock().getTime() - b.sinceDays * DAY_MS).toISOString(),
       };
       const { session, job } = await startIngestionSession(db, config);
       deps.jobs?.nudge();

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
+import { DAY_MS,
   connectIntegration, enqueueJob, getJob, listJobs, recordJobProgress, transitionJob, markNeedsReauth, type Db, type Provider,
 } from '@chs/core';
 import { startTestApp, type TestApp } from '../testing.js';
@@ -23,7 +23,7 @@ async function connect(db: Db, ws: string, provider: Provider): Promise<void> {
   const credentials = provider === 'google'
     ? { accessToken: 'ya29.x', refreshToken: '1//r', clientId: 'c', clientSecret: 's', email: 'rep@acme.com' }
     : { accessToken: 'pat-x' };
-  await connectIntegration(db, KEY, { workspaceId: ws, provider, credentials, accountEmail: 'rep@acme.com' } as Parameters<typeof connectIntegration>[2]);
+  await connectIntegration(db, KEY, { workspaceId: ws, provider, credentials, accountEmail: 'rep@acme.com' });
 }
 
 async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
@@ -342,7 +342,7 @@ describe('POST /api/ingest/backfill', () => {
     await db.insertInto('clients').values({ id: 'cl_1', workspace_id: ws, name: 'Globex', name_source: 'domain', primary_domain: 'globex.com', mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null, last_interaction_at: null, created_at: at, updated_at: at }).execute();
     // 31 Gmail interactions over 30 days: 31/30 per day → 62 in a 60-day window.
     for (let i = 0; i <= 30; i++) {
-      const when = new Date(Date.parse('2024-04-01T00:00:00Z') + i * 86_400_000).toISOString();
+      const when = new Date(Date.parse('2024-04-01T00:00:00Z') + i * DAY_MS).toISOString();
       await db.insertInto('interactions').values({
         id: `in_${i}`, workspace_id: ws, client_id: 'cl_1', type: 'email', source: 'google', dedupe_key: `k${i}`, provider_id: `g${i}`, thread_id: null, subject: 's', summary: 's',
         sentiment_label: 'neutral', sentiment_score: 0, occurred_at: when, from_email: 'a@globex.com', to_emails: 'rep@acme.com', direction: 'inbound', opened: null, signals: 0, content_hash: 'h', created_at: at, updated_at: at,
@@ -362,7 +362,7 @@ describe('POST /api/ingest/backfill', () => {
 });
 
 describe('POST /api/integrations/:provider/sync and /backfill', () => {
-  it('sync: the spec fields, 400 when not connected or the body lacks workspaceId, 409 on a second active sync', async () => {
+  it('sync: the documented fields, 400 when not connected or the body lacks workspaceId, 409 on a second active sync', async () => {
     t = await startTestApp();
     const db = t.engine.store.db;
     const url = '/api/integrations/google/sync';

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { ChsError, FINAL_STATES, cancelRun, enqueueRun, findRun, listJobs, type Job, type JobState, type Provider } from '@chs/core';
+import { DAY_MS, ChsError, FINAL_STATES, cancelRun, enqueueRun, findRun, listJobs, type Job, type JobState, type Provider } from '@chs/core';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, secondsFor } from '../../jobs/estimates.js';
@@ -14,20 +14,20 @@ import { DATA_TYPES, currentJobView, groupJobs, historyRecord, recentJobView } f
 import { connectedProviders, requireConnected } from '../../jobs/start.js';
 import { jobOperations } from '../responses/jobs.js';
 
-export const ProviderName = Type.Union([Type.Literal('google'), Type.Literal('hubspot'), Type.Literal('intercom')], { description: 'google, hubspot or intercom' });
+const ProviderName = Type.Union([Type.Literal('google'), Type.Literal('hubspot'), Type.Literal('intercom')], { description: 'google, hubspot or intercom' });
 
-export const RunBody = Type.Object({
+const RunBody = Type.Object({
   workspaceId: Type.Optional(WorkspaceId),
   syncType: Type.Union([Type.Literal('quick'), Type.Literal('full')], { default: 'quick', description: 'quick (incremental from the saved cursor, default) or full (windowed resync)' }),
   sources: Type.Optional(Type.Array(ProviderName, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Default: every connected integration' })),
 }, { additionalProperties: false });
 
-export const StatusQuery = Type.Object({
+const StatusQuery = Type.Object({
   ...WorkspaceQuery.properties,
   jobId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A run id (from POST /ingest/run) or a job id' })),
 });
 
-export const HistoryQuery = Type.Object({
+const HistoryQuery = Type.Object({
   ...WorkspaceQuery.properties,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Records per page, 1-100 (default 20)' }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Records to skip (default 0); the spec reports it in pagination' }),
@@ -35,7 +35,7 @@ export const HistoryQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('running')], { description: 'running also matches queued and parked jobs (not finished yet)' })),
 });
 
-export const BackfillBody = Type.Object({
+const BackfillBody = Type.Object({
   workspaceId: Type.Optional(WorkspaceId),
   source: ProviderName,
   fromDate: Type.String({ format: 'date-time', description: 'ISO 8601 date-time, start of the window' }),
@@ -138,7 +138,7 @@ export const ingestRoutes =
       const dataTypes = b.dataTypes ?? [...allowed];
       const { runId } = await enqueueRun(db, ws, [{ kind: 'backfill', source: b.source, params: { since: from.toISOString(), until: to.toISOString(), dataTypes } }]);
       deps.jobs?.nudge();
-      const days = (to.getTime() - from.getTime()) / 86_400_000;
+      const days = (to.getTime() - from.getTime()) / DAY_MS;
       const items = await estimateItemsInWindow(db, ws, b.source, days);
       const seconds = secondsFor(items, await lastCompletedRun(db, ws, b.source));
       return {

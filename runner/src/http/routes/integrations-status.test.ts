@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('GET /api/integrations/:provider/status', () => {
-  it('reports a connected Google account with the spec fields, never a token', async () => {
+  it('reports a connected Google account with the documented fields, never a token', async () => {
     t = await startTestApp();
     const db = t.engine.store.db;
     await connectIntegration(db, randomBytes(32), {

@@ -1,4 +1,4 @@
-/** GET /integrations/{provider}/status: the spec's integration status object. */
+/** GET /integrations/{provider}/status: the integration status object (docs/api.md). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -12,7 +12,7 @@ export const IntegrationParams = Type.Object({
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const IntegrationStatusSchema = Type.Object({
+const IntegrationStatusSchema = Type.Object({
   connected: Type.Boolean(),
   provider: Type.String(),
   workspaceId: Type.String(),

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { enqueueRun } from '@chs/core';
+import { DAY_MS, enqueueRun } from '@chs/core';
 import { DATA_TYPES } from '../../jobs/present.js';
 import { estimateItemsInWindow, estimateJob, lastCompletedRun } from '../../jobs/estimates.js';
 import { requireConnected } from '../../jobs/start.js';
@@ -53,7 +53,7 @@ export const integrationSyncRoutes =
       const provider = request.params.provider;
       await requireConnected(db, ws, provider);
       const end = deps.engine.clock();
-      const start = new Date(end.getTime() - request.body.sinceDays * 86_400_000);
+      const start = new Date(end.getTime() - request.body.sinceDays * DAY_MS);
       const { runId } = await enqueueRun(db, ws, [{
         kind: 'backfill', source: provider, params: { since: start.toISOString(), until: end.toISOString(), dataTypes: [...DATA_TYPES[provider]] },
       }]);

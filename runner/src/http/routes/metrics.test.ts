@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, recomputeHealth, updateSettings, type Db } from '@chs/core';
+import { DAY_MS, createWorkspace, recomputeHealth, updateSettings, type Db } from '@chs/core';
 import { dropTestSchemas, testDialects } from '@chs/core/testing';
 import { insertClient, insertInteractions, insertSnapshot } from '../../../../packages/core/src/health/test-fixtures.js';
 import { startTestApp, type TestApp } from '../testing.js';
@@ -101,6 +101,8 @@ export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
 
 afterAll(() => dropTestSchemas());
 const dialects = await testDialects();
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument --
+   response bodies are walked as Json (any) in assertions; contract-check.ts validates every answer against its schema. */
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies in assertions
 
 describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on %s', (_name, dialect) => {
@@ -333,7 +335,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     await insertClient(db, ws, { id: 't3', domain: 'three.com', name: 'Three', is_excluded: 1 });
     // t1: every day 05-27..06-30, 40 in May and 60 in June. t2: 06-10..06-30, 80 until 06-23, then 100.
     // t3 (excluded): 0 every day.
-    for (let d = new Date('2024-05-27T00:00:00Z'); d <= new Date('2024-06-30T00:00:00Z'); d = new Date(d.getTime() + 86_400_000)) {
+    for (let d = new Date('2024-05-27T00:00:00Z'); d <= new Date('2024-06-30T00:00:00Z'); d = new Date(d.getTime() + DAY_MS)) {
       const day = d.toISOString().slice(0, 10);
       await insertSnapshot(db, ws, 't1', day, [0, 0, 0, 0], day < '2024-06-01' ? 40 : 60);
       if (day >= '2024-06-10') await insertSnapshot(db, ws, 't2', day, [0, 0, 0, 0], day <= '2024-06-23' ? 80 : 100);

@@ -1,5 +1,5 @@
 /**
- * GET /metrics/*. Bounds the spec leaves open are ours (docs/health-model.md): windowDays 1-365
+ * GET /metrics/*. Bounds the API contract leaves open are ours (docs/health-model.md): windowDays 1-365
  * for trends, deltas and e-mail stats; minDelta 0-100. Beyond a bound is 400, never clamped.
  */
 import type { FastifyPluginAsync } from 'fastify';
@@ -14,18 +14,18 @@ import { DeltasSchema, EmailEngagementSchema, HealthTrendSchema, InteractionMixS
 const windowDays = (def: number, max: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: def, description: `Days, 1-${max} (default ${def})` });
 
-export const SummaryQuery = Type.Object({
+const SummaryQuery = Type.Object({
   ...WorkspaceQuery.properties,
   windowDays: windowDays(7, 90),
   riskThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Score below which a client is at risk, 0-100 (default: the workspace setting, else 40)' })),
 });
-export const HealthTrendQuery = Type.Object({
+const HealthTrendQuery = Type.Object({
   ...WorkspaceQuery.properties,
   windowDays: windowDays(30, 365),
   interval: Type.Union(TREND_INTERVALS.map((i) => Type.Literal(i)), { default: 'daily', description: 'daily (default), weekly (ISO weeks), monthly' }),
 });
-export const WindowQuery30 = Type.Object({ ...WorkspaceQuery.properties, windowDays: windowDays(30, 365) });
-export const DeltasQuery = Type.Object({
+const WindowQuery30 = Type.Object({ ...WorkspaceQuery.properties, windowDays: windowDays(30, 365) });
+const DeltasQuery = Type.Object({
   ...WorkspaceQuery.properties,
   windowDays: windowDays(7, 365),
   minDelta: Type.Number({ minimum: 0, maximum: 100, default: 10, description: 'Smallest |score change| listed, 0-100 (default 10)' }),

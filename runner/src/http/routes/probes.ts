@@ -14,7 +14,7 @@ import { RUNNER_VERSION } from '../../version.js';
 
 const CheckState = Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('not_configured')]);
 
-export const HealthResponse = Type.Object({
+const HealthResponse = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String({ description: 'The runner version' }),
   uptimeSeconds: Type.Number({ description: 'Seconds since this process started' }),
@@ -25,8 +25,8 @@ const Checks = Type.Object({
   redis: CheckState,
 });
 
-export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), checks: Checks });
-export const NotReadyResponse = Type.Composite([ErrorBodySchema, Type.Object({ checks: Checks })]);
+const ReadyResponse = Type.Object({ status: Type.Literal('ready'), checks: Checks });
+const NotReadyResponse = Type.Composite([ErrorBodySchema, Type.Object({ checks: Checks })]);
 
 export const probeRoutes =
   (deps: AppDeps, rateLimitPing?: () => Promise<void>): FastifyPluginAsync =>

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getOwner, planNotifications, updateSettings } from '@chs/core';
+import { DAY_MS, getOwner, planNotifications, updateSettings } from '@chs/core';
 import { dropTestSchemas, testDialects } from '@chs/core/testing';
 import { seedClient, seedScores, seedSnapshot } from '../../../../packages/core/src/notify/test-data.js';
 import { createMailer } from '../../notify/mailer.js';
@@ -77,7 +77,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
     // A score drop the scheduler would alert on.
     const db = t.engine.store.db;
     const today = new Date().toISOString().slice(0, 10);
-    const day = (n: number) => new Date(Date.parse(today) - n * 86_400_000).toISOString().slice(0, 10);
+    const day = (n: number) => new Date(Date.parse(today) - n * DAY_MS).toISOString().slice(0, 10);
     await seedClient(db, t.workspaceId, { id: 'cl_globex', name: 'Globex', domain: 'globex.com', mrr: 4000, score: 50 });
     await seedScores(db, t.workspaceId, 'cl_globex', { [day(7)]: 80, [day(1)]: 80 });
     await seedSnapshot(db, t.workspaceId, 'cl_globex', today, 50);
@@ -153,7 +153,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
     // Meanwhile alerts, digests and test e-mails go to the confirmed address.
     const today = new Date().toISOString().slice(0, 10);
     await seedClient(db, t.workspaceId, { id: 'cl_globex', name: 'Globex', domain: 'globex.com', mrr: 4000, score: 50 });
-    await seedScores(db, t.workspaceId, 'cl_globex', { [new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)]: 80 });
+    await seedScores(db, t.workspaceId, 'cl_globex', { [new Date(Date.now() - DAY_MS).toISOString().slice(0, 10)]: 80 });
     await seedSnapshot(db, t.workspaceId, 'cl_globex', today, 50);
     const plan = await planNotifications(db, t.workspaceId, { now: new Date(), dataNow: new Date(), forceDigests: ['weekly'] });
     expect(plan.messages.length).toBeGreaterThan(0);

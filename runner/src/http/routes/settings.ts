@@ -135,7 +135,7 @@ const UserInfo = Type.Object({
 const TIME_ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /** The canonical name of an IANA zone (`europe/paris` → `Europe/Paris`), or null. */
-export function canonicalTimeZone(tz: string): string | null {
+function canonicalTimeZone(tz: string): string | null {
   if (!TIME_ZONE_SHAPE.test(tz)) return null;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
@@ -146,7 +146,7 @@ export function canonicalTimeZone(tz: string): string | null {
 
 let currencies: Set<string> | undefined;
 /** The upper-cased ISO 4217 code, or null when the runtime does not know it. */
-export function canonicalCurrency(code: string): string | null {
+function canonicalCurrency(code: string): string | null {
   currencies ??= new Set(Intl.supportedValuesOf('currency'));
   const upper = code.toUpperCase();
   return currencies.has(upper) ? upper : null;

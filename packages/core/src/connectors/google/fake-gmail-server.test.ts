@@ -1,16 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChsError } from '../../errors.js';
-import { fixedClock } from '../../util/time.js';
+import { fixedClock, DAY_MS } from '../../util/time.js';
 import type { RawMessage } from '../../interfaces.js';
 import type { GoogleCredentials, SyncBatch } from '../types.js';
 import { createGoogleConnector } from './google-connector.js';
 import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailServer } from './fake-gmail-server.js';
 
 const NOW = Date.parse('2024-05-20T00:00:00.000Z');
-const DAY = 86_400_000;
 
 function message(i: number, ageDays: number): FakeGmailMessage {
-  const date = new Date(NOW - ageDays * DAY - (i + 1) * 1000);
+  const date = new Date(NOW - ageDays * DAY_MS - (i + 1) * 1000);
   return {
     id: `m${String(i).padStart(5, '0')}`,
     internalDate: date.getTime(),
@@ -46,7 +45,7 @@ describe('fake Gmail server (real socket) with the Google connector', () => {
         pageSize: 25,
         retry: { sleep: async () => undefined },
       });
-    const full = await collect(connector().sync({ mode: 'full', since: new Date(NOW - 365 * DAY) }));
+    const full = await collect(connector().sync({ mode: 'full', since: new Date(NOW - 365 * DAY_MS) }));
     const ids = full.flatMap((b) => b.items.map((m) => m.providerId));
     expect(new Set(ids).size).toBe(120);
     expect(ids).toHaveLength(120);
@@ -65,7 +64,7 @@ describe('fake Gmail server (real socket) with the Google connector', () => {
     expect(inc.at(-1)!.items[0]!.raw.toString()).toContain('Subject: message 500');
 
     server.expireHistory();
-    const resync = await collect(connector().sync({ mode: 'quick', cursor, since: new Date(NOW - 10 * DAY) }));
+    const resync = await collect(connector().sync({ mode: 'quick', cursor, since: new Date(NOW - 10 * DAY_MS) }));
     expect(resync[0]!.resync?.reason).toMatch(/404/);
     expect(resync.flatMap((b) => b.items).length).toBeGreaterThan(10);
   });
@@ -81,7 +80,7 @@ describe('fake Gmail server (real socket) with the Google connector', () => {
       concurrency: 4,
       retry: { maxRetries: 20, baseDelayMs: 50 },
     });
-    const batches = await collect(c.sync({ mode: 'full', since: new Date(NOW - 7 * DAY) }));
+    const batches = await collect(c.sync({ mode: 'full', since: new Date(NOW - 7 * DAY_MS) }));
     expect(batches.flatMap((b) => b.items)).toHaveLength(30);
     expect(batches.every((b) => b.unreconciled.length === 0)).toBe(true);
     expect(server.stats.throttled).toBeGreaterThan(0);

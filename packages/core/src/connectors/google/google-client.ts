@@ -7,6 +7,7 @@ import { OAuth2Client, type Credentials } from 'google-auth-library';
 import { gmail_v1 } from '@googleapis/gmail';
 import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
+import { msUntilLocalMidnight } from '../../util/time.js';
 import type { GoogleCredentials } from '../types.js';
 import { errorText, headerValue, parseRetryAfter, withRetry, type RateLimiter, type RetryPolicy, type Verdict } from '../retry.js';
 
@@ -31,7 +32,7 @@ export interface GoogleClientOptions {
 }
 
 /** Quota units per call, as Gmail counts them. */
-export const GMAIL_UNITS = Object.freeze({ profile: 1, list: 5, get: 5, history: 2 });
+const GMAIL_UNITS = Object.freeze({ profile: 1, list: 5, get: 5, history: 2 });
 
 /** What the Gmail error envelope says, from a GaxiosError-like value. */
 interface HttpFailure {
@@ -70,19 +71,12 @@ function describe(err: unknown, now: Date): HttpFailure {
   return { status, reason, message, oauth, retryAfterMs: parseRetryAfter(headerValue(e.response?.headers, 'retry-after'), now) };
 }
 
-/** Milliseconds until the next midnight in `timeZone` (Gmail's daily quotas reset at Pacific midnight). */
-export function msUntilMidnight(now: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(now);
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  const elapsed = ((get('hour') % 24) * 3600 + get('minute') * 60 + get('second')) * 1000;
-  return 86_400_000 - elapsed;
-}
 
 const RATE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'backendError', 'internalError']);
 const DAILY_REASONS = new Set(['dailyLimitExceeded', 'quotaExceeded']);
 
 /** Sorts a failed Gmail / token call into retry, park or fatal. 401 is handled by the caller. */
-export function classifyGoogleError(err: unknown, now: Date): Verdict {
+function classifyGoogleError(err: unknown, now: Date): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   const f = describe(err, now);
   if (f.oauth && (f.reason === 'invalid_grant' || f.reason === 'invalid_client' || f.reason === 'unauthorized_client')) {
@@ -93,7 +87,7 @@ export function classifyGoogleError(err: unknown, now: Date): Verdict {
     return { kind: 'retry', reason: `network: ${errorText(err)}` };
   }
   if (f.status === 403 || f.status === 429) {
-    if (DAILY_REASONS.has(f.reason)) return { kind: 'park', resumeAt: new Date(now.getTime() + msUntilMidnight(now, 'America/Los_Angeles')), reason: f.reason };
+    if (DAILY_REASONS.has(f.reason)) return { kind: 'park', resumeAt: new Date(now.getTime() + msUntilLocalMidnight(now, 'America/Los_Angeles') /* Gmail's daily quotas reset at Pacific midnight */), reason: f.reason };
     // "User-rate limit exceeded.  Retry after 2024-05-14T10:00:00.000Z"
     const m = /Retry after (\S+)/i.exec(f.message);
     const at = m?.[1] !== undefined ? Date.parse(m[1]) : NaN;
@@ -160,7 +154,7 @@ export class GoogleClient {
     this.#gmail = new gmail_v1.Gmail({
       // googleapis-common carries its own google-auth-library copy; the client is structurally the
       // same (it only calls `request`).
-      auth: this.#oauth as unknown as gmail_v1.Options['auth'],
+      auth: this.#oauth,
       rootUrl: opts.apiUrl ?? DEFAULT_GOOGLE_API_URL,
     });
   }

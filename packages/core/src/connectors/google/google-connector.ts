@@ -49,7 +49,7 @@ export interface GoogleConnectorOptions extends ConnectorBaseOptions {
   quota?: QuotaLimit | false;
 }
 
-export const GMAIL_DEFAULT_QUOTA: Readonly<Required<QuotaLimit>> = Object.freeze({ units: 15_000, windowMs: 60_000 });
+const GMAIL_DEFAULT_QUOTA: Readonly<Required<QuotaLimit>> = Object.freeze({ units: 15_000, windowMs: 60_000 });
 
 // One bucket per account: a sync and a large ingestion of the same mailbox draw on one quota.
 const sharedLimiters = new Map<string, RateLimiter>();

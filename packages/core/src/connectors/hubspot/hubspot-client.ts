@@ -44,7 +44,7 @@ function msUntilUtcMidnight(now: Date): number {
 }
 
 /** Sorts a failed HubSpot call (an SDK `ApiException`: code, body, headers) into retry / park / fatal. */
-export function classifyHubSpotError(err: unknown, now: Date): Verdict {
+function classifyHubSpotError(err: unknown, now: Date): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   const e = err as { code?: unknown; body?: unknown; headers?: unknown };
   const status = typeof e.code === 'number' ? e.code : undefined;
@@ -62,7 +62,7 @@ export function classifyHubSpotError(err: unknown, now: Date): Verdict {
     const interval = Number(headerValue(e.headers, 'x-hubspot-ratelimit-interval-milliseconds'));
     const afterMs =
       retryAfter ?? (message === 'You have reached your secondly limit.' ? 1000 : body.policyName === 'TEN_SECONDLY_ROLLING' && Number.isFinite(interval) && interval > 0 ? interval : undefined);
-    return { kind: 'retry', reason: `HTTP 429 ${String(body.policyName ?? message)}`, ...(afterMs !== undefined ? { afterMs } : {}) };
+    return { kind: 'retry', reason: `HTTP 429 ${typeof body.policyName === 'string' ? body.policyName : message}`, ...(afterMs !== undefined ? { afterMs } : {}) };
   }
   if (status >= 500 || status === 408) return { kind: 'retry', reason: `HTTP ${status} ${message}` };
   return {

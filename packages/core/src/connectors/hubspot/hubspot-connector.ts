@@ -9,7 +9,7 @@
  */
 import pLimit from 'p-limit';
 import { silentLogger } from '../../util/logger.js';
-import { systemClock } from '../../util/time.js';
+import { systemClock, DAY_MS } from '../../util/time.js';
 import { isSyncFatal } from '../reconcile.js';
 import { errorText, retryPolicy } from '../retry.js';
 import type { Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, TokenCredentials, UnreconciledItem } from '../types.js';
@@ -73,7 +73,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<ProviderRecord>> {
       const saved = parseHubSpotCursor(o.cursor);
       const until = (o.until ?? clock()).getTime();
-      const engagementHorizon = (o.since ?? new Date(until - horizonDays * 86_400_000)).getTime();
+      const engagementHorizon = (o.since ?? new Date(until - horizonDays * DAY_MS)).getTime();
       const cursor: HubSpotCursor = { v: 1, done: o.mode === 'full' ? {} : { ...saved?.done } };
       let owners: Map<string, string> | undefined;
       const contactEmailCache = new Map<string, string>();
@@ -136,7 +136,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
         }
         for (const x of objects) {
           const contactIds = contacts.get(x.id) ?? [];
-          const r = mapEngagement(stream as 'emails', x.id, x.properties, {
+          const r = mapEngagement(stream, x.id, x.properties, {
             companyIds: companies.get(x.id) ?? [],
             contactIds,
             contactEmails: contactIds.map((id) => contactEmailCache.get(id)).filter((e): e is string => e !== undefined),

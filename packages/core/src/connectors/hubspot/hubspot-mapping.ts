@@ -82,7 +82,7 @@ type Props = Record<string, string | null | undefined>;
 const str = (p: Props, k: string): string => (p[k] ?? '').trim();
 
 /** A HubSpot date value (`2024-09-30`, ISO datetime, or epoch ms) → `YYYY-MM-DD`. */
-export function toDay(value: string): string | undefined {
+function toDay(value: string): string | undefined {
   const v = value.trim();
   if (!v) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
@@ -91,7 +91,7 @@ export function toDay(value: string): string | undefined {
 }
 
 /** A HubSpot timestamp value → ISO 8601 UTC. */
-export function toIso(value: string): string | undefined {
+function toIso(value: string): string | undefined {
   const v = value.trim();
   if (!v) return undefined;
   const t = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
@@ -133,7 +133,7 @@ function parseHeaders(json: string): EmailHeaders {
   if (!json) return {};
   try {
     const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v as EmailHeaders) : {};
+    return v && typeof v === 'object' ? (v) : {};
   } catch {
     return {};
   }

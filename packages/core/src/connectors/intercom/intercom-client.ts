@@ -23,7 +23,7 @@ export interface IntercomClientOptions {
 }
 
 /** A non-2xx Intercom answer, with its `error.list` body. */
-export class IntercomHttpError extends Error {
+class IntercomHttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -37,7 +37,7 @@ export class IntercomHttpError extends Error {
 
 const REAUTH_CODES = new Set(['unauthorized', 'token_revoked', 'token_expired', 'token_not_found', 'token_blocked']);
 
-export function classifyIntercomError(err: unknown): Verdict {
+function classifyIntercomError(err: unknown): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   if (!(err instanceof IntercomHttpError)) return { kind: 'retry', reason: `network: ${errorText(err)}` };
   if (err.status === 401 || REAUTH_CODES.has(err.code)) {

@@ -22,7 +22,6 @@ import {
   type IcContact,
   type IcConversation,
   type IcConversationSummary,
-  type IcStream,
   type IntercomCursor,
   type SearchPage,
 } from './intercom-mapping.js';
@@ -123,11 +122,11 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
           const rows = (stream === 'contacts' ? page.data : page.conversations) ?? [];
           // Skip what an earlier page of this run, or the previous sync, read with this same updated_at.
           const fresh = rows.filter((r) => seen[r.id] !== r.updated_at && prevSeen[r.id] !== r.updated_at);
-          let items: ProviderRecord[] = [];
-          let unreconciled: UnreconciledItem[] = [];
+          let items: ProviderRecord[];
+          let unreconciled: UnreconciledItem[];
           let vanished: string[] = [];
           if (stream === 'contacts') {
-            ({ items, unreconciled } = await contactsPage(fresh as IcContact[]));
+            ({ items, unreconciled } = await contactsPage(fresh));
           } else {
             const r = await fetchWindow(
               fresh.map((x) => x.id),

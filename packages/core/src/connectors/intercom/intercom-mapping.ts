@@ -5,7 +5,7 @@ import freeEmailDomains from 'free-email-domains';
 import type { ActivityRecord, CompanyRecord, ContactRecord, Cursor } from '../types.js';
 import { htmlToText, normaliseDomain } from '../text.js';
 
-export interface IcAuthor {
+interface IcAuthor {
   type?: string;
   id?: string;
   name?: string | null;
@@ -55,7 +55,7 @@ export interface SearchPage<T> {
 }
 
 export const IC_STREAMS = ['contacts', 'conversations'] as const;
-export type IcStream = (typeof IC_STREAMS)[number];
+type IcStream = (typeof IC_STREAMS)[number];
 
 /**
  * Per stream: `since` (epoch s) is the highest `updated_at` read; `seen` the ids read near it

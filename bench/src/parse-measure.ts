@@ -1,19 +1,17 @@
 /**
  * Parse-stage measurements (docs/parsing.md): throughput of the parser variants on one thread
  * in one process, and how each backend fares on the real-world corpus. Run after `npx tsc -b`:
- *   node -e "import('./packages/core/dist/parse/measure.js').then((m) => m.runParseMeasurements())"
- * The functions are exported so bench/ can reuse them.
+ *   node bench/dist/parse-measure.js [corpus folder]
+ * The corpus: the argument, else CHS_CORPUS_DIR, else `../shared/corpus` beside the repository.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import PostalMime from 'postal-mime';
-import type { ParsedMessage } from '../interfaces.js';
-import { BACKEND_NAMES, type BackendName } from './backends.js';
-import { isMessageParseError, parseMessage } from './parse.js';
-import { CORPUS_DIR } from '../test-support/corpus.js';
+import { BACKEND_NAMES, isMessageParseError, parseMessage, type BackendName, type ParsedMessage } from '@chs/core';
+import { REPO_DIR } from './paths.js';
 
-export interface ThroughputResult {
+interface ThroughputResult {
   name: string;
   messages: number;
   /** Process CPU seconds (user + system), less sensitive than wall time to busy neighbours. */
@@ -24,7 +22,7 @@ export interface ThroughputResult {
 }
 
 /** Runs `fn` over every message `rounds` times after one warm-up pass. */
-export async function measureThroughput(
+async function measureThroughput(
   name: string,
   messages: Buffer[],
   fn: (raw: Buffer) => Promise<unknown>,
@@ -55,7 +53,7 @@ function walk(dir: string, out: string[] = []): string[] {
  * A realistic sample: every Enron message of the corpus, and for one in ten a copy carrying a
  * generated base64 attachment of 60–300 KB (attachments are ~10% of real mail but most bytes).
  */
-export function realisticSample(corpus: string): Buffer[] {
+function realisticSample(corpus: string): Buffer[] {
   const enron = walk(join(corpus, 'enron-stiege/maildir')).map((p) => readFileSync(p));
   const out: Buffer[] = [];
   enron.forEach((raw, i) => {
@@ -87,7 +85,7 @@ export function realisticSample(corpus: string): Buffer[] {
   return out;
 }
 
-export interface BackendCorpusResult {
+interface BackendCorpusResult {
   backend: BackendName;
   files: number;
   failed: number;
@@ -95,7 +93,7 @@ export interface BackendCorpusResult {
   parsed: Map<string, ParsedMessage>;
 }
 
-export async function corpusByBackend(files: string[], backend: BackendName): Promise<BackendCorpusResult> {
+async function corpusByBackend(files: string[], backend: BackendName): Promise<BackendCorpusResult> {
   const parsed = new Map<string, ParsedMessage>();
   const failures: string[] = [];
   for (const f of files) {
@@ -110,7 +108,7 @@ export async function corpusByBackend(files: string[], backend: BackendName): Pr
 }
 
 /** Prints the throughput table and the per-backend corpus comparison. */
-export async function runParseMeasurements(corpus = CORPUS_DIR): Promise<void> {
+async function runParseMeasurements(corpus: string): Promise<void> {
   const sample = realisticSample(corpus);
   const bytes = sample.reduce((n, m) => n + m.length, 0);
   const sizes = sample.map((m) => m.length).sort((a, b) => a - b);
@@ -163,3 +161,5 @@ export async function runParseMeasurements(corpus = CORPUS_DIR): Promise<void> {
   }
   for (const [k, list] of Object.entries(diffs)) console.log(`${k}: ${list.length}`, list.slice(0, 12));
 }
+
+await runParseMeasurements(process.argv[2] ?? process.env.CHS_CORPUS_DIR ?? join(REPO_DIR, '..', 'shared', 'corpus'));
