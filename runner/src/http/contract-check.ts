@@ -72,6 +72,18 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
     if (responseSchema === undefined && schema?.response === undefined) return payload;
     if (!isObject(responseSchema)) return fail('no response schema documents this status');
     const type = String(reply.getHeader('content-type') ?? '');
+    // A redirect documented as having no body (`type: 'null'`): a Location and nothing else.
+    if (status >= 300 && status < 400 && responseSchema.type === 'null') {
+      if (!reply.getHeader('location')) return fail('a redirect without a Location header');
+      const size = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload.length : payload == null ? 0 : -1;
+      return size === 0 ? payload : fail('a redirect documented without a body has one');
+    }
+    // A page (`content: {'text/html': …}`): the documented media type, and text.
+    if (isObject(responseSchema.content) && !isObject(responseSchema.content['application/json'])) {
+      const media = type.split(';')[0]?.trim() ?? '';
+      if (!isObject(responseSchema.content[media])) return fail(`content-type ${type || '(none)'} is not one documented (${Object.keys(responseSchema.content).join(', ')})`);
+      return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : fail('the body is not text');
+    }
     if (!type.startsWith('application/json')) return fail(`content-type ${type || '(none)'} instead of application/json`);
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return fail('the body is not JSON text');
     let body: unknown;

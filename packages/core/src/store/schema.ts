@@ -321,6 +321,23 @@ export interface ExternalRefsTable {
   updated_at: string;
 }
 
+/** Provider sign-ins started over HTTP, waiting for their callback (integrations/oauth-states.ts). */
+export interface OAuthStatesTable {
+  /** SHA-256 (hex) of the `state` parameter; the state itself is never stored. */
+  state_hash: string;
+  workspace_id: string;
+  provider: string;
+  /** The PKCE code verifier, sealed with the secret key (bound to the workspace). */
+  verifier_enc: string;
+  redirect_uri: string;
+  /** The user whose key started the sign-in. */
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+  /** Set when a callback consumed it: single use. */
+  used_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_domains: WorkspaceDomainsTable;
@@ -343,4 +360,5 @@ export interface Database {
   ingestion_sessions: IngestionSessionsTable;
   notification_log: NotificationLogTable;
   external_refs: ExternalRefsTable;
+  oauth_states: OAuthStatesTable;
 }

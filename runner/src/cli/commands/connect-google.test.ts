@@ -31,7 +31,7 @@ async function setUp(consent: 'grant' | 'deny'): Promise<{ env: Env; fake: FakeG
   const env: Env = {
     ...(process.env as Env),
     CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off',
-    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl,
+    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
   };
   const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
   expect(init.code, init.stderr).toBe(0);
@@ -82,6 +82,28 @@ describe('chs connect google: sign in with Google', () => {
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ status: 'completed', itemsProcessed: 12, itemsAdded: 12, errorsCount: 0 });
     expect(fake.stats.tokenRefreshes).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('chs disconnect google revokes the grant at Google and forgets it; a failed revoke still forgets, warns, exits 0', async () => {
+    const { env, fake, secretFile } = await setUp('grant');
+    expect((await signIn(env, secretFile)).code).toBe(0);
+    const off = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com', '--json');
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout)).toEqual({ provider: 'google', workspaceId: 'acme.com', disconnected: true, revoked: true, revokeError: null });
+    expect(fake.stats.revocations).toBe(1);
+    const sync = await chs(env, 'sync', '--workspace', 'acme.com', '--provider', 'google', '--json');
+    expect(sync.stderr).toMatch(/INTEGRATION_NOT_CONNECTED|not connected/);
+
+    expect((await signIn(env, secretFile)).code).toBe(0);
+    fake.injectFailure({ path: /^\/revoke$/, status: 500, times: 1 });
+    const failed = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com');
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.stdout).toContain('Disconnected google from acme.com; the credentials are forgotten, but the revoke failed.');
+    expect(failed.stderr).toMatch(/could not be revoked \(Google did not revoke the token: HTTP 500/);
+    expect(`${failed.stdout}${failed.stderr}`).not.toMatch(/fake-refresh-|fake-access-/);
+    expect(fake.stats.revocations).toBe(1);
+    const again = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com');
+    expect(again.stdout).toContain('google was not connected to acme.com.');
   }, 120_000);
 
   it('denied consent: a clear error, exit 1, nothing connected', async () => {

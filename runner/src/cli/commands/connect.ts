@@ -10,7 +10,7 @@ import {
   ChsError,
   PROVIDERS,
   connectIntegration,
-  disconnectIntegration,
+  disconnectAndRevoke,
   isProvider,
   loadOrCreateSecretKey,
   requireWorkspace,
@@ -204,17 +204,21 @@ export const register: RegisterCommand = (program, ctx) => {
 
   program
     .command('disconnect')
-    .description('forget a provider connection and its credentials')
+    .description('revoke a provider connection (Google: at Google\'s revoke endpoint) and forget its credentials')
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
-    .option('--json', 'print {"disconnected": boolean}')
+    .option('--json', 'print {"provider","workspaceId","disconnected","revoked","revokeError"}')
     .action(async (providerArg: string, flags: { workspace: string; json?: boolean }, cmd: Command) => {
       const provider = parseProvider(providerArg);
-      await withEngine(ctx, cmd, async (engine) => {
+      await withEngine(ctx, cmd, async (engine, config) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
-        const gone = await disconnectIntegration(engine.store.db, ws.id, provider);
-        if (flags.json) printJson(ctx, { provider, workspaceId: ws.id, disconnected: gone });
-        else ctx.stdout.write(gone ? `Disconnected ${provider} from ${ws.id}.\n` : `${provider} was not connected to ${ws.id}.\n`);
+        const key = loadOrCreateSecretKey(config.dataDir, config.secretKey);
+        const r = await disconnectAndRevoke(engine.store.db, key, ws.id, provider, { googleRevokeUrl: config.providers.googleRevoke });
+        // Forgotten locally whatever the revoke did; a failed revoke is said, not fatal.
+        if (r.revoked === false) ctx.stderr.write(`chs: warning: the ${provider} access could not be revoked (${r.revokeError ?? 'unknown'}); remove it in the account's settings\n`);
+        if (flags.json) printJson(ctx, r);
+        else if (!r.disconnected) ctx.stdout.write(`${provider} was not connected to ${ws.id}.\n`);
+        else ctx.stdout.write(`Disconnected ${provider} from ${ws.id}${r.revoked ? '; its access was revoked' : r.revoked === false ? '; the credentials are forgotten, but the revoke failed' : ''}.\n`);
       });
     });
 };

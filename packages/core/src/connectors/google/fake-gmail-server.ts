@@ -7,6 +7,8 @@
  *                                                 loopback redirect_uri with a code (or error=access_denied)
  *   POST /token                                   grant_type=authorization_code (PKCE S256 checked)
  *                                                 or refresh_token → access token
+ *   POST /revoke                                  token (query or form): a refresh token takes every
+ *                                                 access token with it; unknown → 400 invalid_token
  *   GET  /gmail/v1/users/me/profile               1 unit
  *   GET  /gmail/v1/users/me/messages              5 units; q `after:<s> before:<s>`, newest first
  *   GET  /gmail/v1/users/me/messages/{id}         5 units; format=raw
@@ -56,6 +58,8 @@ export interface FakeGmailStats {
   /** Codes exchanged for tokens (each verified against its PKCE challenge). */
   codeExchanges: number;
   tokenRefreshes: number;
+  /** Tokens revoked at the revoke endpoint. */
+  revocations: number;
   throttled: number;
   unitsUsed: number;
 }
@@ -69,9 +73,13 @@ export interface FakeGmailServer {
   readonly tokenUrl: string;
   /** The consent endpoint (Google's `https://accounts.google.com/o/oauth2/v2/auth`). */
   readonly authUrl: string;
+  /** The revoke endpoint (Google's `https://oauth2.googleapis.com/revoke`). */
+  readonly revokeUrl: string;
   /** What the consent endpoint saw last (query parameters), for tests to check the request. */
   readonly lastConsent: Record<string, string> | undefined;
   readonly stats: FakeGmailStats;
+  /** What the user does on the consent screen from now on. */
+  setConsent(consent: 'grant' | 'deny'): void;
   /** Adds a message as newly arrived (a `messageAdded` history record). */
   addMessage(m: FakeGmailMessage): void;
   /** Every access token issued so far stops working (401) until refreshed. */
@@ -127,11 +135,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
   let windowUnits = 0;
   let issued = 0;
   const failures: Array<{ path: RegExp; status: number; times: number; reason?: string }> = [];
-  const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, throttled: 0, unitsUsed: 0 };
+  const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, revocations: 0, throttled: 0, unitsUsed: 0 };
   const client = options.oauthClient ?? { id: 'fake-client-id', secret: 'fake-client-secret' };
   /** Codes handed out by the consent endpoint, single use: what they were issued for. */
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   let lastConsent: Record<string, string> | undefined;
+  let consent = options.consent ?? 'grant';
   const issueAccessToken = () => {
     issued += 1;
     const token = `fake-access-${issued}-${Math.random().toString(36).slice(2, 10)}`;
@@ -196,7 +205,7 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       if (q.state !== undefined) back.searchParams.set('state', q.state);
       if (q.response_type !== 'code' || q.code_challenge_method !== 'S256' || !q.code_challenge || q.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
         back.searchParams.set('error', 'invalid_request');
-      } else if ((options.consent ?? 'grant') === 'deny') {
+      } else if (consent === 'deny') {
         back.searchParams.set('error', 'access_denied');
       } else {
         const code = `4/0fake-${Math.random().toString(36).slice(2, 12)}`;
@@ -227,6 +236,21 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       }
       stats.tokenRefreshes += 1;
       return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+    }
+
+    if (req.method === 'POST' && path === '/revoke') {
+      // Google takes the token in the query (google-auth-library) or the form body.
+      const token = url.searchParams.get('token') ?? new URLSearchParams(await readBody(req)).get('token') ?? '';
+      if (refreshToken !== undefined && token === refreshToken) {
+        refreshToken = undefined;
+        valid.clear();
+      } else if (valid.has(token)) {
+        valid.delete(token);
+      } else {
+        return send(res, 400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+      }
+      stats.revocations += 1;
+      return send(res, 200, {});
     }
 
     const m = /^\/gmail\/v1\/users\/([^/]+)\/(profile|messages|history)(?:\/([^/]+))?$/.exec(path);
@@ -317,10 +341,14 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     apiUrl: `${url}/`,
     tokenUrl: `${url}/token`,
     authUrl: `${url}/o/oauth2/v2/auth`,
+    revokeUrl: `${url}/revoke`,
     get lastConsent() {
       return lastConsent;
     },
     stats,
+    setConsent: (c) => {
+      consent = c;
+    },
     addMessage: (msg) => store(msg, true),
     expireAccessTokens: () => valid.clear(),
     revokeRefreshToken: () => {

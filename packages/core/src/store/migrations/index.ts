@@ -8,6 +8,7 @@ import * as m006 from './006-interaction-signals.js';
 import * as m007 from './007-attribute-sources.js';
 import * as m008 from './008-keys-created-by.js';
 import * as m009 from './009-pending-email.js';
+import * as m010 from './010-oauth-states.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007-attribute-sources': m007,
   '008-keys-created-by': m008,
   '009-pending-email': m009,
+  '010-oauth-states': m010,
 };
