@@ -2586,6 +2586,20 @@ export interface operations {
                         scope: string | null;
                         /** @description extension: connected, needs_reauth, disconnected or not_connected */
                         state: string;
+                        /** @description extension: every connected account (each CSM’s Google mailbox syncs on its own). The spec’s fields describe the workspace: connected when any account is; email, expiresAt, hasRefresh and scope of the first connected account; lastSyncAt the oldest of the connected accounts’ (every one was synced since) */
+                        accounts: {
+                            /** @description the mailbox address (Google); empty for HubSpot and Intercom */
+                            account: string;
+                            email: string | null;
+                            /** @description connected, needs_reauth or disconnected */
+                            state: string;
+                            lastSyncAt: string | null;
+                            lastError: string | null;
+                            expiresAt: string | null;
+                            hasRefresh: boolean;
+                            /** @description ISO 8601 */
+                            connectedAt: string;
+                        }[];
                     };
                 };
             };

@@ -11,6 +11,8 @@ export {
   googleConsentUrl,
   newPkce,
   revokeGoogleToken,
+  parseServiceAccountKey,
+  connectServiceAccount,
   type LoopbackConsentOptions,
   type GoogleOAuthClient,
   type CodeExchange,

@@ -174,6 +174,20 @@ export interface GoogleCredentials {
   expiresAt?: string;
   scope?: string;
   email?: string;
+  /**
+   * A Google Workspace service account with domain-wide delegation, acting for the mailbox
+   * `email` (the JWT's `sub`): access tokens are minted with its key (JWT bearer grant), no
+   * refresh token and no consent. Absent for a user's own sign-in.
+   */
+  serviceAccount?: ServiceAccountKey;
+}
+
+/** The parts of a service account's JSON key the JWT bearer grant needs. */
+export interface ServiceAccountKey {
+  clientEmail: string;
+  /** PEM (PKCS #8). */
+  privateKey: string;
+  privateKeyId?: string;
 }
 
 export interface TokenCredentials {

@@ -7,7 +7,7 @@
 import { isChsError } from '../errors.js';
 import type { Provider } from '../connectors/types.js';
 import type { Db } from '../store/database.js';
-import { disconnectIntegration, getIntegrationCredentials } from './repository.js';
+import { disconnectIntegration, getIntegrationCredentials, listIntegrationAccounts } from './repository.js';
 import type { SecretKeyInput } from './secrets.js';
 
 export interface DisconnectResult {
@@ -16,7 +16,8 @@ export interface DisconnectResult {
   /** Whether there was a connection to forget. */
   disconnected: boolean;
   /**
-   * `true` the provider confirmed the revoke; `false` it did not (see `revokeError`); `null`
+   * `true` the provider confirmed the revoke (of every account disconnected); `false` one or more
+   * revokes failed (see `revokeError`); `null`
    * nothing to revoke (no connection, or a provider without a revoke endpoint: HubSpot private-app
    * and Intercom tokens are removed in their own settings).
    */
@@ -26,36 +27,38 @@ export interface DisconnectResult {
 }
 
 export interface DisconnectOptions {
+  /** One account only (a Google mailbox address). Default: every account of the provider. */
+  account?: string | undefined;
   /** Google's revoke endpoint. Default `https://oauth2.googleapis.com/revoke`. */
   googleRevokeUrl?: string | undefined;
 }
 
 export async function disconnectAndRevoke(db: Db, key: SecretKeyInput, workspaceId: string, provider: Provider, opts: DisconnectOptions = {}): Promise<DisconnectResult> {
-  let revoked: boolean | null = null;
-  let revokeError: string | null = null;
+  const accounts = (await listIntegrationAccounts(db, workspaceId, provider)).filter((a) => opts.account === undefined || a.account === opts.account.toLowerCase());
+  const failures: string[] = [];
+  let revokedAny = false;
   if (provider === 'google') {
-    let token: string | undefined;
-    try {
-      const c = await getIntegrationCredentials(db, key, workspaceId, 'google');
-      // Revoking the refresh token revokes the grant, its access tokens with it.
-      token = c.refreshToken ?? c.accessToken;
-    } catch (err) {
-      if (!isChsError(err, 'INTEGRATION_NOT_CONNECTED')) {
-        revoked = false;
-        revokeError = `the stored credentials could not be read, so nothing was revoked (${isChsError(err) ? err.code : 'error'})`;
+    for (const a of accounts) {
+      const who = a.account === '' ? '' : `${a.account}: `;
+      let token: string | undefined;
+      try {
+        const c = await getIntegrationCredentials(db, key, workspaceId, 'google', a.account);
+        // Revoking the refresh token revokes the grant, its access tokens with it.
+        token = c.refreshToken ?? c.accessToken;
+      } catch (err) {
+        failures.push(`${who}the stored credentials could not be read, so nothing was revoked (${isChsError(err) ? err.code : 'error'})`);
+        continue;
       }
-    }
-    if (token !== undefined) {
       const { revokeGoogleToken } = await import('../connectors/google/google-oauth.js');
       try {
         await revokeGoogleToken(token, { revokeUrl: opts.googleRevokeUrl });
-        revoked = true;
+        revokedAny = true;
       } catch (err) {
-        revoked = false;
-        revokeError = err instanceof Error ? err.message : String(err);
+        failures.push(`${who}${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }
-  const disconnected = await disconnectIntegration(db, workspaceId, provider);
-  return { provider, workspaceId, disconnected, revoked, revokeError };
+  const disconnected = await disconnectIntegration(db, workspaceId, provider, opts.account);
+  const revoked = failures.length > 0 ? false : revokedAny ? true : null;
+  return { provider, workspaceId, disconnected, revoked, revokeError: failures.length ? failures.join('; ') : null };
 }

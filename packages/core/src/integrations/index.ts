@@ -17,6 +17,7 @@ export {
   connectIntegration,
   getIntegration,
   listIntegrations,
+  listIntegrationAccounts,
   getIntegrationCredentials,
   updateIntegrationTokens,
   markNeedsReauth,
@@ -29,6 +30,7 @@ export {
   type Integration,
   type IntegrationState,
   type IntegrationStatus,
+  type IntegrationAccountStatus,
   type ConnectInput,
   type SecretRotation,
 } from './repository.js';

@@ -181,6 +181,8 @@ export interface IntegrationsTable {
   id: string;
   workspace_id: string;
   provider: string;
+  /** The account within (workspace, provider): the lower-cased mailbox address for Google, '' otherwise. */
+  account: Generated<string>;
   /** `connected`, `needs_reauth`, `disconnected`. */
   status: string;
   account_email: string | null;

@@ -5,6 +5,7 @@
  * `--<name>-stdin` (or `-` as the value) or its CHS_CONNECT_* environment variable.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   ChsError,
@@ -21,6 +22,7 @@ import {
 import { loadSecretInputs, SECRET_INPUT_ENV } from '../../config.js';
 import { printJson, withEngine, type CliContext } from '../context.js';
 import { readSecrets } from '../secret-input.js';
+import { looseModeWarning } from '../file-modes.js';
 import type { RegisterCommand } from './index.js';
 
 interface ConnectFlags {
@@ -41,6 +43,9 @@ interface ConnectFlags {
   clientSecretStdin?: boolean;
   expiresAt?: string;
   scope?: string;
+  /** google, domain-wide delegation: the service account's JSON key file and the mailbox it acts for. */
+  serviceAccount?: string;
+  subject?: string;
   json?: boolean;
 }
 
@@ -52,7 +57,11 @@ interface ConnectSecrets {
   clientSecret?: string | undefined;
 }
 
-const GOOGLE_ONLY = ['email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope'] as const;
+const GOOGLE_ONLY = [
+  'email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope', 'serviceAccount', 'subject',
+] as const;
+/** A service account's JSON key is about 2.4 KB; anything far larger is not one. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<ConnectSecrets> {
   const env = loadSecretInputs(ctx.env);
@@ -134,6 +143,31 @@ async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: C
   }
 }
 
+/**
+ * `chs connect google --service-account <key.json> --subject <mailbox>`: domain-wide delegation, no
+ * consent. The key file is read (a file others can read is warned about), a first token is minted
+ * for the mailbox and its profile read, so a key without the delegation is refused now.
+ */
+async function googleServiceAccount(ctx: CliContext, cmd: Command, f: ConnectFlags & { serviceAccount: string }): Promise<GoogleCredentials> {
+  if (!f.subject) throw new ChsError('INVALID_INPUT', '--service-account needs --subject <mailbox>: the address of the mailbox the service account reads');
+  for (const other of ['accessToken', 'accessTokenFile', 'accessTokenStdin', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'email', 'port'] as const) {
+    if (f[other] !== undefined) throw new ChsError('INVALID_INPUT', `--service-account takes no --${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} (the key mints the tokens for --subject)`);
+  }
+  let text: string;
+  try {
+    if (statSync(f.serviceAccount).size > MAX_KEY_FILE_BYTES) throw new ChsError('INVALID_INPUT', `${f.serviceAccount} is over ${MAX_KEY_FILE_BYTES} bytes: not a service account key`);
+    text = readFileSync(f.serviceAccount, 'utf8');
+  } catch (err) {
+    if (err instanceof ChsError) throw err;
+    throw new ChsError('INVALID_INPUT', `--service-account: cannot read ${f.serviceAccount} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+  }
+  const warning = looseModeWarning(f.serviceAccount);
+  if (warning) ctx.stderr.write(`chs: warning: ${warning}\n`);
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { connectServiceAccount, parseServiceAccountKey } = await import('@chs/core/connectors');
+  return connectServiceAccount({ key: parseServiceAccountKey(text), subject: f.subject, tokenUrl: config.providers.googleToken, apiUrl: config.providers.googleApi, logger: silentLogger, now: () => new Date() });
+}
+
 /** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
 function openBrowser(url: string): void {
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
@@ -167,6 +201,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
     .option('--port <n>', 'google sign-in: the port on 127.0.0.1 that receives Google\'s redirect (default: any free one)')
     .option('--no-browser', 'google sign-in: only print the consent URL (open it in any browser on this machine)')
+    .option('--service-account <key.json>', 'google, Workspace admins: a service account\'s JSON key with domain-wide delegation for gmail.readonly (no consent screen)')
+    .option('--subject <mailbox>', 'google, with --service-account: the mailbox it reads')
     .option('--json', 'print the integration status object')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
@@ -176,12 +212,16 @@ export const register: RegisterCommand = (program, ctx) => {
         }
       }
       if (provider !== 'google' && (flags.port !== undefined || flags.browser === false)) throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
-      const secrets = await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
+      if (flags.subject !== undefined && flags.serviceAccount === undefined) throw new ChsError('INVALID_INPUT', '--subject goes with --service-account');
+      const serviceAccount = flags.serviceAccount;
+      const secrets = serviceAccount !== undefined ? {} : await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
       // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
-      const credentials = signIn
-        ? await googleSignIn(ctx, cmd, flags, secrets)
-        : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
+      const credentials = serviceAccount !== undefined
+        ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
+        : signIn
+          ? await googleSignIn(ctx, cmd, flags, secrets)
+          : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
@@ -207,13 +247,14 @@ export const register: RegisterCommand = (program, ctx) => {
     .description('revoke a provider connection (Google: at Google\'s revoke endpoint) and forget its credentials')
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
+    .option('--account <address>', 'google: disconnect this mailbox only (default: every connected mailbox)')
     .option('--json', 'print {"provider","workspaceId","disconnected","revoked","revokeError"}')
-    .action(async (providerArg: string, flags: { workspace: string; json?: boolean }, cmd: Command) => {
+    .action(async (providerArg: string, flags: { workspace: string; account?: string; json?: boolean }, cmd: Command) => {
       const provider = parseProvider(providerArg);
       await withEngine(ctx, cmd, async (engine, config) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const key = loadOrCreateSecretKey(config.dataDir, config.secretKey);
-        const r = await disconnectAndRevoke(engine.store.db, key, ws.id, provider, { googleRevokeUrl: config.providers.googleRevoke });
+        const r = await disconnectAndRevoke(engine.store.db, key, ws.id, provider, { account: flags.account, googleRevokeUrl: config.providers.googleRevoke });
         // Forgotten locally whatever the revoke did; a failed revoke is said, not fatal.
         if (r.revoked === false) ctx.stderr.write(`chs: warning: the ${provider} access could not be revoked (${r.revokeError ?? 'unknown'}); remove it in the account's settings\n`);
         if (flags.json) printJson(ctx, r);

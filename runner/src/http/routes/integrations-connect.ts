@@ -89,8 +89,8 @@ export const integrationConnectRoutes =
           summary: 'Engine extension: start a Google sign-in for the workspace; answers the consent URL',
           description:
             'Send the user’s browser to `url`. After consent Google sends it to GET /api/integrations/google/callback, which stores the tokens (encrypted) and ' +
-            'redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in replaces the workspace’s ' +
-            'Google connection. 501 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.',
+            'redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in adds the signed-in ' +
+            'mailbox to the workspace (or replaces that mailbox’s tokens). 501 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.',
           querystring: WorkspaceQuery,
           response: { 200: AuthorizeResponse },
         },
@@ -172,21 +172,26 @@ export const integrationConnectRoutes =
           summary: 'Engine extension: disconnect a provider (revoke at Google, then forget the credentials)',
           description:
             'Google: the refresh token is revoked at Google’s revoke endpoint (CHS_GOOGLE_REVOKE_URL). The credentials are forgotten whatever the revoke did; ' +
-            '`revoked: false` with `revokeError` says it failed (remove the access in the Google account instead). HubSpot and Intercom tokens are only forgotten.',
+            '`revoked: false` with `revokeError` says it failed (remove the access in the Google account instead). HubSpot and Intercom tokens are only forgotten. ' +
+            'With `account`, only that Google mailbox is disconnected; without, every account of the provider.',
           params: IntegrationParams,
-          querystring: WorkspaceQuery,
+          querystring: Type.Object({
+            ...WorkspaceQuery.properties,
+            account: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'One account only (a Google mailbox address); default every account of the provider' })),
+          }),
           response: { 200: DisconnectResponse },
         },
       },
       async (request) => {
         const ws = request.auth.workspaceId;
         const provider = request.params.provider;
-        const r = await disconnectAndRevoke(db, secretKey(), ws, provider, { googleRevokeUrl: google.googleRevoke });
+        const account = request.query.account;
+        const r = await disconnectAndRevoke(db, secretKey(), ws, provider, { account, googleRevokeUrl: google.googleRevoke });
         const message = !r.disconnected
-          ? `${provider} was not connected to ${ws}`
+          ? `${provider}${account ? ` (${account})` : ''} was not connected to ${ws}`
           : r.revoked === false
             ? `Disconnected ${provider} from ${ws}: the credentials are forgotten, but the revoke failed (${r.revokeError ?? 'unknown'}); remove the access in the account's settings`
-            : `Disconnected ${provider} from ${ws}${r.revoked ? ' and revoked its access' : ''}`;
+            : `Disconnected ${provider}${account ? ` (${account})` : ''} from ${ws}${r.revoked ? ' and revoked its access' : ''}`;
         return { ...r, message };
       },
     );

@@ -11,10 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
-import { ChsError } from '../../errors.js';
+import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import { retryPolicy } from '../retry.js';
-import type { GoogleCredentials } from '../types.js';
+import type { GoogleCredentials, ServiceAccountKey } from '../types.js';
 import { DEFAULT_GOOGLE_API_URL, DEFAULT_GOOGLE_TOKEN_URL, GoogleClient } from './google-client.js';
 
 export const DEFAULT_GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
@@ -244,4 +244,61 @@ export async function revokeGoogleToken(token: string, opts: { revokeUrl?: strin
     // No `cause`: the library's error carries the request URL, and the token is in its query.
     throw new ChsError('PROVIDER_ERROR', `Google did not revoke the token: ${said}`, { details: { provider: 'google', ...(status !== undefined ? { status } : {}) } });
   }
+}
+
+/**
+ * The parts of a service account's JSON key (as downloaded from Google Cloud's console) the JWT
+ * grant needs. INVALID_INPUT when the text is not such a key; nothing of the key is echoed.
+ */
+export function parseServiceAccountKey(text: string): ServiceAccountKey {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ChsError('INVALID_INPUT', 'the service account key is not JSON (download it as JSON from the service account\'s Keys tab)');
+  }
+  const k = json as { type?: unknown; client_email?: unknown; private_key?: unknown; private_key_id?: unknown };
+  if (typeof json !== 'object' || json === null || k.type !== 'service_account' || typeof k.client_email !== 'string' || typeof k.private_key !== 'string' || !k.private_key.includes('PRIVATE KEY')) {
+    throw new ChsError('INVALID_INPUT', 'the file is not a service account key: it needs "type": "service_account", "client_email" and "private_key"');
+  }
+  return { clientEmail: k.client_email, privateKey: k.private_key, ...(typeof k.private_key_id === 'string' ? { privateKeyId: k.private_key_id } : {}) };
+}
+
+/**
+ * Connects a mailbox through a service account with domain-wide delegation (Google Workspace
+ * admins; no consent screen): a first access token is minted for `subject` (JWT bearer grant,
+ * `gmail.readonly`) and the Gmail profile read, so a key without the delegation, or a mailbox
+ * outside the domain, is refused now (OAUTH_FAILED) rather than at the first sync.
+ */
+export async function connectServiceAccount(x: {
+  key: ServiceAccountKey;
+  subject: string;
+  tokenUrl?: string | undefined;
+  apiUrl?: string | undefined;
+  logger: Logger;
+  now: () => Date;
+}): Promise<GoogleCredentials> {
+  const subject = x.subject.trim().toLowerCase();
+  const client = new GoogleClient({
+    credentials: { accessToken: '', expiresAt: new Date(0).toISOString(), email: subject, serviceAccount: x.key },
+    apiUrl: x.apiUrl ?? DEFAULT_GOOGLE_API_URL,
+    tokenUrl: x.tokenUrl,
+    policy: retryPolicy({ maxRetries: 2, maxDelayMs: 5_000 }),
+    logger: x.logger,
+    now: x.now,
+  });
+  let profile;
+  try {
+    profile = await client.getProfile();
+  } catch (err) {
+    if (!isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) throw err;
+    throw new ChsError(
+      'OAUTH_FAILED',
+      `Google refused the service account ${x.key.clientEmail} for ${subject}: ${err.message.replace(/; reconnect the account$/, '')}. ` +
+        'Check that domain-wide delegation grants it https://www.googleapis.com/auth/gmail.readonly and that the mailbox is a user of the domain',
+      { details: { provider: 'google', reason: 'service_account' } },
+    );
+  }
+  const email = profile.emailAddress?.toLowerCase() ?? subject;
+  return { ...client.credentials, email, scope: GMAIL_READONLY_SCOPE };
 }

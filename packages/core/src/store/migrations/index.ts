@@ -9,6 +9,7 @@ import * as m007 from './007-attribute-sources.js';
 import * as m008 from './008-keys-created-by.js';
 import * as m009 from './009-pending-email.js';
 import * as m010 from './010-oauth-states.js';
+import * as m011 from './011-integration-accounts.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008-keys-created-by': m008,
   '009-pending-email': m009,
   '010-oauth-states': m010,
+  '011-integration-accounts': m011,
 };
