@@ -78,12 +78,17 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
       const size = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload.length : payload == null ? 0 : -1;
       return size === 0 ? payload : fail('a redirect documented without a body has one');
     }
-    // A page (`content: {'text/html': …}`): the documented media type, and text.
-    if (isObject(responseSchema.content) && !isObject(responseSchema.content['application/json'])) {
+    // Several media types documented (`content: {'text/html': …, 'application/json': …}`): the one
+    // sent must be among them; a page is text, JSON is checked against its own schema below.
+    let jsonSchema: unknown = responseSchema;
+    if (isObject(responseSchema.content)) {
       const media = type.split(';')[0]?.trim() ?? '';
-      if (!isObject(responseSchema.content[media])) return fail(`content-type ${type || '(none)'} is not one documented (${Object.keys(responseSchema.content).join(', ')})`);
-      return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : fail('the body is not text');
+      const entry = responseSchema.content[media];
+      if (!isObject(entry)) return fail(`content-type ${type || '(none)'} is not one documented (${Object.keys(responseSchema.content).join(', ')})`);
+      if (media !== 'application/json') return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : fail('the body is not text');
+      jsonSchema = entry.schema;
     }
+    if (!isObject(jsonSchema)) return fail('no JSON schema documents this answer');
     if (!type.startsWith('application/json')) return fail(`content-type ${type || '(none)'} instead of application/json`);
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return fail('the body is not JSON text');
     let body: unknown;
@@ -92,7 +97,7 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
     } catch {
       return fail('the body is not valid JSON');
     }
-    const validate = validatorOf(responseSchema);
+    const validate = validatorOf(jsonSchema);
     if (validate(body)) return payload;
     const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : ''}`);
     return fail(errors.join('; '));

@@ -522,7 +522,7 @@ export interface paths {
         put?: never;
         /**
          * Engine extension: start a Google sign-in for the workspace; answers the consent URL
-         * @description Send the user’s browser to `url`. After consent Google sends it to GET /api/integrations/google/callback, which stores the tokens (encrypted) and redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in replaces the workspace’s Google connection. 501 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.
+         * @description Send the user’s browser to `url`. After consent Google sends it to GET /api/integrations/google/callback, which stores the tokens (encrypted) and redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in adds the signed-in mailbox to the workspace (or replaces that mailbox’s tokens). 409 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.
          */
         post: operations["authorizeGoogle"];
         delete?: never;
@@ -540,7 +540,7 @@ export interface paths {
         };
         /**
          * Engine extension: Google’s redirect after consent (no key; opened by the browser)
-         * @description Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired).
+         * @description Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired). A caller that does not ask for text/html (no browser) gets the same as the documented error body.
          */
         get: operations["googleCallback"];
         put?: never;
@@ -563,7 +563,7 @@ export interface paths {
         post?: never;
         /**
          * Engine extension: disconnect a provider (revoke at Google, then forget the credentials)
-         * @description Google: the refresh token is revoked at Google’s revoke endpoint (CHS_GOOGLE_REVOKE_URL). The credentials are forgotten whatever the revoke did; `revoked: false` with `revokeError` says it failed (remove the access in the Google account instead). HubSpot and Intercom tokens are only forgotten.
+         * @description Google: the refresh token is revoked at Google’s revoke endpoint (CHS_GOOGLE_REVOKE_URL). The credentials are forgotten whatever the revoke did; `revoked: false` with `revokeError` says it failed (remove the access in the Google account instead). HubSpot and Intercom tokens are only forgotten. With `account`, only that Google mailbox is disconnected; without, every account of the provider.
          */
         delete: operations["disconnectIntegration"];
         options?: never;
@@ -3284,6 +3284,14 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
                 };
             };
             /** @description The workspace the sign-in was started for no longer exists */
@@ -3293,6 +3301,31 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The Google sign-in is not configured on this server (OAUTH_NOT_CONFIGURED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
                 };
             };
             /** @description Server error */
@@ -3302,15 +3335,14 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                };
-            };
-            /** @description The Google sign-in is not configured on this server (OAUTH_NOT_CONFIGURED) */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
                 };
             };
             /** @description Google answered with an error (PROVIDER_ERROR) */
@@ -3320,6 +3352,14 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
                 };
             };
             /** @description Error (see docs/errors.md) */
@@ -3361,6 +3401,8 @@ export interface operations {
             query: {
                 /** @description The workspace domain, e.g. acme.com */
                 workspaceId: string;
+                /** @description One account only (a Google mailbox address); default every account of the provider */
+                account?: string;
             };
             header?: never;
             path: {

@@ -20,5 +20,6 @@ export {
 export { startFakeGmailServer, type FakeGmailServer, type FakeGmailOptions, type FakeGmailMessage, type FakeGmailStats } from './google/fake-gmail-server.js';
 export { createHubSpotConnector, HUBSPOT_CAPABILITIES, SEARCH_RESULT_CAP, type HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
 export { DEFAULT_HUBSPOT_API_URL } from './hubspot/hubspot-client.js';
+export { HUBSPOT_OAUTH_SCOPES, exchangeHubSpotCode, hubspotAuthorizeUrl, refreshHubSpotToken } from './hubspot/hubspot-oauth.js';
 export { createIntercomConnector, INTERCOM_CAPABILITIES, type IntercomConnectorOptions } from './intercom/intercom-connector.js';
 export { DEFAULT_INTERCOM_API_URL, INTERCOM_VERSION } from './intercom/intercom-client.js';

@@ -194,9 +194,22 @@ export interface TokenCredentials {
   accessToken: string;
 }
 
+/**
+ * HubSpot: a private-app token (it does not expire), or a public app's OAuth tokens: an access
+ * token that lives 30 minutes, refreshed with the refresh token and the app's id and secret.
+ */
+export interface HubSpotCredentials {
+  accessToken: string;
+  refreshToken?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** ISO 8601; OAuth tokens only. */
+  expiresAt?: string;
+}
+
 export interface CredentialsByProvider {
   google: GoogleCredentials;
-  hubspot: TokenCredentials;
+  hubspot: HubSpotCredentials;
   intercom: TokenCredentials;
 }
 

@@ -21,8 +21,9 @@ const isGoogleFields = shape<CredentialsByProvider['google']>({
 const isServiceAccountKey = shape<ServiceAccountKey>({ clientEmail: 'string', privateKey: 'string', privateKeyId: 'string?' });
 const isGoogleCredentials: Guard<CredentialsByProvider['google']> = (v): v is CredentialsByProvider['google'] =>
   isGoogleFields(v) && (v.serviceAccount === undefined || isServiceAccountKey(v.serviceAccount));
-const isTokenCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string' });
-const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isTokenCredentials, intercom: isTokenCredentials };
+const isTokenCredentials = shape<CredentialsByProvider['intercom']>({ accessToken: 'string' });
+const isHubSpotCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?' });
+const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isHubSpotCredentials, intercom: isTokenCredentials };
 
 export const INTEGRATION_STATES = ['connected', 'needs_reauth', 'disconnected'] as const;
 export type IntegrationState = (typeof INTEGRATION_STATES)[number];

@@ -11,7 +11,7 @@ import { ChsError, isChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
-import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
+import type { CredentialsByProvider, Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
 import { getIntegrationCredentials, listIntegrationAccounts, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
@@ -193,7 +193,8 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     ...(deps.urls ? { urls: deps.urls } : {}),
     logger,
     clock,
-    onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c, account),
+    // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
+    onTokens: async (c: CredentialsByProvider[typeof provider]) => updateIntegrationTokens(db, secretKey, workspaceId, provider, c, account),
   } as Parameters<typeof createConnector>[1]);
   const cursorKey = accountCursorKey(input.cursorKey ?? provider, account);
   const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults

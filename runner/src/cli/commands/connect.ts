@@ -17,6 +17,7 @@ import {
   requireWorkspace,
   silentLogger,
   type GoogleCredentials,
+  type HubSpotCredentials,
   type Provider,
 } from '@chs/core';
 import { loadSecretInputs, SECRET_INPUT_ENV } from '../../config.js';
@@ -60,6 +61,8 @@ interface ConnectSecrets {
 const GOOGLE_ONLY = [
   'email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope', 'serviceAccount', 'subject',
 ] as const;
+/** The flags of a HubSpot public app (OAuth) besides the token ones. */
+const HUBSPOT_OAUTH_FLAGS = ['refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin'] as const;
 /** A service account's JSON key is about 2.4 KB; anything far larger is not one. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
@@ -168,6 +171,29 @@ async function googleServiceAccount(ctx: CliContext, cmd: Command, f: ConnectFla
   return connectServiceAccount({ key: parseServiceAccountKey(text), subject: f.subject, tokenUrl: config.providers.googleToken, apiUrl: config.providers.googleApi, logger: silentLogger, now: () => new Date() });
 }
 
+/**
+ * `chs connect hubspot --client-id <id> --client-secret-file <f> --refresh-token-file <f>`: a public
+ * app's install, connected by its refresh token. A first access token (30 minutes) is fetched now,
+ * so a wrong secret or a dead refresh token is refused at once; syncs refresh it from then on.
+ */
+async function hubspotApp(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<HubSpotCredentials> {
+  if (f.clientId === undefined || s.clientSecret === undefined || s.refreshToken === undefined) {
+    throw new ChsError('INVALID_INPUT', 'a HubSpot app connects with --client-id, a client secret and a refresh token together (or a private-app token alone)');
+  }
+  if (s.accessToken !== undefined) throw new ChsError('INVALID_INPUT', 'a HubSpot app takes no access token: it is fetched with the refresh token');
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { refreshHubSpotToken } = await import('@chs/core/connectors');
+  try {
+    return await refreshHubSpotToken({ clientId: f.clientId, clientSecret: s.clientSecret, apiUrl: config.providers.hubspotApi }, { refreshToken: s.refreshToken, now: new Date() });
+  } catch (err) {
+    // Refused now, it is a failed connect (not a connection that needs reconnecting).
+    // (By its code: the connectors entry may carry its own copy of the error class.)
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === 'INTEGRATION_NEEDS_REAUTH' && typeof e.message === 'string') throw new ChsError('OAUTH_FAILED', e.message.replace(/; install the app again$/, ''), { details: { provider: 'hubspot' } });
+    throw err;
+  }
+}
+
 /** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
 function openBrowser(url: string): void {
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
@@ -190,10 +216,10 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--access-token-file <path>', 'read the access token from a file ("-": stdin)')
     .option('--access-token-stdin', 'read the access token from stdin')
     .option('--email <account>', 'google: the mailbox address')
-    .option('--refresh-token <token>', 'google: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
+    .option('--refresh-token <token>', 'google, and a HubSpot public app: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
     .option('--refresh-token-file <path>', 'google: read the refresh token from a file')
     .option('--refresh-token-stdin', 'google: read the refresh token from stdin')
-    .option('--client-id <id>', 'google: OAuth client id')
+    .option('--client-id <id>', 'google, and a HubSpot public app: OAuth client id')
     .option('--client-secret <secret>', 'google: OAuth client secret (or --client-secret-file, --client-secret-stdin, CHS_CONNECT_CLIENT_SECRET)')
     .option('--client-secret-file <path>', 'google: read the client secret from a file')
     .option('--client-secret-stdin', 'google: read the client secret from stdin')
@@ -207,21 +233,27 @@ export const register: RegisterCommand = (program, ctx) => {
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
       if (provider !== 'google') {
+        // A HubSpot public app connects with its client id and secret and the install's refresh token.
+        const allowed: readonly string[] = provider === 'hubspot' ? HUBSPOT_OAUTH_FLAGS : [];
         for (const f of GOOGLE_ONLY) {
-          if (flags[f] !== undefined) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
+          if (flags[f] !== undefined && !allowed.includes(f)) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
       if (provider !== 'google' && (flags.port !== undefined || flags.browser === false)) throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
       if (flags.subject !== undefined && flags.serviceAccount === undefined) throw new ChsError('INVALID_INPUT', '--subject goes with --service-account');
       const serviceAccount = flags.serviceAccount;
-      const secrets = serviceAccount !== undefined ? {} : await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
+      const secrets = serviceAccount !== undefined ? {} : await readConnectSecrets(ctx, provider !== 'intercom' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
       // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
       const credentials = serviceAccount !== undefined
         ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
         : signIn
           ? await googleSignIn(ctx, cmd, flags, secrets)
-          : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
+          : provider === 'google'
+            ? googleCredentials(flags, secrets)
+            : provider === 'hubspot' && secrets.refreshToken !== undefined
+              ? await hubspotApp(ctx, cmd, flags, secrets)
+              : { accessToken: requireAccessToken(secrets, false) };
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
@@ -232,7 +264,7 @@ export const register: RegisterCommand = (program, ctx) => {
           credentials,
           accountEmail: g?.email,
           scope: g?.scope,
-          expiresAt: g?.expiresAt,
+          expiresAt: (credentials as { expiresAt?: string }).expiresAt,
         });
         if (flags.json) {
           printJson(ctx, { connected: true, provider, workspaceId: ws.id, email: i.accountEmail, expiresAt: i.expiresAt, hasRefresh: i.hasRefresh, lastSyncAt: i.lastSyncAt, scope: i.scope });

@@ -49,8 +49,9 @@ async function consent(url: string): Promise<URL> {
   return new URL(r.headers.get('location') ?? '');
 }
 
-/** The browser arriving at the callback. */
-const land = (url: URL | string) => fetch(url, { redirect: 'manual' });
+/** The browser arriving at the callback (it asks for HTML, as browsers do). */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const land = (url: URL | string) => fetch(url, { redirect: 'manual', headers: { accept: BROWSER_ACCEPT } });
 
 async function refusal(r: Response, status = 400): Promise<string> {
   expect(r.status).toBe(status);
@@ -132,6 +133,10 @@ describe('Google sign-in over HTTP (authorize → consent → callback)', () => 
     // A forged state (and no state at all), with an error description that tries markup.
     const forged = new URL(`${t.baseUrl}/api/integrations/google/callback?state=forged&code=4/0x`);
     expect(await refusal(await land(forged))).toContain('not one the service started');
+    // A caller that is not a browser gets the documented error body instead of the page.
+    const api = await fetch(forged, { redirect: 'manual' });
+    expect(api.status).toBe(400);
+    expect(await api.json()).toEqual({ code: 'OAUTH_FAILED', status: 400, error: expect.stringContaining('not one the service started') });
     const markup = await refusal(await land(`${t.baseUrl}/api/integrations/google/callback?error=x&error_description=%3Cscript%3Ealert(1)%3C/script%3E`));
     expect(markup).not.toContain('<script>');
     expect(markup).toContain('unknown state');
@@ -155,12 +160,12 @@ describe('Google sign-in over HTTP (authorize → consent → callback)', () => 
     expect(fake.stats.codeExchanges).toBe(1);
   });
 
-  it('without CHS_PUBLIC_URL and an OAuth client: authorize is 501 OAUTH_NOT_CONFIGURED, the callback a page; authorize needs a key', async () => {
+  it('without CHS_PUBLIC_URL and an OAuth client: authorize is 409 OAUTH_NOT_CONFIGURED, the callback a page; authorize needs a key', async () => {
     const { t } = await setUp({ configured: false });
     const r = await t.request(`/api/integrations/google/authorize?workspaceId=${t.workspaceId}`, { method: 'POST' });
-    expect(r.status).toBe(501);
-    expect(await r.json()).toMatchObject({ code: 'OAUTH_NOT_CONFIGURED', status: 501, error: expect.stringContaining('CHS_PUBLIC_URL') });
-    expect(await refusal(await land(`${t.baseUrl}/api/integrations/google/callback?state=a&code=b`), 501)).toContain('OAUTH_NOT_CONFIGURED');
+    expect(r.status).toBe(409);
+    expect(await r.json()).toMatchObject({ code: 'OAUTH_NOT_CONFIGURED', status: 409, error: expect.stringContaining('CHS_PUBLIC_URL') });
+    expect(await refusal(await land(`${t.baseUrl}/api/integrations/google/callback?state=a&code=b`), 409)).toContain('OAUTH_NOT_CONFIGURED');
     const noKey = await t.request(`/api/integrations/google/authorize?workspaceId=${t.workspaceId}`, { method: 'POST', key: null });
     expect(noKey.status).toBe(401);
   });

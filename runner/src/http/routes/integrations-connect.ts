@@ -13,7 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { disconnectAndRevoke, finishGoogleSignIn, isChsError, loadOrCreateSecretKey, startGoogleSignIn, type SecretKey } from '@chs/core';
 import { HttpError, mappingOf } from '../errors.js';
-import { WorkspaceQuery } from '../schemas.js';
+import { ErrorBodySchema, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { IntegrationParams } from './integrations-status.js';
 
@@ -31,7 +31,11 @@ function refusalPage(title: string, message: string, code: string, back: string 
   );
 }
 
-const HtmlPage = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+/** An error of the callback: a page for a browser (Accept: text/html), the documented error body for anyone else. */
+const PageOrError = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorBodySchema } } });
+
+/** Whether the caller is a browser: it asks for HTML. */
+const wantsHtml = (accept: string | undefined): boolean => /\btext\/html\b/i.test(accept ?? '');
 
 const AuthorizeResponse = Type.Object({
   url: Type.String({ description: 'Google’s consent URL: send the user’s browser there' }),
@@ -90,7 +94,7 @@ export const integrationConnectRoutes =
           description:
             'Send the user’s browser to `url`. After consent Google sends it to GET /api/integrations/google/callback, which stores the tokens (encrypted) and ' +
             'redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in adds the signed-in ' +
-            'mailbox to the workspace (or replaces that mailbox’s tokens). 501 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.',
+            'mailbox to the workspace (or replaces that mailbox’s tokens). 409 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.',
           querystring: WorkspaceQuery,
           response: { 200: AuthorizeResponse },
         },
@@ -119,16 +123,17 @@ export const integrationConnectRoutes =
           description:
             'Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to ' +
             '`CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) ' +
-            'for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired).',
+            'for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired). A caller that does not ask for ' +
+            'text/html (no browser) gets the same as the documented error body.',
           security: [],
           querystring: CallbackQuery,
           response: {
             302: { description: 'Connected: on to CHS_PUBLIC_URL', type: 'null' },
-            400: HtmlPage('The sign-in was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code Google refused'),
-            404: HtmlPage('The workspace the sign-in was started for no longer exists'),
-            500: HtmlPage('Server error'),
-            501: HtmlPage('The Google sign-in is not configured on this server (OAUTH_NOT_CONFIGURED)'),
-            502: HtmlPage('Google answered with an error (PROVIDER_ERROR)'),
+            400: PageOrError('The sign-in was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code Google refused'),
+            404: PageOrError('The workspace the sign-in was started for no longer exists'),
+            409: PageOrError('The Google sign-in is not configured on this server (OAUTH_NOT_CONFIGURED)'),
+            500: PageOrError('Server error'),
+            502: PageOrError('Google answered with an error (PROVIDER_ERROR)'),
           },
         },
       },
@@ -153,12 +158,11 @@ export const integrationConnectRoutes =
           else request.log.warn({ code: m.code, reason: isChsError(err) ? err.details?.reason : undefined }, 'google sign-in refused');
           const message = m.expose && err instanceof Error ? err.message : m.publicMessage;
           const title = m.code === 'OAUTH_FAILED' ? 'Google sign-in not completed' : 'Google sign-in failed';
-          const status = m.status === 400 || m.status === 404 || m.status === 501 || m.status === 502 ? m.status : 500;
-          return reply
-            .code(status)
-            .type('text/html; charset=utf-8')
-            .header('cache-control', 'no-store')
-            .send(refusalPage(title, message, m.code, config.publicUrl ? `${config.publicUrl}/` : undefined));
+          const status = m.status === 400 || m.status === 404 || m.status === 409 || m.status === 502 ? m.status : 500;
+          const shown = status === m.status ? { error: message, code: m.code } : { error: mappingOf('INTERNAL').publicMessage, code: 'INTERNAL' };
+          void reply.code(status).header('cache-control', 'no-store');
+          if (!wantsHtml(request.headers.accept)) return reply.send({ ...shown, status });
+          return reply.type('text/html; charset=utf-8').send(refusalPage(title, shown.error, shown.code, config.publicUrl ? `${config.publicUrl}/` : undefined));
         }
       },
     );
