@@ -111,6 +111,23 @@ describe.each(dialects)('several mailboxes of one workspace on $name', (dialect)
     expect(await count()).toBe(16);
   });
 
+  it('a caller\'s checkpoint and progress count the whole sync, not one mailbox at a time', async () => {
+    const checkpoints: number[] = [];
+    const progress: number[] = [];
+    const s = await engine.sync({
+      workspaceId: 'acme.com', provider: 'google', mode: 'full', since, batchSize: 4, workers: 0,
+      checkpoint: async (_trx, counts) => void checkpoints.push(counts.processed),
+      onProgress: (p) => void progress.push(p.processed),
+    });
+    expect(s.itemsProcessed).toBe(20);
+    // Eli's batches come after Dana's 10: the counts go on from there instead of starting again
+    // (one account at a time, the last checkpoint would say 10).
+    expect(checkpoints.at(-1)).toBe(20);
+    expect(checkpoints).toEqual([...checkpoints].sort((a, b) => a - b));
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.at(-1)).toBe(20);
+  });
+
   it('a mailbox whose grant dies is marked needs_reauth, with its error; the other keeps syncing; one mailbox is disconnected alone', async () => {
     await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since });
     eli.expireAccessTokens(); // and Eli's row has no refresh token: nothing can cure it

@@ -141,9 +141,21 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
   for (const a of live) {
     const left = input.maxItems === undefined ? undefined : input.maxItems - (total?.itemsProcessed ?? 0);
     if (left !== undefined && left <= 0) break;
+    // The caller's checkpoint and progress see the whole sync: the accounts already read are added
+    // to this account's running counts (a job's checkpoint is its totals so far, not one account's).
+    const done = total;
+    const checkpoint: BatchCheckpoint | undefined = input.checkpoint && done
+      ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
+      : input.checkpoint;
+    const onProgress = input.onProgress && done
+      ? (p: SyncProgress): void => input.onProgress!({
+          ...p, processed: p.processed + done.itemsProcessed, added: p.added + done.itemsAdded, updated: p.updated + done.itemsUpdated,
+          skipped: p.skipped + done.itemsSkipped, filtered: p.filtered + done.itemsFiltered, errors: p.errors + done.errorsCount,
+        })
+      : input.onProgress;
     let s: ProviderSyncSummary;
     try {
-      s = await syncAccount(deps, { ...input, ...(left !== undefined ? { maxItems: left } : {}) }, a.account, counters);
+      s = await syncAccount(deps, { ...input, ...(left !== undefined ? { maxItems: left } : {}), ...(checkpoint ? { checkpoint } : {}), ...(onProgress ? { onProgress } : {}) }, a.account, counters);
     } catch (err) {
       if (!isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) throw err;
       refused ??= err;
@@ -159,12 +171,28 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
   return { ...total, accounts };
 }
 
-function mergeSummaries(a: ProviderSyncSummary, b: ProviderSyncSummary): ProviderSyncSummary {
-  const touched = new Map(a.touched);
-  for (const [client, day] of b.touched) {
+/** Client id → earliest day touched, of both. */
+function mergeTouched(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): Map<string, string> {
+  const touched = new Map(a);
+  for (const [client, day] of b) {
     const was = touched.get(client);
     if (was === undefined || day < was) touched.set(client, day);
   }
+  return touched;
+}
+
+/** An account's running counts plus those of the accounts read before it. */
+function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCounts {
+  return {
+    ...c,
+    processed: c.processed + before.itemsProcessed, added: c.added + before.itemsAdded, updated: c.updated + before.itemsUpdated,
+    skipped: c.skipped + before.itemsSkipped, filtered: c.filtered + before.itemsFiltered, errors: c.errors + before.errorsCount,
+    clientsCreated: c.clientsCreated + before.clientsCreated, contactsCreated: c.contactsCreated + before.contactsCreated,
+  };
+}
+
+function mergeSummaries(a: ProviderSyncSummary, b: ProviderSyncSummary): ProviderSyncSummary {
+  const touched = mergeTouched(a.touched, b.touched);
   return {
     ...a,
     status: b.status === 'cancelled' ? 'cancelled' : a.status,
