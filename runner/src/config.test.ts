@@ -55,3 +55,18 @@ describe('store and secret settings', () => {
     expect(JSON.stringify(loadConfig(env))).not.toMatch(/tok-/);
   });
 });
+
+describe('the HTTP sign-in settings', () => {
+  it('CHS_PUBLIC_URL: an http(s) URL, trailing slash dropped; CHS_GOOGLE_CLIENT_ID and _SECRET go together; CHS_GOOGLE_REVOKE_URL', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ CHS_PUBLIC_URL: 'https://health.example.com/' }).publicUrl).toBe('https://health.example.com');
+    expect(loadConfig({ CHS_PUBLIC_URL: 'http://10.0.0.5:8080/chs//' }).publicUrl).toBe('http://10.0.0.5:8080/chs');
+    for (const bad of ['health.example.com', 'ftp://x.example', 'https://x.example/?a=1', 'https://u:p@x.example']) {
+      expect(() => loadConfig({ CHS_PUBLIC_URL: bad }), bad).toThrow(/CHS_PUBLIC_URL/);
+    }
+    expect(loadConfig({}).googleOAuth).toBeUndefined();
+    expect(loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id.apps.googleusercontent.com', CHS_GOOGLE_CLIENT_SECRET: 's' }).googleOAuth).toEqual({ clientId: 'id.apps.googleusercontent.com', clientSecret: 's' });
+    expect(() => loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id' })).toThrow(/go together/);
+    expect(loadConfig({ CHS_GOOGLE_REVOKE_URL: 'http://127.0.0.1:9/revoke' }).providers.googleRevoke).toBe('http://127.0.0.1:9/revoke');
+  });
+});

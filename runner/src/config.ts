@@ -24,6 +24,8 @@ export interface ProviderUrls {
   googleToken?: string;
   /** Google's consent endpoint (CHS_GOOGLE_AUTH_URL) for `chs connect google` sign-in. */
   googleAuth?: string;
+  /** Google's revoke endpoint (CHS_GOOGLE_REVOKE_URL), called by `chs disconnect google` and DELETE /integrations/google. */
+  googleRevoke?: string;
   hubspotApi?: string;
   intercomApi?: string;
   /** Gmail's per-user quota spent by the client-side limiter (CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE; 0 = off). Default 15,000. */
@@ -88,6 +90,17 @@ export interface RunnerConfig {
    */
   emailFromAllowList?: readonly string[];
   providers: ProviderUrls;
+  /**
+   * Where people reach this service from a browser (CHS_PUBLIC_URL), e.g. `https://health.example.com`,
+   * no trailing slash: Google sends the browser back to `<publicUrl>/api/integrations/google/callback`,
+   * and the callback then sends it on to `<publicUrl>/`. Default none: the HTTP sign-in is off.
+   */
+  publicUrl?: string | undefined;
+  /**
+   * The OAuth client ("Web application" in Google's console) of the HTTP sign-in
+   * (CHS_GOOGLE_CLIENT_ID, CHS_GOOGLE_CLIENT_SECRET). Default none: the HTTP sign-in is off.
+   */
+  googleOAuth?: { clientId: string; clientSecret: string } | undefined;
   /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
   jobs?: JobsConfig;
   /**
@@ -195,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   const g = optional(env, 'CHS_GOOGLE_API_URL'); if (g) providers.googleApi = g;
   const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
   const ga = optional(env, 'CHS_GOOGLE_AUTH_URL'); if (ga) providers.googleAuth = ga;
+  const gr = optional(env, 'CHS_GOOGLE_REVOKE_URL'); if (gr) providers.googleRevoke = gr;
   const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
   const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
   const gq = optional(env, 'CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE');
@@ -226,6 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     maxApiKeys: intEnv(env, 'CHS_MAX_API_KEYS', DEFAULT_MAX_ACTIVE_KEYS),
     emailFromAllowList: Object.freeze(parseSenderAllowList(optional(env, 'CHS_EMAIL_FROM_ALLOWLIST'))),
     providers: Object.freeze(providers),
+    publicUrl: publicUrlEnv(optional(env, 'CHS_PUBLIC_URL')),
+    googleOAuth: googleOAuthEnv(env),
     jobs,
     pgPoolSize,
     metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
@@ -239,6 +255,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     }),
     ...(fault ? { testFault: fault } : {}),
   });
+}
+
+function publicUrlEnv(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new Error(`CHS_PUBLIC_URL must be an absolute http(s) URL such as https://health.example.com, got "${v}"`);
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.search || u.hash || u.username || u.password) {
+    throw new Error(`CHS_PUBLIC_URL must be an http(s) URL without query, fragment or credentials, got "${v}"`);
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+function googleOAuthEnv(env: NodeJS.ProcessEnv): { clientId: string; clientSecret: string } | undefined {
+  const clientId = optional(env, 'CHS_GOOGLE_CLIENT_ID');
+  const clientSecret = optional(env, 'CHS_GOOGLE_CLIENT_SECRET');
+  if (clientId === undefined && clientSecret === undefined) return undefined;
+  if (clientId === undefined || clientSecret === undefined) throw new Error('CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET go together (the OAuth client of the HTTP Google sign-in)');
+  return Object.freeze({ clientId, clientSecret });
 }
 
 function loadHttpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {

@@ -72,6 +72,23 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
     if (responseSchema === undefined && schema?.response === undefined) return payload;
     if (!isObject(responseSchema)) return fail('no response schema documents this status');
     const type = String(reply.getHeader('content-type') ?? '');
+    // A redirect documented as having no body (`type: 'null'`): a Location and nothing else.
+    if (status >= 300 && status < 400 && responseSchema.type === 'null') {
+      if (!reply.getHeader('location')) return fail('a redirect without a Location header');
+      const size = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload.length : payload == null ? 0 : -1;
+      return size === 0 ? payload : fail('a redirect documented without a body has one');
+    }
+    // Several media types documented (`content: {'text/html': …, 'application/json': …}`): the one
+    // sent must be among them; a page is text, JSON is checked against its own schema below.
+    let jsonSchema: unknown = responseSchema;
+    if (isObject(responseSchema.content)) {
+      const media = type.split(';')[0]?.trim() ?? '';
+      const entry = responseSchema.content[media];
+      if (!isObject(entry)) return fail(`content-type ${type || '(none)'} is not one documented (${Object.keys(responseSchema.content).join(', ')})`);
+      if (media !== 'application/json') return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : fail('the body is not text');
+      jsonSchema = entry.schema;
+    }
+    if (!isObject(jsonSchema)) return fail('no JSON schema documents this answer');
     if (!type.startsWith('application/json')) return fail(`content-type ${type || '(none)'} instead of application/json`);
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return fail('the body is not JSON text');
     let body: unknown;
@@ -80,7 +97,7 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
     } catch {
       return fail('the body is not valid JSON');
     }
-    const validate = validatorOf(responseSchema);
+    const validate = validatorOf(jsonSchema);
     if (validate(body)) return payload;
     const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : ''}`);
     return fail(errors.join('; '));

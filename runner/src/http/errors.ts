@@ -22,6 +22,7 @@ const HTTP_ERROR_CODES = [
   'RATE_LIMITED',
   'SERVICE_UNAVAILABLE',
   'NOT_READY',
+  'OAUTH_NOT_CONFIGURED',
 ] as const;
 export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
 export type ApiErrorCode = HttpErrorCode | ErrorCode;
@@ -58,6 +59,8 @@ export const ERROR_TABLE: Readonly<Record<HttpErrorCode | 'INTERNAL', Mapping> &
   RATE_LIMITED: m(429, 'Rate limit exceeded'),
   SERVICE_UNAVAILABLE: m(503, 'The service is shutting down or unavailable; retry shortly', true),
   NOT_READY: m(503, 'Not ready: a dependency (database, Redis) is unreachable or the database is not migrated', true),
+  // The HTTP sign-in needs CHS_PUBLIC_URL and an OAuth client (docs/integrations.md); the message names them.
+  OAUTH_NOT_CONFIGURED: m(409, 'The provider sign-in is not configured on this server'),
   // Engine (ChsError)
   INVALID_INPUT: m(400, 'Invalid input'),
   NOT_FOUND: m(404, 'Not found'),

@@ -511,6 +511,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/google/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Engine extension: start a Google sign-in for the workspace; answers the consent URL
+         * @description Send the user’s browser to `url`. After consent Google sends it to GET /api/integrations/google/callback, which stores the tokens (encrypted) and redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and valid 10 minutes. Each sign-in adds the signed-in mailbox to the workspace (or replaces that mailbox’s tokens). 409 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL or the OAuth client is not set.
+         */
+        post: operations["authorizeGoogle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/google/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Engine extension: Google’s redirect after consent (no key; opened by the browser)
+         * @description Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired). A caller that does not ask for text/html (no browser) gets the same as the documented error body.
+         */
+        get: operations["googleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Engine extension: disconnect a provider (revoke at Google, then forget the credentials)
+         * @description Google: the refresh token is revoked at Google’s revoke endpoint (CHS_GOOGLE_REVOKE_URL). The credentials are forgotten whatever the revoke did; `revoked: false` with `revokeError` says it failed (remove the access in the Google account instead). HubSpot and Intercom tokens are only forgotten. With `account`, only that Google mailbox is disconnected; without, every account of the provider.
+         */
+        delete: operations["disconnectIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ingest/v2/start": {
         parameters: {
             query?: never;
@@ -2526,6 +2586,20 @@ export interface operations {
                         scope: string | null;
                         /** @description extension: connected, needs_reauth, disconnected or not_connected */
                         state: string;
+                        /** @description extension: every connected account (each CSM’s Google mailbox syncs on its own). The spec’s fields describe the workspace: connected when any account is; email, expiresAt, hasRefresh and scope of the first connected account; lastSyncAt the oldest of the connected accounts’ (every one was synced since) */
+                        accounts: {
+                            /** @description the mailbox address (Google); empty for HubSpot and Intercom */
+                            account: string;
+                            email: string | null;
+                            /** @description connected, needs_reauth or disconnected */
+                            state: string;
+                            lastSyncAt: string | null;
+                            lastError: string | null;
+                            expiresAt: string | null;
+                            hasRefresh: boolean;
+                            /** @description ISO 8601 */
+                            connectedAt: string;
+                        }[];
                     };
                 };
             };
@@ -3082,6 +3156,278 @@ export interface operations {
                         estimatedRecords: number | null;
                         /** @enum {string} */
                         status: "processing";
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    authorizeGoogle: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Google’s consent URL: send the user’s browser there */
+                        url: string;
+                        /** @description ISO 8601: the sign-in must be completed before this (10 minutes) */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    googleCallback: {
+        parameters: {
+            query?: {
+                /** @description The single-use state the authorize call put in the consent URL */
+                state?: string;
+                /** @description The authorization code */
+                code?: string;
+                /** @description Set instead of code when the user refused (access_denied) or Google refused the request */
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected: on to CHS_PUBLIC_URL */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The sign-in was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code Google refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The workspace the sign-in was started for no longer exists */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The Google sign-in is not configured on this server (OAUTH_NOT_CONFIGURED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Google answered with an error (PROVIDER_ERROR) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    disconnectIntegration: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description One account only (a Google mailbox address); default every account of the provider */
+                account?: string;
+            };
+            header?: never;
+            path: {
+                /** @description google, hubspot or intercom */
+                provider: "google" | "hubspot" | "intercom";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider: string;
+                        workspaceId: string;
+                        /** @description Whether there was a connection; its credentials are forgotten either way */
+                        disconnected: boolean;
+                        /** @description true: the provider confirmed the revoke; false: it did not (revokeError says why; the credentials were forgotten all the same); null: nothing to revoke */
+                        revoked: boolean | null;
+                        revokeError: string | null;
+                        message: string;
                     };
                 };
             };

@@ -3,7 +3,7 @@
  * `createConnector(provider, { credentials, urls, onTokens, ... })` and drives `sync()`.
  */
 import type { HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
-import type { Connector, ConnectorBaseOptions, CredentialsByProvider, GoogleCredentials, Provider } from './types.js';
+import type { Connector, ConnectorBaseOptions, CredentialsByProvider, Provider } from './types.js';
 
 /** Base URLs; each undefined means the provider's public default. */
 export interface ProviderUrlOverrides {
@@ -18,8 +18,8 @@ export interface ProviderUrlOverrides {
 export interface CreateConnectorOptions<P extends Provider> extends ConnectorBaseOptions {
   credentials: CredentialsByProvider[P];
   urls?: ProviderUrlOverrides;
-  /** Google only: persist refreshed tokens. */
-  onTokens?: (credentials: GoogleCredentials) => void | Promise<void>;
+  /** Google, and HubSpot OAuth apps: persist refreshed tokens. */
+  onTokens?: (credentials: CredentialsByProvider[P]) => void | Promise<void>;
   /** HubSpot only: company property map (per-workspace configuration). */
   hubspotPropertyMap?: HubSpotConnectorOptions['propertyMap'];
 }
@@ -37,7 +37,7 @@ export const connectorFactories: { readonly [P in Provider]: Factory<P> } = Obje
   },
   hubspot: async (o: CreateConnectorOptions<'hubspot'>) => {
     const { createHubSpotConnector } = await import('./hubspot/hubspot-connector.js');
-    return createHubSpotConnector({ ...o, apiUrl: o.urls?.hubspotApi, propertyMap: o.hubspotPropertyMap });
+    return createHubSpotConnector({ ...o, apiUrl: o.urls?.hubspotApi, propertyMap: o.hubspotPropertyMap, onTokens: o.onTokens });
   },
   intercom: async (o: CreateConnectorOptions<'intercom'>) => {
     const { createIntercomConnector } = await import('./intercom/intercom-connector.js');

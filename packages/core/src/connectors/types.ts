@@ -174,15 +174,42 @@ export interface GoogleCredentials {
   expiresAt?: string;
   scope?: string;
   email?: string;
+  /**
+   * A Google Workspace service account with domain-wide delegation, acting for the mailbox
+   * `email` (the JWT's `sub`): access tokens are minted with its key (JWT bearer grant), no
+   * refresh token and no consent. Absent for a user's own sign-in.
+   */
+  serviceAccount?: ServiceAccountKey;
+}
+
+/** The parts of a service account's JSON key the JWT bearer grant needs. */
+export interface ServiceAccountKey {
+  clientEmail: string;
+  /** PEM (PKCS #8). */
+  privateKey: string;
+  privateKeyId?: string;
 }
 
 export interface TokenCredentials {
   accessToken: string;
 }
 
+/**
+ * HubSpot: a private-app token (it does not expire), or a public app's OAuth tokens: an access
+ * token that lives 30 minutes, refreshed with the refresh token and the app's id and secret.
+ */
+export interface HubSpotCredentials {
+  accessToken: string;
+  refreshToken?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** ISO 8601; OAuth tokens only. */
+  expiresAt?: string;
+}
+
 export interface CredentialsByProvider {
   google: GoogleCredentials;
-  hubspot: TokenCredentials;
+  hubspot: HubSpotCredentials;
   intercom: TokenCredentials;
 }
 

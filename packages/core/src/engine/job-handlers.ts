@@ -22,13 +22,12 @@ import type { Database } from '../store/schema.js';
 import { ChsError, isChsError, toError } from '../errors.js';
 import { isProvider, type Provider } from '../connectors/types.js';
 import { recordIntegrationError } from '../integrations/repository.js';
-import { dropCursor } from '../ingest/cursors.js';
 import type { RunCounts } from '../ingest/writer.js';
 import { appendJobErrors, getJob, recordJobProgress, type Job, type JobError, type SourceProgress } from '../jobs/repository.js';
 import { finishIngestionSession, markSessionProcessing, recordSessionStats, type IngestionSessionStats } from '../jobs/sessions.js';
 import type { JobContext, JobHandler, JobOutcome } from '../jobs/worker.js';
 import type { JobKind } from '../jobs/states.js';
-import type { ProviderSyncInput, ProviderSyncSummary } from '../sync/provider-sync.js';
+import { dropSyncCursors, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import { isRecord, recordOf, shape } from '../util/json.js';
 import { round1 } from '../util/numbers.js';
 import type { Engine } from './engine.js';
@@ -149,6 +148,10 @@ function readErrors(provider: Provider, summary: ProviderSyncSummary | undefined
     errors.push({ message: `${lost.length} item(s) listed by ${provider} could not be read: ${sample}`, count: lost.length, severity: 'error', recoverable: true });
   }
   if (totals.errors) errors.push({ message: `${totals.errors} message(s) could not be parsed and were skipped`, count: totals.errors, severity: 'warning', recoverable: false });
+  // A mailbox left out because its grant is dead (the others synced): reconnecting it recovers.
+  for (const a of summary?.accounts ?? []) {
+    if (a.status === 'needs_reauth') errors.push({ message: `${provider} account ${a.account} needs to be connected again: ${a.error ?? 'its credentials were refused'}`, count: 1, severity: 'error', recoverable: true });
+  }
   return errors;
 }
 
@@ -185,7 +188,7 @@ async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, b
   const finalTotal = Math.max(total ?? 0, done.totals.processed);
   await engine.store.db.transaction().execute(async (trx) => {
     await saveCheckpoint(trx, job, ctx.owner, done, finalTotal, 'completed');
-    if (plan.oneOff && plan.cursorKey) await dropCursor(trx, job.workspaceId, plan.cursorKey);
+    if (plan.oneOff && plan.cursorKey) await dropSyncCursors(trx, job.workspaceId, provider, plan.cursorKey);
     await appendJobErrors(trx, job.id, readErrors(provider, summary, done.totals));
     if (summary?.unreconciled.length) await recordIntegrationError(trx, job.workspaceId, provider, `${summary.unreconciled.length} unreconciled item(s) in the last sync`);
     await onBatch?.(trx, done, finalTotal);

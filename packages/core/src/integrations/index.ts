@@ -17,6 +17,7 @@ export {
   connectIntegration,
   getIntegration,
   listIntegrations,
+  listIntegrationAccounts,
   getIntegrationCredentials,
   updateIntegrationTokens,
   markNeedsReauth,
@@ -29,6 +30,10 @@ export {
   type Integration,
   type IntegrationState,
   type IntegrationStatus,
+  type IntegrationAccountStatus,
   type ConnectInput,
   type SecretRotation,
 } from './repository.js';
+export { createOAuthState, consumeOAuthState, OAUTH_STATE_TTL_MS, type OAuthStateRefusal, type NewOAuthState, type ConsumedOAuthState } from './oauth-states.js';
+export { startGoogleSignIn, finishGoogleSignIn, type GoogleWebClient, type GoogleCallbackQuery } from './google-sign-in.js';
+export { disconnectAndRevoke, type DisconnectResult, type DisconnectOptions } from './disconnect.js';

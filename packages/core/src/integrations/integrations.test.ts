@@ -160,6 +160,10 @@ describe('integrations repository', async () => {
           expect(await integrationStatus(db, 'acme.test', 'google')).toEqual({
             connected: true, provider: 'google', workspaceId: 'acme.test', email: 'rep@acme.test', expiresAt: '2024-05-20T01:00:00.000Z',
             hasRefresh: true, lastSyncAt: null, scope: 'https://www.googleapis.com/auth/gmail.readonly', state: 'connected',
+            accounts: [{
+              account: 'rep@acme.test', email: 'rep@acme.test', state: 'connected', lastSyncAt: null, lastError: null, expiresAt: '2024-05-20T01:00:00.000Z', hasRefresh: true,
+              connectedAt: expect.any(String),
+            }],
           });
           expect(await getIntegrationCredentials(db, key, 'acme.test', 'google')).toMatchObject({ accessToken: 'ya29.first', refreshToken: '1//r' });
 
@@ -173,7 +177,7 @@ describe('integrations repository', async () => {
           await markNeedsReauth(db, 'acme.test', 'google', 'invalid_grant');
           expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({ connected: false, state: 'needs_reauth' });
           // Reconnecting clears it.
-          await connectIntegration(db, key, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'ya29.third' } });
+          await connectIntegration(db, key, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'ya29.third' }, accountEmail: 'Rep@Acme.test' });
           expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({ connected: true, state: 'connected', hasRefresh: false });
           expect(await db.selectFrom('integrations').select('id').execute()).toHaveLength(1);
 

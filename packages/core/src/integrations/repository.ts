@@ -7,19 +7,23 @@ import type { Db } from '../store/database.js';
 import type { IntegrationsTable } from '../store/schema.js';
 import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
-import type { CredentialsByProvider, Provider } from '../connectors/types.js';
+import type { CredentialsByProvider, Provider, ServiceAccountKey } from '../connectors/types.js';
 import { decryptSecret, encryptSecret, sealedVersion, toSecretKey, type SecretKeyInput } from './secrets.js';
 import { isRecord, readJson, shape, type Guard } from '../util/json.js';
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-const isGoogleCredentials = shape<CredentialsByProvider['google']>({
-  accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?', scope: 'string?', email: 'string?',
+const isGoogleFields = shape<CredentialsByProvider['google']>({
+  accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?', scope: 'string?', email: 'string?', serviceAccount: 'object?',
 });
-const isTokenCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string' });
-const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isTokenCredentials, intercom: isTokenCredentials };
+const isServiceAccountKey = shape<ServiceAccountKey>({ clientEmail: 'string', privateKey: 'string', privateKeyId: 'string?' });
+const isGoogleCredentials: Guard<CredentialsByProvider['google']> = (v): v is CredentialsByProvider['google'] =>
+  isGoogleFields(v) && (v.serviceAccount === undefined || isServiceAccountKey(v.serviceAccount));
+const isTokenCredentials = shape<CredentialsByProvider['intercom']>({ accessToken: 'string' });
+const isHubSpotCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?' });
+const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isHubSpotCredentials, intercom: isTokenCredentials };
 
 export const INTEGRATION_STATES = ['connected', 'needs_reauth', 'disconnected'] as const;
 export type IntegrationState = (typeof INTEGRATION_STATES)[number];
@@ -28,6 +32,8 @@ export interface Integration {
   id: string;
   workspaceId: string;
   provider: Provider;
+  /** The account within (workspace, provider): the lower-cased mailbox address for Google, '' for HubSpot and Intercom. */
+  account: string;
   state: IntegrationState;
   accountEmail: string | null;
   scope: string | null;
@@ -41,7 +47,26 @@ export interface Integration {
   updatedAt: string;
 }
 
-/** The spec's integration status object (plus `state`, which tells needs-reauth apart). */
+/** One connected account (a Google mailbox) in the status: `accounts[]`, an engine extension. */
+export interface IntegrationAccountStatus {
+  /** The mailbox address (Google); '' for HubSpot and Intercom. */
+  account: string;
+  email: string | null;
+  state: IntegrationState;
+  lastSyncAt: string | null;
+  /** The last sync problem of this account (needs reauth, unreadable items), null when the last sync was clean. */
+  lastError: string | null;
+  expiresAt: string | null;
+  hasRefresh: boolean;
+  connectedAt: string;
+}
+
+/**
+ * The spec's integration status object (plus `state`, which tells needs-reauth apart, and
+ * `accounts`). With several accounts (Google mailboxes) the spec's fields describe the workspace:
+ * `connected` when any account is; `email`, `expiresAt`, `hasRefresh`, `scope` of the first account
+ * connected; `lastSyncAt` the oldest of the connected accounts' (every one was synced since).
+ */
 export interface IntegrationStatus {
   connected: boolean;
   provider: Provider;
@@ -52,11 +77,17 @@ export interface IntegrationStatus {
   lastSyncAt: string | null;
   scope: string | null;
   state: IntegrationState | 'not_connected';
+  accounts: IntegrationAccountStatus[];
 }
 
 export interface ConnectInput<P extends Provider = Provider> {
   workspaceId: string;
   provider: P;
+  /**
+   * Which account this is. Default: Google, the lower-cased address (`accountEmail`, else
+   * `credentials.email`), so each mailbox is its own row; HubSpot and Intercom, '' (one per workspace).
+   */
+  account?: string | undefined;
   credentials: CredentialsByProvider[P];
   accountEmail?: string | undefined;
   scope?: string | undefined;
@@ -67,7 +98,7 @@ export interface ConnectInput<P extends Provider = Provider> {
 
 const nowIso = () => new Date().toISOString();
 
-function toIntegration(r: IntegrationsTable): Integration {
+function toIntegration(r: Selectable<IntegrationsTable>): Integration {
   let config: Record<string, unknown> = {};
   try {
     if (r.config_json) config = readJson(r.config_json, isRecord, 'integrations.config_json');
@@ -78,6 +109,7 @@ function toIntegration(r: IntegrationsTable): Integration {
     id: r.id,
     workspaceId: r.workspace_id,
     provider: r.provider as Provider,
+    account: r.account,
     state: r.status as IntegrationState,
     accountEmail: r.account_email,
     scope: r.scope,
@@ -91,9 +123,10 @@ function toIntegration(r: IntegrationsTable): Integration {
   };
 }
 
+/** Whether new access tokens can be had without the user: a refresh token, or a service account's key. */
 function hasRefresh(credentials: object): boolean {
-  const r = (credentials as { refreshToken?: unknown }).refreshToken;
-  return typeof r === 'string' && r !== '';
+  const c = credentials as { refreshToken?: unknown; serviceAccount?: unknown };
+  return (typeof c.refreshToken === 'string' && c.refreshToken !== '') || (typeof c.serviceAccount === 'object' && c.serviceAccount !== null);
 }
 
 /** Stores (or replaces) a workspace's connection to a provider; a reconnect clears needs-reauth. */
@@ -111,33 +144,80 @@ export async function connectIntegration<P extends Provider>(db: Db, key: Secret
     updated_at: at,
     ...(input.config !== undefined ? { config_json: JSON.stringify(input.config) } : {}),
   };
-  const existing = await db.selectFrom('integrations').select('id').where('workspace_id', '=', input.workspaceId).where('provider', '=', input.provider).executeTakeFirst();
+  const account = accountOf(input);
+  const existing = await db.selectFrom('integrations').select('id').where('workspace_id', '=', input.workspaceId).where('provider', '=', input.provider).where('account', '=', account).executeTakeFirst();
   if (existing) {
     await db.updateTable('integrations').set(values).where('id', '=', existing.id).execute();
   } else {
     await db
       .insertInto('integrations')
-      .values({ id: newId('int'), workspace_id: input.workspaceId, provider: input.provider, config_json: null, last_sync_at: null, created_at: at, ...values })
+      .values({ id: newId('int'), workspace_id: input.workspaceId, provider: input.provider, account, config_json: null, last_sync_at: null, created_at: at, ...values })
       .execute();
   }
-  const row = await getIntegration(db, input.workspaceId, input.provider);
+  const row = (await listIntegrationAccounts(db, input.workspaceId, input.provider)).find((i) => i.account === account);
   if (!row) throw new ChsError('INTERNAL', 'integration vanished after being stored');
   return row;
 }
 
-export async function getIntegration(db: Db, workspaceId: string, provider: Provider): Promise<Integration | undefined> {
-  const r = await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).where('provider', '=', provider).executeTakeFirst();
-  return r ? toIntegration(r) : undefined;
+/** The account a connection is stored under (see ConnectInput.account). */
+function accountOf(input: ConnectInput): string {
+  if (input.account !== undefined) return input.account.toLowerCase();
+  if (input.provider !== 'google') return '';
+  const email = input.accountEmail ?? (input.credentials as { email?: unknown }).email;
+  return typeof email === 'string' ? email.toLowerCase() : '';
 }
 
-export async function listIntegrations(db: Db, workspaceId: string): Promise<Integration[]> {
-  const rows = await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).orderBy('provider').execute();
+type Filter = { workspaceId: string; provider: Provider; account?: string | undefined };
+
+/** One workspace's provider, and one account when given (else every account). */
+const scoped = (f: Filter) => (eb: ExpressionBuilder<Database, 'integrations'>) =>
+  eb.and([eb('workspace_id', '=', f.workspaceId), eb('provider', '=', f.provider), ...(f.account !== undefined ? [eb('account', '=', f.account.toLowerCase())] : [])]);
+
+/** Every account of a provider in a workspace (Google: one per mailbox), oldest first. */
+export async function listIntegrationAccounts(db: Executor, workspaceId: string, provider: Provider): Promise<Integration[]> {
+  const rows = await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).where('provider', '=', provider).orderBy('created_at').orderBy('account').execute();
   return rows.map(toIntegration);
 }
 
-/** The decrypted credentials; INTEGRATION_NOT_CONNECTED when there is no live connection. */
-export async function getIntegrationCredentials<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P): Promise<CredentialsByProvider[P]> {
-  const r = await db.selectFrom('integrations').select(['status', 'credentials_enc']).where('workspace_id', '=', workspaceId).where('provider', '=', provider).executeTakeFirst();
+/**
+ * The workspace's connection to a provider as one: its first account, with `state` connected when
+ * any account is (else needs_reauth when any is) and `lastSyncAt` the oldest of the connected
+ * accounts' (null while one was never synced).
+ */
+function combine(accounts: Integration[]): Integration | undefined {
+  const first = accounts[0];
+  if (!first) return undefined;
+  const connected = accounts.filter((a) => a.state === 'connected');
+  const primary = connected[0] ?? accounts.find((a) => a.state === 'needs_reauth') ?? first;
+  const syncs = connected.map((a) => a.lastSyncAt);
+  const lastSyncAt = connected.length === 0 ? primary.lastSyncAt : syncs.includes(null) ? null : (syncs as string[]).reduce((a, b) => (a < b ? a : b));
+  return { ...primary, lastSyncAt };
+}
+
+/** The workspace's connection to a provider, its accounts combined (see combine); one account's with `account`. */
+export async function getIntegration(db: Db, workspaceId: string, provider: Provider, account?: string): Promise<Integration | undefined> {
+  const accounts = await listIntegrationAccounts(db, workspaceId, provider);
+  return combine(account === undefined ? accounts : accounts.filter((a) => a.account === account.toLowerCase()));
+}
+
+/** One entry per connected provider, its accounts combined (see getIntegration). */
+export async function listIntegrations(db: Db, workspaceId: string): Promise<Integration[]> {
+  const rows = (await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).orderBy('provider').orderBy('created_at').orderBy('account').execute()).map(toIntegration);
+  const out: Integration[] = [];
+  for (const provider of new Set(rows.map((r) => r.provider))) {
+    const one = combine(rows.filter((r) => r.provider === provider));
+    if (one) out.push(one);
+  }
+  return out;
+}
+
+/**
+ * The decrypted credentials of one account (default: the first connected); INTEGRATION_NOT_CONNECTED
+ * when there is no live connection.
+ */
+export async function getIntegrationCredentials<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, account?: string): Promise<CredentialsByProvider[P]> {
+  const rows = await db.selectFrom('integrations').select(['status', 'credentials_enc']).where(scoped({ workspaceId, provider, account })).orderBy('created_at').orderBy('account').execute();
+  const r = rows.find((x) => x.status === 'connected') ?? rows[0];
   if (!r || r.status === 'disconnected' || r.credentials_enc === '') {
     throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for workspace ${workspaceId}`, { details: { provider, workspaceId } });
   }
@@ -145,65 +225,48 @@ export async function getIntegrationCredentials<P extends Provider>(db: Db, key:
 }
 
 /** Replaces the stored credentials after a token refresh (the connector's `onTokens`). */
-export async function updateIntegrationTokens<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, credentials: CredentialsByProvider[P]): Promise<void> {
+export async function updateIntegrationTokens<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, credentials: CredentialsByProvider[P], account?: string): Promise<void> {
   const expiresAt = (credentials as { expiresAt?: unknown }).expiresAt;
   const scope = (credentials as { scope?: unknown }).scope;
   const credentials_enc = await encryptSecret(key, JSON.stringify(credentials), { workspaceId, provider });
-  await db
-    .updateTable('integrations')
-    .set({
-      credentials_enc,
-      has_refresh: hasRefresh(credentials) ? 1 : 0,
-      ...(typeof expiresAt === 'string' ? { expires_at: expiresAt } : {}),
-      ...(typeof scope === 'string' ? { scope } : {}),
-      updated_at: nowIso(),
-    })
-    .where('workspace_id', '=', workspaceId)
-    .where('provider', '=', provider)
-    .execute();
+  const update = db.updateTable('integrations').set({
+    credentials_enc,
+    has_refresh: hasRefresh(credentials) ? 1 : 0,
+    ...(typeof expiresAt === 'string' ? { expires_at: expiresAt } : {}),
+    ...(typeof scope === 'string' ? { scope } : {}),
+    updated_at: nowIso(),
+  });
+  await update.where(scoped({ workspaceId, provider, account })).execute();
 }
 
-/** The credentials are dead: keep the row (and its checkpoint elsewhere) until a reconnect. */
-export async function markNeedsReauth(db: Db, workspaceId: string, provider: Provider, reason: string): Promise<void> {
-  await db
-    .updateTable('integrations')
-    .set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() })
-    .where('workspace_id', '=', workspaceId)
-    .where('provider', '=', provider)
-    .execute();
+/** The credentials are dead: keep the row (and its checkpoint elsewhere) until a reconnect. Every account without `account`. */
+export async function markNeedsReauth(db: Db, workspaceId: string, provider: Provider, reason: string, account?: string): Promise<void> {
+  await db.updateTable('integrations').set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() }).where(scoped({ workspaceId, provider, account })).execute();
 }
 
 /** A sync finished with a problem the user should see in the integration (items it could not read). */
-export async function recordIntegrationError(db: Executor, workspaceId: string, provider: Provider, message: string): Promise<void> {
-  await db
-    .updateTable('integrations')
-    .set({ last_error: message.slice(0, 1000), updated_at: nowIso() })
-    .where('workspace_id', '=', workspaceId)
-    .where('provider', '=', provider)
-    .execute();
+export async function recordIntegrationError(db: Executor, workspaceId: string, provider: Provider, message: string, account?: string): Promise<void> {
+  await db.updateTable('integrations').set({ last_error: message.slice(0, 1000), updated_at: nowIso() }).where(scoped({ workspaceId, provider, account })).execute();
 }
 
 /** Records a finished sync: `lastSyncAt` in the status, and clears the last error. */
-export async function markIntegrationSynced(db: Db, workspaceId: string, provider: Provider, at: Date = new Date()): Promise<void> {
-  await db
-    .updateTable('integrations')
-    .set({ last_sync_at: at.toISOString(), last_error: null, updated_at: nowIso() })
-    .where('workspace_id', '=', workspaceId)
-    .where('provider', '=', provider)
+export async function markIntegrationSynced(db: Db, workspaceId: string, provider: Provider, at: Date = new Date(), account?: string): Promise<void> {
+  await db.updateTable('integrations').set({ last_sync_at: at.toISOString(), last_error: null, updated_at: nowIso() }).where(scoped({ workspaceId, provider, account }))
     .where('status', '=', 'connected')
     .execute();
 }
 
-/** Forgets the connection and its credentials. Resolves to whether there was one. */
-export async function disconnectIntegration(db: Db, workspaceId: string, provider: Provider): Promise<boolean> {
-  const r = await db.deleteFrom('integrations').where('workspace_id', '=', workspaceId).where('provider', '=', provider).executeTakeFirst();
+/** Forgets the connection and its credentials (one account's with `account`, else every account's). Resolves to whether there was one. */
+export async function disconnectIntegration(db: Db, workspaceId: string, provider: Provider, account?: string): Promise<boolean> {
+  const r = await db.deleteFrom('integrations').where(scoped({ workspaceId, provider, account })).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
 export async function integrationStatus(db: Db, workspaceId: string, provider: Provider): Promise<IntegrationStatus> {
-  const i = await getIntegration(db, workspaceId, provider);
+  const all = await listIntegrationAccounts(db, workspaceId, provider);
+  const i = combine(all);
   if (!i) {
-    return { connected: false, provider, workspaceId, email: null, expiresAt: null, hasRefresh: false, lastSyncAt: null, scope: null, state: 'not_connected' };
+    return { connected: false, provider, workspaceId, email: null, expiresAt: null, hasRefresh: false, lastSyncAt: null, scope: null, state: 'not_connected', accounts: [] };
   }
   return {
     connected: i.state === 'connected',
@@ -215,6 +278,9 @@ export async function integrationStatus(db: Db, workspaceId: string, provider: P
     lastSyncAt: i.lastSyncAt,
     scope: i.scope,
     state: i.state,
+    accounts: all.map((a) => ({
+      account: a.account, email: a.accountEmail, state: a.state, lastSyncAt: a.lastSyncAt, lastError: a.lastError, expiresAt: a.expiresAt, hasRefresh: a.hasRefresh, connectedAt: a.createdAt,
+    })),
   };
 }
 

@@ -181,6 +181,8 @@ export interface IntegrationsTable {
   id: string;
   workspace_id: string;
   provider: string;
+  /** The account within (workspace, provider): the lower-cased mailbox address for Google, '' otherwise. */
+  account: Generated<string>;
   /** `connected`, `needs_reauth`, `disconnected`. */
   status: string;
   account_email: string | null;
@@ -321,6 +323,23 @@ interface ExternalRefsTable {
   updated_at: string;
 }
 
+/** Provider sign-ins started over HTTP, waiting for their callback (integrations/oauth-states.ts). */
+interface OAuthStatesTable {
+  /** SHA-256 (hex) of the `state` parameter; the state itself is never stored. */
+  state_hash: string;
+  workspace_id: string;
+  provider: string;
+  /** The PKCE code verifier, sealed with the secret key (bound to the workspace). */
+  verifier_enc: string;
+  redirect_uri: string;
+  /** The user whose key started the sign-in. */
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+  /** Set when a callback consumed it: single use. */
+  used_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_domains: WorkspaceDomainsTable;
@@ -343,4 +362,5 @@ export interface Database {
   ingestion_sessions: IngestionSessionsTable;
   notification_log: NotificationLogTable;
   external_refs: ExternalRefsTable;
+  oauth_states: OAuthStatesTable;
 }

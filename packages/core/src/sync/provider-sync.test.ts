@@ -47,7 +47,7 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
   it('a full read leaves an incremental cursor; the next quick sync brings exactly the new message', async () => {
     const first = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick', since: new Date(NOW - 365 * DAY_MS) });
     expect([first.status, first.itemsProcessed, first.itemsAdded]).toEqual(['completed', 400, 400]);
-    const cursor = await engine.store.db.selectFrom('source_cursors').select('cursor_json').where('source_key', '=', 'google').executeTakeFirstOrThrow();
+    const cursor = await engine.store.db.selectFrom('source_cursors').select('cursor_json').where('source_key', '=', 'google:rep@acme.com').executeTakeFirstOrThrow();
     expect(JSON.parse(cursor.cursor_json)).toMatchObject({ phase: 'incremental' });
 
     server.addMessage(message(1000, NOW - 3_600_000));

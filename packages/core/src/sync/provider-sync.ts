@@ -3,14 +3,16 @@
  * credentials, drive it, and store what it yields through the same pipeline as local mail
  * (Google) or the records writer (HubSpot, Intercom), saving its cursor with every batch.
  */
+import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { ChsError, isChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
-import type { Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
-import { getIntegration, getIntegrationCredentials, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
+import type { CredentialsByProvider, Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
+import { getIntegrationCredentials, listIntegrationAccounts, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
 import { readAhead } from '../util/read-ahead.js';
@@ -32,6 +34,8 @@ export interface ProviderSyncDeps {
   /** Test-only fault injection (EngineOptions.faults). Default none. */
   faults?: FaultHook;
 }
+
+type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Points of a sync where a test may inject a fault: a page of mail just arrived (the next is being fetched), a write batch stored but not committed. */
 export type FaultPoint = 'fetch' | 'batch' | 'rebuild';
@@ -87,30 +91,144 @@ export interface ProviderSyncSummary extends RunTotals {
   resync: string | null;
   durationMs: number;
   touched: Map<string, string>;
+  /** Each account's part (several Google mailboxes); absent on a single account's own summary. */
+  accounts?: AccountSyncResult[];
 }
 
+/** What one account (a Google mailbox) did in a sync: its counts, or why it was left out. */
+export interface AccountSyncResult {
+  /** The mailbox address (Google); '' for HubSpot and Intercom. */
+  account: string;
+  status: 'completed' | 'cancelled' | 'needs_reauth';
+  itemsProcessed: number;
+  itemsAdded: number;
+  /** Why the account could not sync (it is marked needs_reauth; the others went on). */
+  error: string | null;
+}
+
+/** Where an account's cursor is kept: the key with the account after it (Google mailboxes), or the key itself. */
+export function accountCursorKey(key: string, account: string): string {
+  return account === '' ? key : `${key}:${account}`;
+}
+
+/** Drops a one-off read's cursors: the key itself and every account's (accountCursorKey). */
+export async function dropSyncCursors(db: Executor, workspaceId: string, provider: Provider, key: string): Promise<void> {
+  await dropCursor(db, workspaceId, key);
+  for (const a of await listIntegrationAccounts(db, workspaceId, provider)) if (a.account !== '') await dropCursor(db, workspaceId, accountCursorKey(key, a.account));
+}
+
+/**
+ * One sync of a provider for a workspace: every connected account in turn (each Google mailbox
+ * with its own cursor, quota bucket, status and errors). An account whose credentials are dead is
+ * marked needs_reauth and the others go on; only when none could sync does the sync fail with it.
+ * Any other error stops the sync (the job retries or parks; accounts done keep their cursors).
+ * A message seen in two mailboxes is stored once (the writer dedupes by Message-ID per client).
+ */
 export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncInput): Promise<ProviderSyncSummary> {
+  const { db, logger } = deps;
+  const { workspaceId, provider } = input;
+  const all = await listIntegrationAccounts(db, workspaceId, provider);
+  const live = all.filter((a) => a.state === 'connected');
+  if (live.length === 0) {
+    const dead = all.find((a) => a.state === 'needs_reauth');
+    if (dead) throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${dead.lastError ? `: ${dead.lastError}` : ''}`);
+    throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}`);
+  }
+  const counters = { batches: 0 };
+  const accounts: AccountSyncResult[] = [];
+  let total: ProviderSyncSummary | undefined;
+  let refused: ChsError | undefined;
+  for (const a of live) {
+    const left = input.maxItems === undefined ? undefined : input.maxItems - (total?.itemsProcessed ?? 0);
+    if (left !== undefined && left <= 0) break;
+    // The caller's checkpoint and progress see the whole sync: the accounts already read are added
+    // to this account's running counts (a job's checkpoint is its totals so far, not one account's).
+    const done = total;
+    const checkpoint: BatchCheckpoint | undefined = input.checkpoint && done
+      ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
+      : input.checkpoint;
+    const onProgress = input.onProgress && done
+      ? (p: SyncProgress): void => input.onProgress!({
+          ...p, processed: p.processed + done.itemsProcessed, added: p.added + done.itemsAdded, updated: p.updated + done.itemsUpdated,
+          skipped: p.skipped + done.itemsSkipped, filtered: p.filtered + done.itemsFiltered, errors: p.errors + done.errorsCount,
+        })
+      : input.onProgress;
+    let s: ProviderSyncSummary;
+    try {
+      s = await syncAccount(deps, { ...input, ...(left !== undefined ? { maxItems: left } : {}), ...(checkpoint ? { checkpoint } : {}), ...(onProgress ? { onProgress } : {}) }, a.account, counters);
+    } catch (err) {
+      if (!isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) throw err;
+      refused ??= err;
+      accounts.push({ account: a.account, status: 'needs_reauth', itemsProcessed: 0, itemsAdded: 0, error: err.message });
+      logger.warn({ provider, workspaceId, account: a.account }, 'account needs to be connected again; the others sync on');
+      continue;
+    }
+    accounts.push({ account: a.account, status: s.status, itemsProcessed: s.itemsProcessed, itemsAdded: s.itemsAdded, error: null });
+    total = total ? mergeSummaries(total, s) : s;
+    if (s.status === 'cancelled') break;
+  }
+  if (!total) throw refused ?? new ChsError('INTERNAL', 'no account was synced');
+  return { ...total, accounts };
+}
+
+/** Client id → earliest day touched, of both. */
+function mergeTouched(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): Map<string, string> {
+  const touched = new Map(a);
+  for (const [client, day] of b) {
+    const was = touched.get(client);
+    if (was === undefined || day < was) touched.set(client, day);
+  }
+  return touched;
+}
+
+/** An account's running counts plus those of the accounts read before it. */
+function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCounts {
+  return {
+    ...c,
+    processed: c.processed + before.itemsProcessed, added: c.added + before.itemsAdded, updated: c.updated + before.itemsUpdated,
+    skipped: c.skipped + before.itemsSkipped, filtered: c.filtered + before.itemsFiltered, errors: c.errors + before.errorsCount,
+    clientsCreated: c.clientsCreated + before.clientsCreated, contactsCreated: c.contactsCreated + before.contactsCreated,
+  };
+}
+
+function mergeSummaries(a: ProviderSyncSummary, b: ProviderSyncSummary): ProviderSyncSummary {
+  const touched = mergeTouched(a.touched, b.touched);
+  return {
+    ...a,
+    status: b.status === 'cancelled' ? 'cancelled' : a.status,
+    itemsProcessed: a.itemsProcessed + b.itemsProcessed,
+    itemsAdded: a.itemsAdded + b.itemsAdded,
+    itemsUpdated: a.itemsUpdated + b.itemsUpdated,
+    itemsSkipped: a.itemsSkipped + b.itemsSkipped,
+    itemsFiltered: a.itemsFiltered + b.itemsFiltered,
+    errorsCount: a.errorsCount + b.errorsCount,
+    clientsCreated: a.clientsCreated + b.clientsCreated,
+    contactsCreated: a.contactsCreated + b.contactsCreated,
+    unreconciled: [...a.unreconciled, ...b.unreconciled],
+    resync: a.resync ?? b.resync,
+    durationMs: a.durationMs + b.durationMs,
+    touched,
+  };
+}
+
+/** One account's sync: its credentials, its connector, its cursor. */
+async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, account: string, counters: { batches: number }): Promise<ProviderSyncSummary> {
   const { db, logger, clock, secretKey } = deps;
   const { workspaceId, provider } = input;
-  const integration = await getIntegration(db, workspaceId, provider);
-  if (!integration) throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}`);
-  if (integration.state === 'needs_reauth') {
-    throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${integration.lastError ? `: ${integration.lastError}` : ''}`);
-  }
-  const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider);
+  const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider, account);
   const connector = await createConnector(provider, {
     credentials,
     ...(deps.urls ? { urls: deps.urls } : {}),
     logger,
     clock,
-    onTokens: async (c) => updateIntegrationTokens(db, secretKey, workspaceId, 'google', c),
+    // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
+    onTokens: async (c: CredentialsByProvider[typeof provider]) => updateIntegrationTokens(db, secretKey, workspaceId, provider, c, account),
   });
-  const cursorKey = input.cursorKey ?? provider;
-  let batches = 0;
+  const cursorKey = accountCursorKey(input.cursorKey ?? provider, account);
   const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults
     ? async (trx, counts, cursor, touched) => {
         await input.checkpoint?.(trx, counts, cursor, touched);
-        deps.faults?.('batch', ++batches);
+        deps.faults?.('batch', ++counters.batches);
       }
     : undefined;
   // The provider's own count (e.g. Gmail's messagesTotal), capped by maxItems, is the progress total.
@@ -201,10 +319,10 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
       summary.unreconciled = unreconciled;
       summary.resync = resync;
     }
-    if (summary.status === 'completed') await markIntegrationSynced(db, workspaceId, provider);
+    if (summary.status === 'completed') await markIntegrationSynced(db, workspaceId, provider, new Date(), account);
     return summary;
   } catch (err) {
-    if (isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) await markNeedsReauth(db, workspaceId, provider, err.message);
+    if (isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) await markNeedsReauth(db, workspaceId, provider, err.message, account);
     throw err;
   }
 }

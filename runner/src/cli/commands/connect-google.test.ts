@@ -7,11 +7,12 @@
  * they expire. Denied consent ends with a clear error and nothing stored.
  */
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
 import { CHS_BIN, chs, makeMailbox, type Env } from '../../jobs/testing.js';
 
@@ -20,9 +21,9 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-async function setUp(consent: 'grant' | 'deny'): Promise<{ env: Env; fake: FakeGmailServer; secretFile: string }> {
+async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions> = {}): Promise<{ env: Env; fake: FakeGmailServer; secretFile: string }> {
   const box = makeMailbox(12);
-  const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent });
+  const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent, ...extra });
   const db: TestDatabase = await createTestDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'chs-connect-google-'));
   cleanup.push(() => fake.close(), () => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ async function setUp(consent: 'grant' | 'deny'): Promise<{ env: Env; fake: FakeG
   const env: Env = {
     ...(process.env as Env),
     CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off',
-    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl,
+    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
   };
   const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
   expect(init.code, init.stderr).toBe(0);
@@ -82,6 +83,54 @@ describe('chs connect google: sign in with Google', () => {
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ status: 'completed', itemsProcessed: 12, itemsAdded: 12, errorsCount: 0 });
     expect(fake.stats.tokenRefreshes).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('chs disconnect google revokes the grant at Google and forgets it; a failed revoke still forgets, warns, exits 0', async () => {
+    const { env, fake, secretFile } = await setUp('grant');
+    expect((await signIn(env, secretFile)).code).toBe(0);
+    const off = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com', '--json');
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout)).toEqual({ provider: 'google', workspaceId: 'acme.com', disconnected: true, revoked: true, revokeError: null });
+    expect(fake.stats.revocations).toBe(1);
+    const sync = await chs(env, 'sync', '--workspace', 'acme.com', '--provider', 'google', '--json');
+    expect(sync.stderr).toMatch(/INTEGRATION_NOT_CONNECTED|not connected/);
+
+    expect((await signIn(env, secretFile)).code).toBe(0);
+    fake.injectFailure({ path: /^\/revoke$/, status: 500, times: 1 });
+    const failed = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com');
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.stdout).toContain('Disconnected google from acme.com; the credentials are forgotten, but the revoke failed.');
+    expect(failed.stderr).toMatch(/could not be revoked \(dana\.csm@acme\.com: Google did not revoke the token: HTTP 500/);
+    expect(`${failed.stdout}${failed.stderr}`).not.toMatch(/fake-refresh-|fake-access-/);
+    expect(fake.stats.revocations).toBe(1);
+    const again = await chs(env, 'disconnect', 'google', '--workspace', 'acme.com');
+    expect(again.stdout).toContain('google was not connected to acme.com.');
+  }, 120_000);
+
+  it('--service-account <key.json> --subject <mailbox>: domain-wide delegation, no consent; chs sync mints new tokens by itself', async () => {
+    const key = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const clientEmail = 'chs-reader@acme-prod.iam.gserviceaccount.com';
+    const { env, fake, secretFile } = await setUp('grant', { serviceAccounts: [{ clientEmail, publicKey: key.publicKey }] });
+    const keyFile = join(secretFile, '..', 'sa-key.json');
+    writeFileSync(keyFile, JSON.stringify({ type: 'service_account', project_id: 'acme-prod', private_key_id: 'k1', private_key: key.privateKey, client_email: clientEmail }), { mode: 0o600 });
+
+    const outside = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--service-account', keyFile, '--subject', 'eve@elsewhere.com');
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/Invalid email or User ID.*domain-wide delegation.*\[OAUTH_FAILED\]/);
+
+    const r = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--service-account', keyFile, '--subject', 'Dana.CSM@acme.com');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Connected google for acme.com (dana.csm@acme.com).');
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/PRIVATE KEY|fake-access-/);
+    expect(fake.stats.jwtGrants).toBe(1);
+
+    fake.expireAccessTokens();
+    const sync = await chs(env, 'sync', '--workspace', 'acme.com', '--provider', 'google', '--json');
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ status: 'completed', itemsAdded: 12 });
+    expect(fake.stats.jwtGrants).toBe(2);
+    const noSubject = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--service-account', keyFile);
+    expect(noSubject.stderr).toMatch(/needs --subject/);
   }, 120_000);
 
   it('denied consent: a clear error, exit 1, nothing connected', async () => {

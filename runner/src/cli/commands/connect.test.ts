@@ -82,7 +82,7 @@ describe('chs connect / disconnect', () => {
     }
     const second = context(env);
     expect(await main(['node', 'chs', '--db', db, 'disconnect', 'hubspot', '--workspace', 'acme.test', '--json'], second.ctx)).toBe(0);
-    expect(JSON.parse(second.stdout.text)).toEqual({ provider: 'hubspot', workspaceId: 'acme.test', disconnected: true });
+    expect(JSON.parse(second.stdout.text)).toEqual({ provider: 'hubspot', workspaceId: 'acme.test', disconnected: true, revoked: null, revokeError: null });
     const e2 = await createEngine({ database: db });
     try {
       expect((await integrationStatus(e2.store.db, 'acme.test', 'hubspot')).connected).toBe(false);

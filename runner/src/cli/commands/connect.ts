@@ -5,22 +5,25 @@
  * `--<name>-stdin` (or `-` as the value) or its CHS_CONNECT_* environment variable.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   ChsError,
   PROVIDERS,
   connectIntegration,
-  disconnectIntegration,
+  disconnectAndRevoke,
   isProvider,
   loadOrCreateSecretKey,
   requireWorkspace,
   silentLogger,
   type GoogleCredentials,
+  type HubSpotCredentials,
   type Provider,
 } from '@chs/core';
 import { loadSecretInputs, SECRET_INPUT_ENV } from '../../config.js';
 import { printJson, withEngine, type CliContext } from '../context.js';
 import { readSecrets } from '../secret-input.js';
+import { looseModeWarning } from '../file-modes.js';
 import type { RegisterCommand } from './index.js';
 
 interface ConnectFlags {
@@ -41,6 +44,9 @@ interface ConnectFlags {
   clientSecretStdin?: boolean;
   expiresAt?: string;
   scope?: string;
+  /** google, domain-wide delegation: the service account's JSON key file and the mailbox it acts for. */
+  serviceAccount?: string;
+  subject?: string;
   json?: boolean;
 }
 
@@ -52,7 +58,13 @@ interface ConnectSecrets {
   clientSecret?: string | undefined;
 }
 
-const GOOGLE_ONLY = ['email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope'] as const;
+const GOOGLE_ONLY = [
+  'email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope', 'serviceAccount', 'subject',
+] as const;
+/** The flags of a HubSpot public app (OAuth) besides the token ones. */
+const HUBSPOT_OAUTH_FLAGS = ['refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin'] as const;
+/** A service account's JSON key is about 2.4 KB; anything far larger is not one. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<ConnectSecrets> {
   const env = loadSecretInputs(ctx.env);
@@ -134,6 +146,54 @@ async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: C
   }
 }
 
+/**
+ * `chs connect google --service-account <key.json> --subject <mailbox>`: domain-wide delegation, no
+ * consent. The key file is read (a file others can read is warned about), a first token is minted
+ * for the mailbox and its profile read, so a key without the delegation is refused now.
+ */
+async function googleServiceAccount(ctx: CliContext, cmd: Command, f: ConnectFlags & { serviceAccount: string }): Promise<GoogleCredentials> {
+  if (!f.subject) throw new ChsError('INVALID_INPUT', '--service-account needs --subject <mailbox>: the address of the mailbox the service account reads');
+  for (const other of ['accessToken', 'accessTokenFile', 'accessTokenStdin', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'email', 'port'] as const) {
+    if (f[other] !== undefined) throw new ChsError('INVALID_INPUT', `--service-account takes no --${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} (the key mints the tokens for --subject)`);
+  }
+  let text: string;
+  try {
+    if (statSync(f.serviceAccount).size > MAX_KEY_FILE_BYTES) throw new ChsError('INVALID_INPUT', `${f.serviceAccount} is over ${MAX_KEY_FILE_BYTES} bytes: not a service account key`);
+    text = readFileSync(f.serviceAccount, 'utf8');
+  } catch (err) {
+    if (err instanceof ChsError) throw err;
+    throw new ChsError('INVALID_INPUT', `--service-account: cannot read ${f.serviceAccount} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+  }
+  const warning = looseModeWarning(f.serviceAccount);
+  if (warning) ctx.stderr.write(`chs: warning: ${warning}\n`);
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { connectServiceAccount, parseServiceAccountKey } = await import('@chs/core/connectors');
+  return connectServiceAccount({ key: parseServiceAccountKey(text), subject: f.subject, tokenUrl: config.providers.googleToken, apiUrl: config.providers.googleApi, logger: silentLogger, now: () => new Date() });
+}
+
+/**
+ * `chs connect hubspot --client-id <id> --client-secret-file <f> --refresh-token-file <f>`: a public
+ * app's install, connected by its refresh token. A first access token (30 minutes) is fetched now,
+ * so a wrong secret or a dead refresh token is refused at once; syncs refresh it from then on.
+ */
+async function hubspotApp(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<HubSpotCredentials> {
+  if (f.clientId === undefined || s.clientSecret === undefined || s.refreshToken === undefined) {
+    throw new ChsError('INVALID_INPUT', 'a HubSpot app connects with --client-id, a client secret and a refresh token together (or a private-app token alone)');
+  }
+  if (s.accessToken !== undefined) throw new ChsError('INVALID_INPUT', 'a HubSpot app takes no access token: it is fetched with the refresh token');
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { refreshHubSpotToken } = await import('@chs/core/connectors');
+  try {
+    return await refreshHubSpotToken({ clientId: f.clientId, clientSecret: s.clientSecret, apiUrl: config.providers.hubspotApi }, { refreshToken: s.refreshToken, now: new Date() });
+  } catch (err) {
+    // Refused now, it is a failed connect (not a connection that needs reconnecting).
+    // (By its code: the connectors entry may carry its own copy of the error class.)
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === 'INTEGRATION_NEEDS_REAUTH' && typeof e.message === 'string') throw new ChsError('OAUTH_FAILED', e.message.replace(/; install the app again$/, ''), { details: { provider: 'hubspot' } });
+    throw err;
+  }
+}
+
 /** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
 function openBrowser(url: string): void {
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
@@ -156,10 +216,10 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--access-token-file <path>', 'read the access token from a file ("-": stdin)')
     .option('--access-token-stdin', 'read the access token from stdin')
     .option('--email <account>', 'google: the mailbox address')
-    .option('--refresh-token <token>', 'google: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
+    .option('--refresh-token <token>', 'google, and a HubSpot public app: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
     .option('--refresh-token-file <path>', 'google: read the refresh token from a file')
     .option('--refresh-token-stdin', 'google: read the refresh token from stdin')
-    .option('--client-id <id>', 'google: OAuth client id')
+    .option('--client-id <id>', 'google, and a HubSpot public app: OAuth client id')
     .option('--client-secret <secret>', 'google: OAuth client secret (or --client-secret-file, --client-secret-stdin, CHS_CONNECT_CLIENT_SECRET)')
     .option('--client-secret-file <path>', 'google: read the client secret from a file')
     .option('--client-secret-stdin', 'google: read the client secret from stdin')
@@ -167,32 +227,44 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
     .option('--port <n>', 'google sign-in: the port on 127.0.0.1 that receives Google\'s redirect (default: any free one)')
     .option('--no-browser', 'google sign-in: only print the consent URL (open it in any browser on this machine)')
+    .option('--service-account <key.json>', 'google, Workspace admins: a service account\'s JSON key with domain-wide delegation for gmail.readonly (no consent screen)')
+    .option('--subject <mailbox>', 'google, with --service-account: the mailbox it reads')
     .option('--json', 'print the integration status object')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
       if (provider !== 'google') {
+        // A HubSpot public app connects with its client id and secret and the install's refresh token.
+        const allowed: readonly string[] = provider === 'hubspot' ? HUBSPOT_OAUTH_FLAGS : [];
         for (const f of GOOGLE_ONLY) {
-          if (flags[f] !== undefined) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
+          if (flags[f] !== undefined && !allowed.includes(f)) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
       if (provider !== 'google' && (flags.port !== undefined || flags.browser === false)) throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
-      const secrets = await readConnectSecrets(ctx, provider === 'google' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
+      if (flags.subject !== undefined && flags.serviceAccount === undefined) throw new ChsError('INVALID_INPUT', '--subject goes with --service-account');
+      const serviceAccount = flags.serviceAccount;
+      const secrets = serviceAccount !== undefined ? {} : await readConnectSecrets(ctx, provider !== 'intercom' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
       // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
-      const credentials = signIn
-        ? await googleSignIn(ctx, cmd, flags, secrets)
-        : provider === 'google' ? googleCredentials(flags, secrets) : { accessToken: requireAccessToken(secrets, false) };
+      const credentials = serviceAccount !== undefined
+        ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
+        : signIn
+          ? await googleSignIn(ctx, cmd, flags, secrets)
+          : provider === 'google'
+            ? googleCredentials(flags, secrets)
+            : provider === 'hubspot' && secrets.refreshToken !== undefined
+              ? await hubspotApp(ctx, cmd, flags, secrets)
+              : { accessToken: requireAccessToken(secrets, false) };
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
-        const g = provider === 'google' ? (credentials) : undefined;
+        const g = provider === 'google' ? (credentials as GoogleCredentials) : undefined;
         const i = await connectIntegration(engine.store.db, key(), {
           workspaceId: ws.id,
           provider,
           credentials,
           accountEmail: g?.email,
           scope: g?.scope,
-          expiresAt: g?.expiresAt,
+          expiresAt: (credentials as { expiresAt?: string }).expiresAt,
         });
         if (flags.json) {
           printJson(ctx, { connected: true, provider, workspaceId: ws.id, email: i.accountEmail, expiresAt: i.expiresAt, hasRefresh: i.hasRefresh, lastSyncAt: i.lastSyncAt, scope: i.scope });
@@ -204,17 +276,22 @@ export const register: RegisterCommand = (program, ctx) => {
 
   program
     .command('disconnect')
-    .description('forget a provider connection and its credentials')
+    .description('revoke a provider connection (Google: at Google\'s revoke endpoint) and forget its credentials')
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
-    .option('--json', 'print {"disconnected": boolean}')
-    .action(async (providerArg: string, flags: { workspace: string; json?: boolean }, cmd: Command) => {
+    .option('--account <address>', 'google: disconnect this mailbox only (default: every connected mailbox)')
+    .option('--json', 'print {"provider","workspaceId","disconnected","revoked","revokeError"}')
+    .action(async (providerArg: string, flags: { workspace: string; account?: string; json?: boolean }, cmd: Command) => {
       const provider = parseProvider(providerArg);
-      await withEngine(ctx, cmd, async (engine) => {
+      await withEngine(ctx, cmd, async (engine, config) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
-        const gone = await disconnectIntegration(engine.store.db, ws.id, provider);
-        if (flags.json) printJson(ctx, { provider, workspaceId: ws.id, disconnected: gone });
-        else ctx.stdout.write(gone ? `Disconnected ${provider} from ${ws.id}.\n` : `${provider} was not connected to ${ws.id}.\n`);
+        const key = loadOrCreateSecretKey(config.dataDir, config.secretKey);
+        const r = await disconnectAndRevoke(engine.store.db, key, ws.id, provider, { account: flags.account, googleRevokeUrl: config.providers.googleRevoke });
+        // Forgotten locally whatever the revoke did; a failed revoke is said, not fatal.
+        if (r.revoked === false) ctx.stderr.write(`chs: warning: the ${provider} access could not be revoked (${r.revokeError ?? 'unknown'}); remove it in the account's settings\n`);
+        if (flags.json) printJson(ctx, r);
+        else if (!r.disconnected) ctx.stdout.write(`${provider} was not connected to ${ws.id}.\n`);
+        else ctx.stdout.write(`Disconnected ${provider} from ${ws.id}${r.revoked ? '; its access was revoked' : r.revoked === false ? '; the credentials are forgotten, but the revoke failed' : ''}.\n`);
       });
     });
 };

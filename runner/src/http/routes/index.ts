@@ -5,7 +5,8 @@ import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
 import { integrationStatusRoutes } from './integrations-status.js';
 import { ingestRoutes } from './ingest.js';
 import { integrationSyncRoutes } from './integrations-sync.js';
+import { integrationConnectRoutes } from './integrations-connect.js';
 import { ingestV2Routes } from './ingest-v2.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
-export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes, ingestRoutes, integrationSyncRoutes, ingestV2Routes];
+export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes, ingestRoutes, integrationSyncRoutes, integrationConnectRoutes, ingestV2Routes];

@@ -22,6 +22,23 @@ const IntegrationStatusSchema = Type.Object({
   lastSyncAt: Nullable(Type.String({ description: 'ISO 8601' })),
   scope: Nullable(Type.String({ description: 'space-separated scopes' })),
   state: Type.String({ description: 'extension: connected, needs_reauth, disconnected or not_connected' }),
+  accounts: Type.Array(
+    Type.Object({
+      account: Type.String({ description: 'the mailbox address (Google); empty for HubSpot and Intercom' }),
+      email: Nullable(Type.String()),
+      state: Type.String({ description: 'connected, needs_reauth or disconnected' }),
+      lastSyncAt: Nullable(Type.String({ description: 'ISO 8601' })),
+      lastError: Nullable(Type.String({ description: 'the last sync problem of this account; null when the last sync was clean' })),
+      expiresAt: Nullable(Type.String({ description: 'ISO 8601' })),
+      hasRefresh: Type.Boolean(),
+      connectedAt: Type.String({ description: 'ISO 8601' }),
+    }),
+    {
+      description:
+        'extension: every connected account (each CSM’s Google mailbox syncs on its own). The spec’s fields describe the workspace: connected when any account is; ' +
+        'email, expiresAt, hasRefresh and scope of the first connected account; lastSyncAt the oldest of the connected accounts’ (every one was synced since)',
+    },
+  ),
 });
 
 export const integrationStatusRoutes =

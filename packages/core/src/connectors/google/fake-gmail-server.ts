@@ -5,8 +5,12 @@
  *
  *   GET  /o/oauth2/v2/auth                        the consent screen, answered at once: 302 to the
  *                                                 loopback redirect_uri with a code (or error=access_denied)
- *   POST /token                                   grant_type=authorization_code (PKCE S256 checked)
- *                                                 or refresh_token → access token
+ *   POST /token                                   grant_type=authorization_code (PKCE S256 checked),
+ *                                                 refresh_token, or the JWT bearer grant of a service
+ *                                                 account with domain-wide delegation (RS256 signature
+ *                                                 checked with its public key, iss, aud, scope, sub, exp)
+ *   POST /revoke                                  token (query or form): a refresh token takes every
+ *                                                 access token with it; unknown → 400 invalid_token
  *   GET  /gmail/v1/users/me/profile               1 unit
  *   GET  /gmail/v1/users/me/messages              5 units; q `after:<s> before:<s>`, newest first
  *   GET  /gmail/v1/users/me/messages/{id}         5 units; format=raw
@@ -15,7 +19,7 @@
  * One mailbox per server. Point the connector at it with `apiUrl: server.apiUrl` and
  * `tokenUrl: server.tokenUrl` (or CHS_GOOGLE_API_URL / CHS_GOOGLE_TOKEN_URL for the CLI).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createVerify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -48,6 +52,11 @@ export interface FakeGmailOptions {
   oauthClient?: { id: string; secret: string };
   /** What the user does on the consent screen. Default 'grant'. */
   consent?: 'grant' | 'deny';
+  /**
+   * Service accounts granted domain-wide delegation for `gmail.readonly` (the admin console's
+   * "API controls"): their address and the public key of their private key (PEM). Default none.
+   */
+  serviceAccounts?: Array<{ clientEmail: string; publicKey: string }>;
 }
 
 export interface FakeGmailStats {
@@ -56,6 +65,10 @@ export interface FakeGmailStats {
   /** Codes exchanged for tokens (each verified against its PKCE challenge). */
   codeExchanges: number;
   tokenRefreshes: number;
+  /** Access tokens issued to a service account for a delegated user (JWT bearer grant). */
+  jwtGrants: number;
+  /** Tokens revoked at the revoke endpoint. */
+  revocations: number;
   throttled: number;
   unitsUsed: number;
 }
@@ -69,9 +82,13 @@ export interface FakeGmailServer {
   readonly tokenUrl: string;
   /** The consent endpoint (Google's `https://accounts.google.com/o/oauth2/v2/auth`). */
   readonly authUrl: string;
+  /** The revoke endpoint (Google's `https://oauth2.googleapis.com/revoke`). */
+  readonly revokeUrl: string;
   /** What the consent endpoint saw last (query parameters), for tests to check the request. */
   readonly lastConsent: Record<string, string> | undefined;
   readonly stats: FakeGmailStats;
+  /** What the user does on the consent screen from now on. */
+  setConsent(consent: 'grant' | 'deny'): void;
   /** Adds a message as newly arrived (a `messageAdded` history record). */
   addMessage(m: FakeGmailMessage): void;
   /** Every access token issued so far stops working (401) until refreshed. */
@@ -127,11 +144,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
   let windowUnits = 0;
   let issued = 0;
   const failures: Array<{ path: RegExp; status: number; times: number; reason?: string }> = [];
-  const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, throttled: 0, unitsUsed: 0 };
+  const stats: FakeGmailStats = { requests: 0, byPath: {}, codeExchanges: 0, tokenRefreshes: 0, jwtGrants: 0, revocations: 0, throttled: 0, unitsUsed: 0 };
   const client = options.oauthClient ?? { id: 'fake-client-id', secret: 'fake-client-secret' };
   /** Codes handed out by the consent endpoint, single use: what they were issued for. */
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   let lastConsent: Record<string, string> | undefined;
+  let consent = options.consent ?? 'grant';
   const issueAccessToken = () => {
     issued += 1;
     const token = `fake-access-${issued}-${Math.random().toString(36).slice(2, 10)}`;
@@ -170,6 +188,37 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       req.on('error', reject);
     });
 
+  /** Google's checks of a service account's signed assertion (RFC 7523), with its answers when refused. */
+  const checkAssertion = (assertion: string): { status: number; error: string; description: string } | undefined => {
+    const [h, p, sig] = assertion.split('.');
+    const bad = (description: string) => ({ status: 400, error: 'invalid_grant', description });
+    if (!h || !p || !sig) return bad('Invalid JWT: Token must be a short-lived token and in a reasonable timeframe.');
+    let header: { alg?: unknown; kid?: unknown };
+    let claims: { iss?: unknown; sub?: unknown; aud?: unknown; scope?: unknown; iat?: unknown; exp?: unknown };
+    try {
+      header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as typeof header;
+      claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as typeof claims;
+    } catch {
+      return bad('Invalid JWT: not base64url JSON.');
+    }
+    const account = (options.serviceAccounts ?? []).find((a) => a.clientEmail === claims.iss);
+    if (!account) return { status: 401, error: 'invalid_client', description: 'The OAuth client was not found.' };
+    if (header.alg !== 'RS256' || !createVerify('RSA-SHA256').update(`${h}.${p}`).verify(account.publicKey, Buffer.from(sig, 'base64url'))) {
+      return bad('Invalid JWT Signature.');
+    }
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || claims.exp <= now || claims.iat > now + 60 || claims.exp - claims.iat > 3600) {
+      return bad('Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.');
+    }
+    if (claims.aud !== 'https://oauth2.googleapis.com/token') return bad('Invalid JWT: Failed audience check.');
+    if (claims.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
+      return { status: 401, error: 'unauthorized_client', description: 'Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.' };
+    }
+    // Domain-wide delegation: the token is for the user named in `sub`, this mailbox.
+    if (typeof claims.sub !== 'string' || claims.sub.toLowerCase() !== (options.emailAddress ?? 'me@fake.test').toLowerCase()) return bad('Invalid email or User ID');
+    return undefined;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/\/{2,}/g, '/');
@@ -196,7 +245,7 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       if (q.state !== undefined) back.searchParams.set('state', q.state);
       if (q.response_type !== 'code' || q.code_challenge_method !== 'S256' || !q.code_challenge || q.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
         back.searchParams.set('error', 'invalid_request');
-      } else if ((options.consent ?? 'grant') === 'deny') {
+      } else if (consent === 'deny') {
         back.searchParams.set('error', 'access_denied');
       } else {
         const code = `4/0fake-${Math.random().toString(36).slice(2, 12)}`;
@@ -210,6 +259,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
 
     if (req.method === 'POST' && path === '/token') {
       const form = new URLSearchParams(await readBody(req));
+      if (form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+        const refused = checkAssertion(form.get('assertion') ?? '');
+        if (refused) return send(res, refused.status, { error: refused.error, error_description: refused.description });
+        stats.jwtGrants += 1;
+        return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, token_type: 'Bearer' });
+      }
       if (form.get('grant_type') === 'authorization_code') {
         const issuedFor = codes.get(form.get('code') ?? '');
         codes.delete(form.get('code') ?? ''); // single use, even when the exchange fails
@@ -227,6 +282,21 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       }
       stats.tokenRefreshes += 1;
       return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+    }
+
+    if (req.method === 'POST' && path === '/revoke') {
+      // Google takes the token in the query (google-auth-library) or the form body.
+      const token = url.searchParams.get('token') ?? new URLSearchParams(await readBody(req)).get('token') ?? '';
+      if (refreshToken !== undefined && token === refreshToken) {
+        refreshToken = undefined;
+        valid.clear();
+      } else if (valid.has(token)) {
+        valid.delete(token);
+      } else {
+        return send(res, 400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+      }
+      stats.revocations += 1;
+      return send(res, 200, {});
     }
 
     const m = /^\/gmail\/v1\/users\/([^/]+)\/(profile|messages|history)(?:\/([^/]+))?$/.exec(path);
@@ -317,10 +387,14 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     apiUrl: `${url}/`,
     tokenUrl: `${url}/token`,
     authUrl: `${url}/o/oauth2/v2/auth`,
+    revokeUrl: `${url}/revoke`,
     get lastConsent() {
       return lastConsent;
     },
     stats,
+    setConsent: (c) => {
+      consent = c;
+    },
     addMessage: (msg) => store(msg, true),
     expireAccessTokens: () => valid.clear(),
     revokeRefreshToken: () => {

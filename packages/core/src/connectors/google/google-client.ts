@@ -3,7 +3,7 @@
  * retry owned by `withRetry` (gaxios's own retries are switched off per call and for the token
  * endpoint, so a 429 is retried a bounded number of times, once, honouring Retry-After).
  */
-import { OAuth2Client, type Credentials } from 'google-auth-library';
+import { JWT, OAuth2Client, type Credentials } from 'google-auth-library';
 import { gmail_v1 } from '@googleapis/gmail';
 import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
@@ -13,6 +13,8 @@ import { errorText, headerValue, parseRetryAfter, withRetry, type RateLimiter, t
 
 export const DEFAULT_GOOGLE_API_URL = 'https://gmail.googleapis.com/';
 export const DEFAULT_GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+/** The only scope the engine asks for. */
+const GMAIL_SCOPE = 'https://www.googleapis.com/auth/gmail.readonly';
 
 export interface GoogleClientOptions {
   credentials: GoogleCredentials;
@@ -131,22 +133,32 @@ export class GoogleClient {
     this.#userId = opts.userId ?? 'me';
     this.#credentials = { ...opts.credentials };
     const c = opts.credentials;
-    this.#oauth = new OAuth2Client({
-      ...(c.clientId ? { clientId: c.clientId } : {}),
-      ...(c.clientSecret ? { clientSecret: c.clientSecret } : {}),
-      endpoints: { oauth2TokenUrl: opts.tokenUrl ?? DEFAULT_GOOGLE_TOKEN_URL },
-    });
+    const sa = c.serviceAccount;
+    const tokenUrl = opts.tokenUrl ?? DEFAULT_GOOGLE_TOKEN_URL;
+    // A service account with domain-wide delegation signs a JWT for the mailbox (`sub`) and trades
+    // it at the token endpoint (RFC 7523); a user's grant refreshes with its refresh token.
+    this.#oauth = sa
+      ? new JWT({ email: sa.clientEmail, key: sa.privateKey, ...(sa.privateKeyId ? { keyId: sa.privateKeyId } : {}), scopes: [GMAIL_SCOPE], subject: c.email })
+      : new OAuth2Client({
+          ...(c.clientId ? { clientId: c.clientId } : {}),
+          ...(c.clientSecret ? { clientSecret: c.clientSecret } : {}),
+          endpoints: { oauth2TokenUrl: tokenUrl },
+        });
     // The token endpoint is retried by the library on 5xx/429 (even for POST); switch that off so
-    // withRetry is the only retry loop.
+    // withRetry is the only retry loop. The JWT grant's endpoint is fixed in the library (it is the
+    // assertion's audience too): a configured token URL (a proxy, a local fake) takes its requests.
     this.#oauth.transporter.interceptors.request.add({
       resolved: async (config) => {
         config.retry = false;
         config.retryConfig = { ...config.retryConfig, retry: 0 };
+        if (sa && String(config.url) === DEFAULT_GOOGLE_TOKEN_URL) config.url = new URL(tokenUrl);
         return config;
       },
     });
     const creds: Credentials = { access_token: c.accessToken, token_type: 'Bearer' };
     if (c.refreshToken) creds.refresh_token = c.refreshToken;
+    // The JWT client refreshes through this marker (its own constructor sets it).
+    if (sa) creds.refresh_token = 'jwt-placeholder';
     if (c.expiresAt) creds.expiry_date = Date.parse(c.expiresAt);
     if (c.scope) creds.scope = c.scope;
     this.#oauth.setCredentials(creds);
@@ -166,7 +178,7 @@ export class GoogleClient {
   #onTokens(t: Credentials): void {
     const next: GoogleCredentials = { ...this.#credentials };
     if (t.access_token) next.accessToken = t.access_token;
-    if (t.refresh_token) next.refreshToken = t.refresh_token;
+    if (t.refresh_token && !this.#credentials.serviceAccount) next.refreshToken = t.refresh_token;
     if (t.expiry_date) next.expiresAt = new Date(t.expiry_date).toISOString();
     if (t.scope) next.scope = t.scope;
     this.#credentials = next;
@@ -191,7 +203,7 @@ export class GoogleClient {
       },
       (err) => {
         if (statusOf(err) === 401 && !describe(err, this.#opts.now()).oauth) {
-          if (this.#credentials.refreshToken && !forcedRefresh) {
+          if ((this.#credentials.refreshToken || this.#credentials.serviceAccount) && !forcedRefresh) {
             forcedRefresh = true;
             // Make the library believe the token expired so the next attempt refreshes first.
             this.#oauth.setCredentials({ ...this.#oauth.credentials, expiry_date: 1 });

@@ -7,6 +7,8 @@ import { Client } from '@hubspot/api-client';
 import type { Logger } from '../../util/logger.js';
 import { ChsError, isChsError } from '../../errors.js';
 import { errorText, headerValue, parseRetryAfter, withRetry, type RetryPolicy, type Verdict } from '../retry.js';
+import type { HubSpotCredentials } from '../types.js';
+import { hubspotNeedsRefresh, refreshHubSpotToken } from './hubspot-oauth.js';
 
 export const DEFAULT_HUBSPOT_API_URL = 'https://api.hubapi.com';
 
@@ -31,6 +33,12 @@ export interface SearchRequest {
 
 export interface HubSpotClientOptions {
   accessToken: string;
+  /**
+   * A public app's OAuth tokens: the 30-minute access token is refreshed 5 minutes before it
+   * expires and once after a 401; `onTokens` receives the new credentials to persist. Default
+   * none: a private-app token, which does not expire.
+   */
+  oauth?: { credentials: HubSpotCredentials; onTokens?: ((credentials: HubSpotCredentials) => void | Promise<void>) | undefined } | undefined;
   /** Default `https://api.hubapi.com`. */
   apiUrl?: string | undefined;
   policy: Readonly<RetryPolicy>;
@@ -52,7 +60,7 @@ function classifyHubSpotError(err: unknown, now: Date): Verdict {
   const message = typeof body.message === 'string' ? body.message : errorText(err);
   if (status === undefined) return { kind: 'retry', reason: `network: ${errorText(err)}` };
   if (status === 401) {
-    return { kind: 'fatal', error: new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot rejected the access token (${message}); reconnect with a valid private-app token`, { cause: err, details: { provider: 'hubspot', category: body.category } }) };
+    return { kind: 'fatal', error: new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot rejected the access token (${message}); reconnect with a valid private-app token or install the app again`, { cause: err, details: { provider: 'hubspot', category: body.category } }) };
   }
   if (status === 429) {
     // Daily limits reset at midnight in the account's time zone, which the API does not tell us;
@@ -75,13 +83,58 @@ export class HubSpotClient {
   readonly #client: Client;
   readonly #opts: HubSpotClientOptions;
 
+  #credentials: HubSpotCredentials | undefined;
+  /** Set by a 401: the next call refreshes first, whatever the expiry says. */
+  #stale = false;
+  #refreshing: Promise<void> | undefined;
+
   constructor(opts: HubSpotClientOptions) {
     this.#opts = opts;
-    this.#client = new Client({ accessToken: opts.accessToken, basePath: (opts.apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, '') });
+    this.#credentials = opts.oauth ? { ...opts.oauth.credentials } : undefined;
+    this.#client = new Client({ accessToken: this.#credentials?.accessToken ?? opts.accessToken, basePath: (opts.apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, '') });
+  }
+
+  /** The current credentials of an OAuth app (after any refresh); undefined for a private-app token. */
+  get credentials(): HubSpotCredentials | undefined {
+    return this.#credentials ? { ...this.#credentials } : undefined;
+  }
+
+  /** Refreshes an OAuth app's access token when it is due (or a 401 said so); one refresh at a time. */
+  async #fresh(): Promise<void> {
+    const c = this.#credentials;
+    if (!c?.refreshToken || !c.clientId || !c.clientSecret) return;
+    if (!this.#stale && !hubspotNeedsRefresh(c, this.#opts.now())) return;
+    const { refreshToken, clientId, clientSecret } = c;
+    this.#refreshing ??= (async () => {
+      const next = await refreshHubSpotToken({ clientId, clientSecret, apiUrl: this.#opts.apiUrl }, { refreshToken, now: this.#opts.now() });
+      this.#credentials = next;
+      this.#stale = false;
+      this.#client.setAccessToken(next.accessToken);
+      this.#opts.logger.info({ provider: 'hubspot', expiresAt: next.expiresAt }, 'hubspot access token refreshed');
+      await this.#opts.oauth?.onTokens?.({ ...next });
+    })().finally(() => {
+      this.#refreshing = undefined;
+    });
+    await this.#refreshing;
   }
 
   #call<T>(what: string, op: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return withRetry('hubspot', op, (err) => classifyHubSpotError(err, this.#opts.now()), {
+    let forced = false;
+    const run = async (): Promise<T> => {
+      await this.#fresh();
+      return op();
+    };
+    return withRetry('hubspot', run, (err) => {
+      // An OAuth token HubSpot says expired (clock skew, revoked early): one refresh, then retry.
+      if (this.#credentials?.refreshToken && !forced && (err as { code?: unknown }).code === 401) {
+        forced = true;
+        this.#stale = true;
+        return { kind: 'retry', afterMs: 0, reason: 'HTTP 401, refreshing the access token' };
+      }
+      // The token endpoint's own 5xx or unreachability is worth another try.
+      if (isChsError(err, 'PROVIDER_ERROR') && err.details?.stage === 'token') return { kind: 'retry', reason: err.message };
+      return classifyHubSpotError(err, this.#opts.now());
+    }, {
       policy: this.#opts.policy,
       signal,
       now: this.#opts.now,

@@ -12,7 +12,7 @@ import { silentLogger } from '../../util/logger.js';
 import { systemClock, DAY_MS } from '../../util/time.js';
 import { isSyncFatal } from '../reconcile.js';
 import { errorText, retryPolicy } from '../retry.js';
-import type { Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, TokenCredentials, UnreconciledItem } from '../types.js';
+import type { Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, HubSpotCredentials, UnreconciledItem } from '../types.js';
 import { HubSpotClient, type HubSpotObject } from './hubspot-client.js';
 import {
   DEFAULT_PROPERTY_MAP,
@@ -33,7 +33,10 @@ import {
 export const SEARCH_RESULT_CAP = 10_000;
 
 export interface HubSpotConnectorOptions extends ConnectorBaseOptions {
-  credentials: TokenCredentials;
+  /** A private-app token, or a public app's OAuth tokens (refreshed; see onTokens). */
+  credentials: HubSpotCredentials;
+  /** OAuth app: persist the credentials after each refresh of the 30-minute access token. */
+  onTokens?: ((credentials: HubSpotCredentials) => void | Promise<void>) | undefined;
   /** API root (CHS_HUBSPOT_API_URL). Default `https://api.hubapi.com`. */
   apiUrl?: string | undefined;
   /** Company properties holding MRR / renewal / owner. Default DEFAULT_PROPERTY_MAP. */
@@ -64,7 +67,8 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
   const overlapMs = opts.overlapMs ?? 5 * 60_000;
   const horizonDays = opts.horizonDays ?? 365;
   const streams = opts.streams ?? STREAMS;
-  const client = new HubSpotClient({ accessToken: opts.credentials.accessToken, apiUrl: opts.apiUrl, policy, logger, now: clock });
+  const oauth = opts.credentials.refreshToken ? { credentials: opts.credentials, onTokens: opts.onTokens } : undefined;
+  const client = new HubSpotClient({ accessToken: opts.credentials.accessToken, oauth, apiUrl: opts.apiUrl, policy, logger, now: clock });
   const limit = pLimit(opts.concurrency ?? 4);
 
   return Object.freeze({

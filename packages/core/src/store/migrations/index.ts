@@ -8,7 +8,9 @@ import * as m006 from './006-interaction-signals.js';
 import * as m007 from './007-attribute-sources.js';
 import * as m008 from './008-keys-created-by.js';
 import * as m009 from './009-pending-email.js';
-import * as m010 from './010-interaction-index-trim.js';
+import * as m010 from './010-oauth-states.js';
+import * as m011 from './011-integration-accounts.js';
+import * as m012 from './012-interaction-index-trim.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -21,5 +23,7 @@ export const migrations: Record<string, Migration> = {
   '007-attribute-sources': m007,
   '008-keys-created-by': m008,
   '009-pending-email': m009,
-  '010-interaction-index-trim': m010,
+  '010-oauth-states': m010,
+  '011-integration-accounts': m011,
+  '012-interaction-index-trim': m012,
 };
