@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ChsError, redactUrl, type Engine } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../../config.js';
 import { buildApp } from '../../http/app.js';
+import { dashboardBuilt, DEFAULT_DASHBOARD_DIR } from '../../http/dashboard.js';
 import { createLogger } from '../../http/logging.js';
 import { buildMetricsServer, createMetrics, METRICS_PATH } from '../../http/metrics.js';
 import { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
@@ -35,9 +36,16 @@ async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: s
   await serve(ctx, ctx.config(cmd.optsWithGlobals()), flags);
 }
 
-/** Serves until SIGTERM/SIGINT: the HTTP API, then the background services. */
-export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }): Promise<void> {
+/**
+ * Serves until SIGTERM/SIGINT: the HTTP API and the dashboard, then the background services.
+ * `signIn` (the demo): a URL fragment, `#workspace=…&key=…`, printed on one line after the
+ * dashboard's address once it listens — the one line meant for the user; browsers never send a
+ * fragment to the server.
+ */
+export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }, signIn?: string): Promise<void> {
   const port = parsePort(flags.port);
+  // Built by `npm ci` (the root `prepare`); without it the API is served alone.
+  const dashboard = dashboardBuilt(DEFAULT_DASHBOARD_DIR);
   const logger = createLogger({ level: config.logLevel });
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
@@ -47,7 +55,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   try {
     const rateLimitStore = await sharedRateLimitStore(config, logger);
     const metrics = createMetrics(engine);
-    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}) });
+    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}), ...(dashboard ? { dashboardDir: DEFAULT_DASHBOARD_DIR } : {}) });
     const metricsServer = config.metricsPort === undefined ? undefined : await buildMetricsServer(metrics, config.metricsToken);
     // Closed with the API, so a scraper sees the runner go away with it.
     if (metricsServer) app.addHook('onClose', async () => metricsServer.close());
@@ -80,6 +88,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
   ctx.stdout.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
+  if (dashboard) ctx.stdout.write(`Dashboard: http://${shownHost}:${actualPort}/${signIn ?? ''}\n`);
+  else ctx.stderr.write('chs: the dashboard is not built (npm run build -w dashboard); serving the API only\n');
   await done;
 }
 
