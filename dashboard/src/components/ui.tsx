@@ -1,5 +1,5 @@
 /** Small shared pieces: loading and empty states, errors in words, links, cards, arrows. */
-import type { ComponentChildren, JSX } from 'preact';
+import type { ComponentChildren } from 'preact';
 import type { ApiError } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 
@@ -30,19 +30,19 @@ export function ErrorText(props: { error: ApiError | undefined; retry?: () => vo
   );
 }
 
-export function Link(props: { href: string; children: ComponentChildren; class?: string } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick' | 'class'>) {
-  const { href, children, ...rest } = props;
+export function Link(props: { href: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined }) {
   return (
     <a
-      {...rest}
-      href={href}
+      href={props.href}
+      class={props.class}
+      aria-current={props['aria-current']}
       onClick={(e) => {
         if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
         e.preventDefault();
-        navigate(href);
+        navigate(props.href);
       }}
     >
-      {children}
+      {props.children}
     </a>
   );
 }

@@ -3,7 +3,7 @@
  * current components, contacts, the paged timeline, the sentiment trend, and the attributes a
  * CSM edits (MRR, renewal date, CSM owner, exclusion).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { unwrap, type Answer } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatChange, formatDate, formatDateTime, formatMoney, type Locale } from '../lib/format.js';
@@ -22,7 +22,7 @@ function escapeHtml(s: string): string {
 export function historyOption(history: History, threshold: number, locale: Locale): ChartOption {
   const byDate = new Map(history.days.map((d) => [d.date, d]));
   return {
-    grid: { left: 40, right: 16, top: 28, bottom: 28 },
+    grid: { left: 40, right: 32, top: 28, bottom: 28 },
     legend: { top: 0, data: ['Health score', 'Sentiment'] },
     tooltip: {
       trigger: 'axis',
@@ -64,12 +64,6 @@ function EditClient(props: { client: Details['client']; onSaved(): void }) {
   const [csm, setCsm] = useState(c.csmOwner ?? '');
   const [excluded, setExcluded] = useState(c.isExcluded);
   const [saved, setSaved] = useState(false);
-  useEffect(() => {
-    setMrr(c.mrr === null ? '' : String(c.mrr));
-    setRenewal(c.renewalDate ?? '');
-    setCsm(c.csmOwner ?? '');
-    setExcluded(c.isExcluded);
-  }, [c.id, c.mrr, c.renewalDate, c.csmOwner, c.isExcluded]);
   const save = useAction(async ({ api }) => {
     const amount = mrr.trim() === '' ? null : Number(mrr);
     return unwrap(
@@ -266,7 +260,8 @@ export function ClientPage(props: { clientId: string }) {
       </div>
       <div class="grid2">
         <Card title="Account">
-          <EditClient client={c} onSaved={details.reload} />
+          {/* A form per client: its fields start from that client's values. */}
+          <EditClient key={c.id} client={c} onSaved={details.reload} />
         </Card>
         <Card title="Contacts">
           {d.contacts.length === 0 ? (

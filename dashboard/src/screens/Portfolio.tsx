@@ -37,7 +37,7 @@ export function Portfolio() {
   const trendOption = useMemo<ChartOption | null>(() => {
     if (!trend.data) return null;
     return {
-      grid: { left: 40, right: 16, top: 16, bottom: 28 },
+      grid: { left: 40, right: 32, top: 16, bottom: 28 },
       tooltip: { trigger: 'axis', valueFormatter: (v) => (typeof v === 'number' ? v.toFixed(1) : String(v)) },
       xAxis: { type: 'category', data: trend.data.map((p) => p.date), axisLabel: { formatter: (d: string) => formatDate(d, locale) } },
       yAxis: { type: 'value', min: 0, max: 100 },
