@@ -149,7 +149,8 @@ describe('the dashboard on the demo data', () => {
     expect(await page.getByTestId('client-reason').innerText()).toMatch(/^Score \d+(\.\d)?: \w+/);
     // Hovering the last day of the chart shows its tooltip with the score and the reason.
     const box = (await chart.boundingBox())!;
-    await page.mouse.move(box.x + box.width - 20, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width - 60, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width - 45, box.y + box.height / 2);
     await expect.poll(() => chart.innerText(), { timeout: 10_000 }).toMatch(/Score \d+(\.\d)? \(/);
     await page.locator('[data-testid="timeline"] tbody tr').first().waitFor();
     await shot('client');

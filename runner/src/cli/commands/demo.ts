@@ -105,7 +105,7 @@ async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('demo')
-    .description('build and ingest the demo mailbox, then serve the API (npm run demo)')
+    .description('build and ingest the demo mailbox, then serve the API and the dashboard (npm run demo)')
     .option('--port <port>', 'port to listen on', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--no-serve', 'ingest and print the key, but do not start the server')

@@ -112,7 +112,7 @@ async function sharedRateLimitStore(config: RunnerConfig, logger: ReturnType<typ
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('serve')
-    .description('run the HTTP API under /api (and the job workers and scheduler)')
+    .description('run the HTTP API under /api, the dashboard at / (and the job workers and scheduler)')
     .option('--port <port>', 'port to listen on', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .action(async (flags: { port: string; host: string }, cmd: Command) => run(ctx, cmd, flags));
