@@ -59,7 +59,7 @@ export function useQuery<T>(load: (ctx: AppContextValue) => Promise<T>, deps: un
         else setState((s) => ({ data: s.data, error: e, loading: false }));
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller names the dependencies
+    // The caller names the dependencies (`load` is a new function every render).
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };

@@ -19,7 +19,7 @@ export function Portfolio() {
   const [threshold, setThreshold] = useState(settings.workspace.riskThreshold);
   const [windowDays, setWindowDays] = useState<number>(Math.min(90, settings.workspace.defaultWindowDays || 7));
   const [range, setRange] = useState<number>(90);
-  const [interval, setInterval] = useState<Interval>('daily');
+  const [interval, setTrendInterval] = useState<Interval>('daily');
 
   const summary = useQuery(
     ({ api }) => unwrap(api.GET('/api/metrics/summary', { params: { query: { workspaceId: workspace, windowDays, riskThreshold: threshold } } })),
@@ -199,7 +199,7 @@ export function Portfolio() {
           </div>
           <div class="segmented" role="group" aria-label="Interval">
             {(['daily', 'weekly', 'monthly'] as const).map((i) => (
-              <button type="button" aria-pressed={interval === i} onClick={() => setInterval(i)}>
+              <button type="button" aria-pressed={interval === i} onClick={() => setTrendInterval(i)}>
                 {i}
               </button>
             ))}

@@ -170,3 +170,49 @@ describe('API keys', () => {
     expect(api.calls.filter((c) => c.method === 'DELETE').map((c) => c.url.pathname)).toEqual(['/api/settings/api-keys/k2']);
   });
 });
+
+describe('sources and jobs', () => {
+  it("shows each integration's status, starts a sync, and follows the running job until it ends", async () => {
+    const integration = (provider: string, connected: boolean) => ({
+      connected,
+      provider,
+      workspaceId: 'acme.com',
+      email: connected ? 'rep@acme.com' : null,
+      expiresAt: null,
+      hasRefresh: connected,
+      lastSyncAt: connected ? '2025-06-29T22:30:00.000Z' : null,
+      scope: connected ? 'https://www.googleapis.com/auth/gmail.readonly' : null,
+      state: connected ? 'connected' : 'not_connected',
+    });
+    for (const p of ['google', 'hubspot', 'intercom']) api.on('GET', `/api/integrations/${p}/status`, () => ({ body: integration(p, p === 'google') }));
+    let polls = 0;
+    const job = (status: 'running' | 'completed', progress: number) => ({ jobId: 'job1', status, progress, startedAt: '2025-06-30T08:00:00.000Z', estimatedCompletion: null, sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } } });
+    api.on('GET', '/api/ingest/status', () => {
+      polls += 1;
+      return { body: { currentJob: polls < 3 ? job('running', polls * 30) : null, recentJobs: [] } };
+    });
+    api.on('GET', '/api/ingest/history', () => ({ body: { syncHistory: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } } }));
+    api.on('GET', '/api/ingest/email-stats', () => ({
+      body: { windowDays: 30, emailsProcessed: 274, emailsInbound: 136, emailsOutbound: 138, openTrackingEnabled: false, openRate: 0, responseRate: 0.46, avgSentimentScore: 0.6, topClients: [], processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 }, note: '' },
+    }));
+    api.on('POST', '/api/integrations/google/sync', () => ({ body: { success: true, message: 'Sync started for google', syncId: 'job1', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 } }));
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;
+    await waitFor(() => expect(gmail.textContent).toContain('rep@acme.com'));
+    expect(gmail.textContent).toContain('gmail.readonly');
+    const hubspot = screen.getByRole('heading', { name: /HubSpot/ }).closest('section')!;
+    await waitFor(() => expect(hubspot.textContent).toContain('not connected'));
+    expect((within(hubspot).getByRole('button', { name: 'Sync now' }) as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.click(within(gmail).getByRole('button', { name: 'Sync now' }));
+    expect(await within(gmail).findByText('Sync started for google')).toBeTruthy();
+    expect(api.calls.find((c) => c.method === 'POST')?.body).toEqual({ workspaceId: 'acme.com' });
+    // Polled every 2 s while it runs; the history is read again when it ends.
+    expect((await screen.findByLabelText('Job progress')).getAttribute('value')).toBeTruthy();
+    await waitFor(() => expect(screen.getByText('No job is running.')).toBeTruthy(), { timeout: 8000 });
+    expect(polls).toBeGreaterThanOrEqual(3);
+    await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/ingest/history').length).toBeGreaterThanOrEqual(2));
+    expect(screen.getByText('274')).toBeTruthy();
+  }, 15_000);
+});
