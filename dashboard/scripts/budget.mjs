@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
-export const BUDGET_KB = 300;
+const BUDGET_KB = 300;
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
 const gz = (file) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
 
 /** The first screen's files from Vite's manifest: the entry and its static imports, with their CSS. */
-export function firstScreenFiles(manifest) {
+function firstScreenFiles(manifest) {
   const entry = Object.entries(manifest).find(([, chunk]) => chunk.isEntry);
   if (!entry) throw new Error('dist/.vite/manifest.json has no entry');
   const files = new Set(['index.html']);

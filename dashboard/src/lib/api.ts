@@ -7,7 +7,6 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../../../runner/src/http/openapi-types.js';
 
-export type ApiPaths = paths;
 export type ApiClient = ReturnType<typeof createClient<paths>>;
 
 /** The JSON body of a GET operation's 200 answer. */
