@@ -13,7 +13,16 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'runner/src/**/*.test.ts', 'fixtures/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'runner/src/**/*.test.ts',
+      'fixtures/src/**/*.test.ts',
+      'bench/src/**/*.test.ts',
+      // The dashboard: component tests (each file names its DOM environment, happy-dom) and the
+      // end-to-end suite (a real `chs demo` and Chromium).
+      'dashboard/src/**/*.test.{ts,tsx}',
+      'dashboard/e2e/**/*.test.ts',
+    ],
     globalSetup: [here('./vitest.global-setup.ts')],
     testTimeout: 30_000,
     hookTimeout: 30_000,

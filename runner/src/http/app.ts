@@ -13,6 +13,7 @@ import { createMailer } from '../notify/mailer.js';
 import { registerAuth, type RequestMeter } from './auth.js';
 import { BODY_LIMIT, registerJsonBody } from './body.js';
 import { clientErrorHandler } from './client-errors.js';
+import { registerDashboard } from './dashboard.js';
 import { errorHandler, HttpError, notFoundHandler } from './errors.js';
 import { createLogger } from './logging.js';
 import { createMetrics, metricsRoute, recordMetrics } from './metrics.js';
@@ -106,7 +107,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Response schemas document the answer (and tests check it against them); they never reshape it.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
 
   // JSON only, depth-checked before parsing; an empty body with a JSON content type is no body.
   registerJsonBody(app);
@@ -176,6 +176,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(notificationRoutes(full), { prefix: API_PREFIX });
   for (const mod of routeModules) await app.register(mod(full), { prefix: API_PREFIX });
   for (const mod of deps.extraRoutes ?? []) await app.register(mod(full), { prefix: API_PREFIX });
+  // Unknown paths: the JSON 404. With the dashboard, its files at `/` (after the hooks, so they
+  // are counted and carry the headers), and a browser's GET of a client route gets its page.
+  app.setNotFoundHandler(deps.dashboardDir ? await registerDashboard(app, deps.dashboardDir, notFoundHandler) : notFoundHandler);
 
   if (ownsUsage) keyUsage.start();
   app.addHook('onClose', async () => {

@@ -256,6 +256,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{clientId}/health-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: the score history with the reason of each move, the components and the evidence
+         * @description Not in the spec (extension). One point per day from the daily snapshots; what the dashboard charts.
+         */
+        get: operations["getClientHealthHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/metrics/summary": {
         parameters: {
             query?: never;
@@ -1922,6 +1942,137 @@ export interface operations {
                             offset: number;
                             hasMore: boolean;
                         };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getClientHealthHistory: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days of history up to today, 1-365 (default 90) */
+                windowDays?: number;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension: the score history with the reason of each move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "cli_01HZX4V9K2M8Q7",
+                     *       "windowDays": 90,
+                     *       "days": [
+                     *         {
+                     *           "date": "2026-11-20",
+                     *           "score": 38.5,
+                     *           "confidence": 0.9,
+                     *           "change": -12.5,
+                     *           "reasonCode": "churn_intent",
+                     *           "reason": "Stated an intent to leave on 2026-11-20.",
+                     *           "sentiment": 31,
+                     *           "interactionIds": [
+                     *             "int_01HZX5B7"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "components": [
+                     *         {
+                     *           "name": "sentiment",
+                     *           "value": 31,
+                     *           "weight": 0.4,
+                     *           "contribution": 12.4
+                     *         }
+                     *       ],
+                     *       "evidence": []
+                     *     }
+                     */
+                    "application/json": {
+                        clientId: string;
+                        windowDays: number;
+                        /** @description One point per day of the window that has a snapshot, oldest first */
+                        days: {
+                            /** Format: date */
+                            date: string;
+                            score: number;
+                            confidence: number;
+                            change: number | null;
+                            reasonCode: string | null;
+                            reason: string | null;
+                            sentiment: number | null;
+                            /** @description The interactions that show the day's reason */
+                            interactionIds: string[];
+                        }[];
+                        /** @description The components of the latest snapshot (empty before the first) */
+                        components: {
+                            name: "sentiment" | "engagement" | "responsiveness" | "recency";
+                            value: number | null;
+                            weight: number | null;
+                            contribution: number | null;
+                        }[];
+                        /** @description The interactions behind the current risks and the moves of at least 2 points, newest first (at most 30) */
+                        evidence: {
+                            id: string;
+                            /** @description email, meeting, call, note, support_ticket, … */
+                            type: string;
+                            subject: string;
+                            /** @description positive, neutral or negative */
+                            sentiment: string;
+                            /** Format: date-time */
+                            date: string;
+                            from: string;
+                            to: string;
+                            summary: string;
+                            /** @description Extension: the score behind `sentiment` */
+                            sentimentScore: number;
+                            /** @description Extension: inbound or outbound */
+                            direction: string;
+                            /** @description Extension: where it came from */
+                            source: string;
+                        }[];
                     };
                 };
             };

@@ -21,6 +21,8 @@ export interface AppDeps {
   jobs?: { nudge(): void };
   /** Prometheus registry and recorders. Default: a new one (`chs serve` passes its own to serve CHS_METRICS_PORT). */
   metrics?: AppMetrics;
+  /** A built dashboard (dashboard/dist) to serve at `/` (dashboard.ts). Default none: the API only. */
+  dashboardDir?: string;
   /** More route modules, registered under `/api` after the standard ones (tests, extensions). Default none. */
   extraRoutes?: RouteModule[];
 }

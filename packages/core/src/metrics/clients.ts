@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
-import type { ClientsTable } from '../store/schema.js';
+import type { ClientsTable, InteractionsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { addDays, DAY_MS } from '../util/time.js';
 import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredSignal } from '../health/model.js';
@@ -252,6 +252,25 @@ export function sentimentTrend(recent: number | null, before: number | null): Se
   return 'stable';
 }
 
+/** The columns {@link toInteractionView} reads. */
+export const INTERACTION_VIEW_COLUMNS = ['id', 'type', 'subject', 'sentiment_label', 'sentiment_score', 'occurred_at', 'from_email', 'to_emails', 'summary', 'direction', 'source'] as const;
+
+export function toInteractionView(r: Pick<InteractionsTable, (typeof INTERACTION_VIEW_COLUMNS)[number]>): InteractionView {
+  return {
+    id: r.id,
+    type: r.type,
+    subject: r.subject,
+    sentiment: r.sentiment_label,
+    date: r.occurred_at,
+    from: r.from_email,
+    to: r.to_emails,
+    summary: r.summary,
+    sentimentScore: r.sentiment_score,
+    direction: r.direction,
+    source: r.source,
+  };
+}
+
 export async function listClientInteractions(
   db: Db,
   workspaceId: string,
@@ -266,7 +285,7 @@ export async function listClientInteractions(
     .executeTakeFirstOrThrow();
   const rows = await db
     .selectFrom('interactions')
-    .select(['id', 'type', 'subject', 'sentiment_label', 'sentiment_score', 'occurred_at', 'from_email', 'to_emails', 'summary', 'direction', 'source'])
+    .select(INTERACTION_VIEW_COLUMNS)
     .where('client_id', '=', clientId)
     .orderBy('occurred_at', 'desc')
     .orderBy('id', 'desc')
@@ -275,19 +294,7 @@ export async function listClientInteractions(
     .execute();
   const n = Number(total.n);
   return {
-    interactions: rows.map((r) => ({
-      id: r.id,
-      type: r.type,
-      subject: r.subject,
-      sentiment: r.sentiment_label,
-      date: r.occurred_at,
-      from: r.from_email,
-      to: r.to_emails,
-      summary: r.summary,
-      sentimentScore: r.sentiment_score,
-      direction: r.direction,
-      source: r.source,
-    })),
+    interactions: rows.map(toInteractionView),
     pagination: { total: n, limit: page.limit, offset: page.offset, hasMore: page.offset + rows.length < n },
   };
 }

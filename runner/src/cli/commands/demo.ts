@@ -1,7 +1,8 @@
 /**
  * `chs demo` (the README's `npm run demo`): builds the demo mailbox if absent, creates the demo
  * workspace and a key if absent, ingests the mailbox (idempotent: a second run adds nothing),
- * prints the key and curl commands, then serves the API like `chs serve`.
+ * prints curl commands, then serves the API and the dashboard like `chs serve`, with a ready
+ * dashboard link that signs in from its URL fragment (the one line that shows the key).
  *
  * The demo mailbox covers the year before DEMO_END_DATE, so the data's "now" is that date
  * unless CHS_NOW says otherwise: windows, trends and renewals then look as they would on it.
@@ -64,23 +65,27 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
 
   const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${flags.port}/api`;
   const q = `workspaceId=${DEMO_WORKSPACE}`;
+  // The key is printed once: in the dashboard link (when serving) or on its own line; the curl
+  // lines read it from its file.
+  const fragment = `#workspace=${encodeURIComponent(DEMO_WORKSPACE)}&key=${encodeURIComponent(key)}`;
   say(
     [
       '',
       `Workspace: ${DEMO_WORKSPACE}   data "now": ${config.now}   database: ${config.databaseUrl}`,
-      `API key (also in ${keyFile}):`,
-      `  ${key}`,
+      ...(flags.serve ? [`API key: in ${keyFile} (and in the dashboard link below)`] : [`API key (also in ${keyFile}):`, `  ${key}`]),
       '',
       'Try:',
-      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/summary?${q}"`,
-      `  curl -H "Authorization: Bearer ${key}" "${base}/clients?${q}"`,
-      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/trends/health?${q}&windowDays=365&interval=monthly"`,
-      `  curl -H "Authorization: Bearer ${key}" "${base}/metrics/deltas?${q}&windowDays=30"`,
-      `  curl -H "Authorization: Bearer ${key}" "${base}/ingest/email-stats?${q}"`,
+      `  KEY=$(cat ${keyFile})`,
+      `  curl -H "Authorization: Bearer $KEY" "${base}/metrics/summary?${q}"`,
+      `  curl -H "Authorization: Bearer $KEY" "${base}/clients?${q}"`,
+      `  curl -H "Authorization: Bearer $KEY" "${base}/metrics/trends/health?${q}&windowDays=365&interval=monthly"`,
+      `  curl -H "Authorization: Bearer $KEY" "${base}/metrics/deltas?${q}&windowDays=30"`,
+      `  curl -H "Authorization: Bearer $KEY" "${base}/ingest/email-stats?${q}"`,
       '',
     ].join('\n'),
   );
-  if (flags.serve) await serve(ctx, config, flags);
+  // The ready link (the sign-in fragment, DESIGN.md) is printed once the server listens.
+  if (flags.serve) await serve(ctx, config, flags, fragment);
 }
 
 /**
@@ -102,7 +107,7 @@ async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('demo')
-    .description('build and ingest the demo mailbox, then serve the API (npm run demo)')
+    .description('build and ingest the demo mailbox, then serve the API and the dashboard (npm run demo)')
     .option('--port <port>', 'port to listen on', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--no-serve', 'ingest and print the key, but do not start the server')

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { ChsError, redactUrl, type Engine } from '@chs/core';
 import { DEFAULT_JOBS_CONFIG, type RunnerConfig } from '../../config.js';
-// The HTTP stack (Fastify, pino, prom-client, ioredis) is loaded when `chs serve` runs, not by
-// every `chs` command: start-up of `chs ingest` and the others stays light.
+// The HTTP stack (Fastify, pino, prom-client, ioredis, the dashboard's static files) is loaded
+// when `chs serve` runs, not by every `chs` command: start-up of `chs ingest` and the others stays light.
 import type { createLogger } from '../../http/logging.js';
 import type { RedisRateLimitStore } from '../../http/redis-rate-limit.js';
 import type { CliContext } from '../context.js';
@@ -33,12 +33,21 @@ async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: s
   await serve(ctx, ctx.config(cmd.optsWithGlobals()), flags);
 }
 
-/** Serves until SIGTERM/SIGINT: the HTTP API, then the background services. */
-export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }): Promise<void> {
+/**
+ * Serves until SIGTERM/SIGINT: the HTTP API and the dashboard, then the background services.
+ * `signIn` (the demo): a URL fragment, `#workspace=…&key=…`, printed on one line after the
+ * dashboard's address once it listens — the one line meant for the user; browsers never send a
+ * fragment to the server.
+ */
+export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }, signIn?: string): Promise<void> {
   const port = parsePort(flags.port);
-  const [{ buildApp }, { createLogger }, { buildMetricsServer, createMetrics, METRICS_PATH }, { installGracefulShutdown }, { createJobService }] = await Promise.all([
-    import('../../http/app.js'), import('../../http/logging.js'), import('../../http/metrics.js'), import('../../http/shutdown.js'), import('../../jobs/service.js'),
-  ]);
+  const [{ buildApp }, { createLogger }, { buildMetricsServer, createMetrics, METRICS_PATH }, { installGracefulShutdown }, { createJobService }, { dashboardBuilt, DEFAULT_DASHBOARD_DIR }] =
+    await Promise.all([
+      import('../../http/app.js'), import('../../http/logging.js'), import('../../http/metrics.js'), import('../../http/shutdown.js'), import('../../jobs/service.js'),
+      import('../../http/dashboard.js'),
+    ]);
+  // Built by `npm ci` (the root `prepare`); without it the API is served alone.
+  const dashboard = dashboardBuilt(DEFAULT_DASHBOARD_DIR);
   const logger = createLogger({ level: config.logLevel });
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
@@ -48,7 +57,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   try {
     const rateLimitStore = await sharedRateLimitStore(config, logger);
     const metrics = createMetrics(engine);
-    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}) });
+    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}), ...(dashboard ? { dashboardDir: DEFAULT_DASHBOARD_DIR } : {}) });
     const metricsServer = config.metricsPort === undefined ? undefined : await buildMetricsServer(metrics, config.metricsToken);
     // Closed with the API, so a scraper sees the runner go away with it.
     if (metricsServer) app.addHook('onClose', async () => metricsServer.close());
@@ -80,8 +89,10 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
-  // stdout is the JSON log stream; this line is for the human (and the tests) on stderr.
+  // stdout is the JSON log stream; these lines are for the human (and the tests) on stderr.
   ctx.stderr.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
+  if (dashboard) ctx.stderr.write(`Dashboard: http://${shownHost}:${actualPort}/${signIn ?? ''}\n`);
+  else ctx.stderr.write('chs: the dashboard is not built (npm run build -w dashboard); serving the API only\n');
   await done;
 }
 
@@ -105,7 +116,7 @@ async function sharedRateLimitStore(config: RunnerConfig, logger: ReturnType<typ
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('serve')
-    .description('run the HTTP API under /api (and the job workers and scheduler)')
+    .description('run the HTTP API under /api, the dashboard at / (and the job workers and scheduler)')
     .option('--port <port>', 'port to listen on', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .action(async (flags: { port: string; host: string }, cmd: Command) => run(ctx, cmd, flags));

@@ -5,7 +5,7 @@
  * and test the answer; they never re-serialise it.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { InteractionView, lastInteractions, listClientInteractions, listClients, Pagination, readClientDetails, toClientView } from '@chs/core';
+import type { getClientHealthHistory, InteractionView, lastInteractions, listClientInteractions, listClients, Pagination, readClientDetails, toClientView } from '@chs/core';
 import { assertSame, Count, Day, Nullable, PaginationSchema, Timestamp, type Returned } from './common.js';
 
 const clientExample = {
@@ -102,6 +102,48 @@ const InteractionSchema = Type.Object({
 
 export const InteractionsPageSchema = Type.Object({ interactions: Type.Array(InteractionSchema), pagination: PaginationSchema });
 
+export const ClientHealthHistorySchema = Type.Object(
+  {
+    clientId: Type.String(),
+    windowDays: Type.Integer({ minimum: 1, maximum: 365 }),
+    days: Type.Array(
+      Type.Object({
+        date: Day,
+        score: Type.Number({ minimum: 0, maximum: 100 }),
+        confidence: Type.Number({ minimum: 0, maximum: 1 }),
+        change: Nullable(Type.Number({ description: 'Since the day before; null on the first day of the history' })),
+        reasonCode: Nullable(Type.String()),
+        reason: Nullable(Type.String({ description: "The sentence that explains the day's move, or the risk that holds" })),
+        sentiment: Nullable(Type.Number({ minimum: 0, maximum: 100, description: "The sentiment component's value that day" })),
+        interactionIds: Type.Array(Type.String(), { description: "The interactions that show the day's reason" }),
+      }),
+      { description: 'One point per day of the window that has a snapshot, oldest first' },
+    ),
+    components: Type.Array(
+      Type.Object({
+        name: Type.Union([Type.Literal('sentiment'), Type.Literal('engagement'), Type.Literal('responsiveness'), Type.Literal('recency')]),
+        value: Nullable(Type.Number({ minimum: 0, maximum: 100 })),
+        weight: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+        contribution: Nullable(Type.Number()),
+      }),
+      { description: 'The components of the latest snapshot (empty before the first)' },
+    ),
+    evidence: Type.Array(InteractionSchema, { description: 'The interactions behind the current risks and the moves of at least 2 points, newest first (at most 30)' }),
+  },
+  {
+    description: 'Extension: the score history with the reason of each move',
+    examples: [
+      {
+        clientId: 'cli_01HZX4V9K2M8Q7',
+        windowDays: 90,
+        days: [{ date: '2026-11-20', score: 38.5, confidence: 0.9, change: -12.5, reasonCode: 'churn_intent', reason: 'Stated an intent to leave on 2026-11-20.', sentiment: 31, interactionIds: ['int_01HZX5B7'] }],
+        components: [{ name: 'sentiment', value: 31, weight: 0.4, contribution: 12.4 }],
+        evidence: [],
+      },
+    ],
+  },
+);
+
 assertSame<ReturnType<typeof toClientView>, Static<typeof ClientSchema>>(true);
 assertSame<Returned<typeof listClients>, Static<typeof ClientListSchema>>(true);
 assertSame<Returned<typeof lastInteractions>, Static<typeof LastInteractionsSchema>>(true);
@@ -109,3 +151,4 @@ assertSame<Returned<typeof readClientDetails>['details'], Static<typeof ClientDe
 assertSame<InteractionView, Static<typeof InteractionSchema>>(true);
 assertSame<Pagination, Static<typeof PaginationSchema>>(true);
 assertSame<Returned<typeof listClientInteractions>, Static<typeof InteractionsPageSchema>>(true);
+assertSame<Returned<typeof getClientHealthHistory>, Static<typeof ClientHealthHistorySchema>>(true);

@@ -1,16 +1,17 @@
 /**
  * GET /clients, GET /clients/last-interactions, GET /clients/{clientId},
- * GET /clients/{clientId}/interactions, and the PATCH /clients/{clientId} extension.
+ * GET /clients/{clientId}/interactions, and the extensions PATCH /clients/{clientId} and
+ * GET /clients/{clientId}/health-history.
  * `/clients/last-interactions` is a static path, so Fastify's router prefers it to `:clientId`.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { lastInteractions, listClientInteractions, listClients, readClientDetails, toClientView, updateClientAttributes } from '@chs/core';
+import { getClientHealthHistory, lastInteractions, listClientInteractions, listClients, readClientDetails, toClientView, updateClientAttributes } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { JSON_CONTENT_TYPE, ReadCache } from '../read-cache.js';
-import { ClientDetailsSchema, ClientListSchema, ClientSchema, InteractionsPageSchema, LastInteractionsSchema } from '../responses/clients.js';
+import { ClientDetailsSchema, ClientHealthHistorySchema, ClientListSchema, ClientSchema, InteractionsPageSchema, LastInteractionsSchema } from '../responses/clients.js';
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -18,6 +19,11 @@ const InteractionsQuery = Type.Object({
   ...WorkspaceQuery.properties,
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1-200 (default 50)' }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip (default 0)' }),
+});
+
+const HealthHistoryQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  windowDays: Type.Integer({ minimum: 1, maximum: 365, default: 90, description: 'Days of history up to today, 1-365 (default 90)' }),
 });
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
@@ -76,6 +82,31 @@ export const clientRoutes =
           await cache.forRequest(request, async () => ({
             value: await listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset }),
           })),
+        ),
+    );
+
+    app.get(
+      '/clients/:clientId/health-history',
+      {
+        schema: {
+          tags: [...tags, 'extension'],
+          operationId: 'getClientHealthHistory',
+          summary: 'Extension: the score history with the reason of each move, the components and the evidence',
+          description: 'Not in the spec (extension). One point per day from the daily snapshots; what the dashboard charts.',
+          params: ClientParams,
+          querystring: HealthHistoryQuery,
+          response: { 200: ClientHealthHistorySchema },
+        },
+      },
+      async (request, reply) =>
+        json(
+          reply,
+          await cache.forRequest(request, async () => {
+            const now = deps.engine.clock();
+            // The window moves at midnight UTC: the answer is kept until then at most.
+            const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+            return { value: await getClientHealthHistory(db, request.auth.workspaceId, request.params.clientId, { windowDays: request.query.windowDays, now }), validUntil: midnight };
+          }),
         ),
     );
 

@@ -1,0 +1,249 @@
+/**
+ * End to end: `chs demo` (the demo data, served with the built dashboard, printing its ready
+ * link) in a child process, and Debian's Chromium (/usr/bin/chromium, headless) driven by
+ * playwright-core. One server, one browser; the tests run in order on one page, as a CS lead
+ * would: sign in through the fragment, see who is at risk and why, open a client, change its
+ * MRR, manage keys, fall back to sign-in on a 401.
+ *
+ * Needs the dashboard built (`npm ci` does it; `npm run build -w dashboard`) and Chromium
+ * (`apt-get install chromium`; CHS_CHROMIUM names another binary). CHS_SCREENSHOTS_DIR=docs/dashboard
+ * writes the README's screenshots; otherwise they go to a temporary folder.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestDatabase, type TestDatabase } from '../../packages/core/src/store/testing.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
+const CHROMIUM = process.env.CHS_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = process.env.CHS_SCREENSHOTS_DIR ? resolve(ROOT, process.env.CHS_SCREENSHOTS_DIR) : mkdtempSync(join(tmpdir(), 'chs-shots-'));
+
+let db: TestDatabase;
+let dir: string;
+let server: ChildProcess;
+let link: string;
+let origin: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Console errors and page errors, per test (reset by each). */
+let problems: string[] = [];
+
+function startDemo(): Promise<string> {
+  const env = {
+    ...process.env,
+    CHS_DATABASE_URL: db.url,
+    CHS_DATA_DIR: dir,
+    CHS_LOG_LEVEL: 'warn',
+    CHS_SCHEDULER: 'off',
+    CHS_SMTP_URL: '',
+    // The browser loads several reads per screen, faster than a person clicks.
+    CHS_RATE_LIMIT_PER_MINUTE: '100000',
+    CHS_RATE_LIMIT_PER_HOUR: '1000000',
+    CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
+  };
+  delete (env as Record<string, string | undefined>).CHS_NOW;
+  server = spawn(process.execPath, [CHS_BIN, 'demo', '--port', '0'], { env, cwd: dir });
+  return new Promise((ok, fail) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`chs demo printed no dashboard link in 150 s:\n${out}\n${err}`)), 150_000);
+    // stdout is the runner's JSON log stream; the demo's lines and the link are on stderr.
+    server.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    server.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /^Dashboard: (http:\/\/\S+)$/m.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    });
+    server.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`chs demo exited (${code}) before printing the link:\n${out}\n${err}`));
+    });
+  });
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+/** A GET on the API with a key, from the test (not the page). */
+async function apiStatus(path: string, key: string): Promise<number> {
+  const res = await fetch(`${origin}/api${path}`, { headers: { authorization: `Bearer ${key}` } });
+  return res.status;
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dashboard/dist/index.html'))) throw new Error('dashboard/dist is not built: run `npm run build -w dashboard` (npm ci does it)');
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHS_CHROMIUM)`);
+  mkdirSync(SHOTS, { recursive: true });
+  db = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'chs-e2e-'));
+  link = await startDemo();
+  origin = new URL(link).origin;
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  context = await browser.newContext({ viewport: { width: 1366, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.kill('SIGTERM');
+  await new Promise((r) => (server && server.exitCode === null ? server.once('exit', r) : r(null)));
+  await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (!process.env.CHS_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
+});
+
+describe('the dashboard on the demo data', () => {
+  it('signs in from the link: the fragment leaves the address bar, the portfolio names the clients at risk with their reasons', async () => {
+    problems = [];
+    expect(link).toMatch(/\/#workspace=ourco\.com&key=sk-/);
+    await page.goto(link);
+    const firstRow = page.locator('[data-testid="at-risk"] tbody tr').first();
+    await firstRow.waitFor({ timeout: 30_000 });
+    // Time to first render: from navigation start to the at-risk list on screen, in the browser.
+    const ms = await page.evaluate(() => performance.now());
+    console.info(`dashboard e2e: portfolio at-risk list visible ${ms.toFixed(0)} ms after navigation start`);
+
+    expect(page.url()).toBe(`${origin}/`);
+    const stored = await page.evaluate(() => sessionStorage.getItem('chs.session'));
+    expect(JSON.parse(stored!)).toEqual({ workspace: 'ourco.com', key: new URL(link).hash.split('key=')[1] });
+
+    const rows = await page.locator('[data-testid="at-risk"] tbody tr').allInnerTexts();
+    const calderon = rows.find((r) => r.includes('Calderon Freight'));
+    const brightwater = rows.find((r) => r.includes('Brightwater Analytics'));
+    expect(calderon, rows.join('\n')).toMatch(/Score \d+(\.\d)?: .*leave/i);
+    expect(brightwater, rows.join('\n')).toBeDefined();
+    // Score, MRR in the workspace's currency, the renewal date, the reason.
+    expect(calderon).toMatch(/\$[\d,]+/);
+    await expect.poll(() => page.locator('[data-testid="health-trend"] canvas').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-testid="distribution"] canvas').count()).toBeGreaterThan(0);
+    await shot('portfolio');
+    expect(problems).toEqual([]);
+  });
+
+  it('opens a client from the risk list: its score chart says why on hover, with the evidence', async () => {
+    problems = [];
+    await page.locator('[data-testid="at-risk"]').getByRole('link', { name: 'Brightwater Analytics' }).click();
+    await page.waitForURL(/\/clients\/[^/]+$/);
+    await expect.poll(() => page.locator('h1').innerText()).toContain('Brightwater Analytics');
+    const chart = page.locator('[data-testid="score-history"]');
+    await chart.locator('canvas').first().waitFor();
+    const evidence = page.locator('[data-testid="evidence"] li');
+    await evidence.first().waitFor();
+    expect(await evidence.count()).toBeGreaterThan(0);
+    expect(await evidence.first().innerText()).toMatch(/positive|neutral|negative/);
+    expect(await page.getByTestId('client-reason').innerText()).toMatch(/^Score \d+(\.\d)?: \w+/);
+    // Hovering the last day of the chart shows its tooltip with the score and the reason.
+    const box = (await chart.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 60, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width - 45, box.y + box.height / 2);
+    await expect.poll(() => chart.innerText(), { timeout: 10_000 }).toMatch(/Score \d+(\.\d)? \(/);
+    await page.locator('[data-testid="timeline"] tbody tr').first().waitFor();
+    await shot('client');
+    expect(problems).toEqual([]);
+  });
+
+  it("changes the client's MRR and sees it in the clients table", async () => {
+    problems = [];
+    await page.locator('input[name="mrr"]').fill('12345');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
+    await page.waitForURL(`${origin}/clients`);
+    await page.getByLabel('Search').fill('Brightwater');
+    const row = page.locator('[data-testid="clients-table"] tbody tr', { hasText: 'Brightwater Analytics' });
+    await expect.poll(() => row.locator('[data-col="mrr"]').innerText()).toBe('$12,345');
+    await page.getByLabel('Search').fill('');
+    // Sorting by MRR, descending: the biggest account first.
+    await page.getByRole('button', { name: 'MRR' }).click();
+    await page.getByRole('button', { name: 'MRR' }).click();
+    expect(await page.locator('[data-testid="clients-table"] th[aria-sort="descending"]').innerText()).toContain('MRR');
+    await shot('clients');
+    expect(problems).toEqual([]);
+  });
+
+  it('creates an API key shown once, then revokes it', async () => {
+    problems = [];
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.locator('input[name="keyName"]').fill('e2e key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const full = await page.getByTestId('new-key-value').innerText();
+    expect(full).toMatch(/^sk-[A-Za-z0-9_-]{40,}$/);
+    expect(await apiStatus('/settings/user?workspaceId=ourco.com', full)).toBe(200);
+    const row = page.locator('[data-testid="api-keys"] tr[data-key-name="e2e key"]');
+    await row.waitFor();
+    const masked = await row.locator('code').innerText();
+    expect(masked).not.toBe(full);
+    expect(masked).toContain('…');
+    // Shown once: gone after "Done", and not on the page after a reload.
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(full);
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(full);
+    await shot('settings');
+
+    await page.getByRole('button', { name: 'Revoke e2e key' }).click();
+    await page.getByRole('button', { name: 'Revoke e2e key for good' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect(await apiStatus('/settings/user?workspaceId=ourco.com', full)).toBe(401);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows sources and jobs', async () => {
+    problems = [];
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources and jobs' }).click();
+    await page.getByRole('heading', { name: 'Gmail' }).waitFor();
+    await expect.poll(() => page.locator('.integration .badge').count()).toBe(3);
+    await page.locator('.stat-label', { hasText: 'E-mails' }).waitFor();
+    await shot('sources');
+    expect(problems).toEqual([]);
+  });
+
+  it('sends a 401 back to sign-in with a clear message, and signs in through the form', async () => {
+    problems = [];
+    const good = JSON.parse((await page.evaluate(() => sessionStorage.getItem('chs.session')))!) as { workspace: string; key: string };
+    await page.evaluate(() => sessionStorage.setItem('chs.session', JSON.stringify({ workspace: 'ourco.com', key: 'sk-revoked-or-wrong' })));
+    await page.goto(`${origin}/clients`);
+    await page.getByRole('heading', { name: 'Customer Health' }).waitFor();
+    expect(await page.getByRole('alert').first().innerText()).toMatch(/Signed out: Invalid API key.*Sign in again/);
+    expect(await page.evaluate(() => sessionStorage.getItem('chs.session'))).toBeNull();
+    await shot('sign-in');
+    // The only errors: the browser's own line for the refused request.
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+
+    problems = [];
+    await page.getByLabel('Workspace domain').fill(good.workspace);
+    await page.getByLabel('API key').fill(good.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('[data-testid="clients-table"]').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('is readable on a phone', async () => {
+    problems = [];
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${origin}/`);
+    await page.locator('[data-testid="at-risk"] tbody tr').first().waitFor();
+    // Nothing wider than the screen but the tables' own scrolling regions.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('portfolio-phone');
+    expect(problems).toEqual([]);
+  });
+});

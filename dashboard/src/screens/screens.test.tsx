@@ -1,0 +1,218 @@
+// @vitest-environment happy-dom
+/**
+ * The clients table, the client page and the API keys against a fake API: sorting and filters,
+ * the edit that PATCHes the client, the chart's hover text, and a key shown once then revoked.
+ */
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../App.js';
+import type { Answer } from '../lib/api.js';
+import { historyOption } from './ClientPage.js';
+import { client, installFakeApi, standardRoutes, type FakeApi } from '../test/fake-api.js';
+
+vi.mock('../components/Chart.js', () => ({ Chart: (p: { label: string; testId?: string }) => <div data-testid={p.testId}>{p.label}</div> }));
+
+const session = { workspace: 'acme.com', key: 'sk-test-key' };
+let api: FakeApi;
+
+beforeEach(() => {
+  sessionStorage.clear();
+  api = installFakeApi();
+  standardRoutes(api);
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  history.replaceState(null, '', '/');
+});
+
+const names = (table: HTMLElement) => within(table).getAllByRole('row').slice(1).map((r) => r.querySelector('td')!.textContent);
+
+describe('the clients table', () => {
+  it('sorts by a column both ways, filters by text, risk, CSM and exclusion, and shows trend arrows', async () => {
+    history.replaceState(null, '', '/clients');
+    render(<App initialSession={session} />);
+    const table = await screen.findByTestId('clients-table');
+    // Default: by health, lowest first.
+    expect(names(table)).toEqual(['Brightwater', 'Calderon', 'Vantage']);
+    fireEvent.click(within(table).getByRole('button', { name: /MRR/ }));
+    expect(names(table)).toEqual(['Vantage', 'Calderon', 'Brightwater']);
+    fireEvent.click(within(table).getByRole('button', { name: /MRR/ }));
+    expect(names(table)).toEqual(['Brightwater', 'Calderon', 'Vantage']);
+    expect(within(table).getByRole('columnheader', { name: /MRR/ }).getAttribute('aria-sort')).toBe('descending');
+    await waitFor(() => expect(within(table).getByLabelText('down 30.0')).toBeTruthy());
+
+    fireEvent.input(screen.getByLabelText('Search'), { target: { value: 'calder' } });
+    expect(names(table)).toEqual(['Calderon']);
+    fireEvent.input(screen.getByLabelText('Search'), { target: { value: '' } });
+    fireEvent.click(screen.getByLabelText('At risk only'));
+    expect(names(table)).toEqual(['Brightwater']);
+    fireEvent.click(screen.getByLabelText('At risk only'));
+    fireEvent.click(screen.getByLabelText('Show excluded'));
+    expect(names(table)).not.toContain('Vantage');
+    fireEvent.change(screen.getByLabelText('CSM'), { target: { value: 'csm2@acme.com' } });
+    expect(names(table)).toEqual(['Calderon']);
+  });
+});
+
+const details: Answer<'/api/clients/{clientId}'> = {
+  client: client('c1', 'Brightwater', 25, { mrr: 12500 }),
+  metrics: { totalInteractions: 33, avgResponseTime: 5.2, lastMonthInteractions: 7, sentimentTrend: 'declining' },
+  contacts: [{ email: 'jo@brightwater.com', name: 'Jo Smith', title: 'COO', lastSeen: '2025-06-20T10:00:00.000Z' }],
+  health: { score: 25, date: '2025-06-30', confidence: 1, reason: 'Score 25.0: 2 messages say they will leave.', reasonCode: 'churn_intent', risks: [{ code: 'churn_intent', text: '2 messages say they will leave', interactionIds: ['i1'] }] },
+};
+const interaction = { id: 'i1', type: 'email', subject: 'We are looking at other vendors', sentiment: 'negative', date: '2025-06-20T10:00:00.000Z', from: 'jo@brightwater.com', to: 'ana@acme.com', summary: 'They may not renew.', sentimentScore: -0.7, direction: 'inbound', source: 'mbox' };
+const history90: Answer<'/api/clients/{clientId}/health-history'> = {
+  clientId: 'c1',
+  windowDays: 90,
+  days: [
+    { date: '2025-06-19', score: 70, confidence: 1, change: null, reasonCode: 'stable', reason: 'Stable.', sentiment: 60, interactionIds: [] },
+    { date: '2025-06-20', score: 25, confidence: 1, change: -45, reasonCode: 'churn_intent', reason: 'Said <they> will leave & go.', sentiment: 30, interactionIds: ['i1'] },
+  ],
+  components: [{ name: 'sentiment', value: 30, weight: 0.4, contribution: 12 }],
+  evidence: [interaction],
+};
+
+describe('the client page', () => {
+  beforeEach(() => {
+    api.on('GET', '/api/clients/c1', () => ({ body: details }));
+    api.on('GET', '/api/clients/c1/health-history', () => ({ body: history90 }));
+    api.on('GET', '/api/clients/c1/interactions', (url) => ({
+      body: { interactions: [interaction], pagination: { total: 45, limit: Number(url.searchParams.get('limit')), offset: Number(url.searchParams.get('offset')), hasMore: Number(url.searchParams.get('offset')) < 40 } },
+    }));
+  });
+
+  it('shows the reason, the risks, the evidence, components, contacts and a paged timeline', async () => {
+    history.replaceState(null, '', '/clients/c1');
+    render(<App initialSession={session} />);
+    expect((await screen.findByTestId('client-reason')).textContent).toBe('Score 25.0: 2 messages say they will leave.');
+    const evidence = await screen.findByTestId('evidence');
+    expect(evidence.textContent).toContain('We are looking at other vendors');
+    expect(evidence.textContent).toContain('negative');
+    expect(evidence.textContent).toContain('They may not renew.');
+    expect(screen.getByText('Jo Smith')).toBeTruthy();
+    expect(screen.getByText('sentiment')).toBeTruthy();
+    expect(screen.getByText(/Jun 20, 2025: −45.0 → 25.0. Said <they> will leave & go./)).toBeTruthy();
+    expect(screen.getByText('1–1 of 45')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Older →' }));
+    await waitFor(() => expect(api.calls.some((c) => c.url.pathname === '/api/clients/c1/interactions' && c.url.searchParams.get('offset') === '20')).toBe(true));
+  });
+
+  it('saves MRR, renewal date, CSM owner and exclusion with one PATCH, and says so; an error in words', async () => {
+    let patched: unknown;
+    api.on('PATCH', '/api/clients/c1', (_url, req) => {
+      patched = req.body;
+      return { body: client('c1', 'Brightwater', 25, { mrr: 9000 }) };
+    });
+    history.replaceState(null, '', '/clients/c1');
+    render(<App initialSession={session} />);
+    await screen.findByTestId('client-reason');
+    fireEvent.input(screen.getByLabelText('MRR'), { target: { value: '9000' } });
+    fireEvent.input(screen.getByLabelText('Renewal date'), { target: { value: '2025-12-01' } });
+    fireEvent.input(screen.getByLabelText('CSM owner'), { target: { value: '' } });
+    fireEvent.click(screen.getByLabelText('Excluded from metrics'));
+    fireEvent.submit(screen.getByRole('form', { name: 'Edit client' }));
+    await screen.findByText('Saved.');
+    expect(patched).toEqual({ mrr: 9000, renewalDate: '2025-12-01', csmOwner: null, isExcluded: true });
+
+    api.on('PATCH', '/api/clients/c1', () => ({ status: 400, body: { error: 'body.csmOwner: must match format "email"', code: 'VALIDATION_ERROR', status: 400 } }));
+    fireEvent.input(screen.getByLabelText('CSM owner'), { target: { value: 'nobody' } });
+    fireEvent.submit(screen.getByRole('form', { name: 'Edit client' }));
+    expect(await screen.findByText('body.csmOwner: must match format "email"')).toBeTruthy();
+  });
+
+  it("the chart's hover text gives the day, the score, its change and the reason, escaped", () => {
+    const option = historyOption(history90, 40, { timeZone: 'UTC', currency: 'USD', lang: 'en-US' });
+    const tooltip = option.tooltip as { formatter: (p: unknown) => string };
+    const html = tooltip.formatter([{ axisValue: '2025-06-20' }]);
+    expect(html).toContain('Jun 20, 2025');
+    expect(html).toContain('Score 25.0 (−45.0)');
+    expect(html).toContain('Said &lt;they&gt; will leave &amp; go.');
+    expect(html).not.toContain('<they>');
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key shown in full once with a copy button, lists keys masked, and revokes one after a confirmation', async () => {
+    const keys = [{ id: 'k1', name: 'Default key', key: 'sk-AbC…wxYz', lastUsedAt: null, isActive: true, createdAt: '2025-06-01T00:00:00.000Z', createdBy: null }];
+    api.on('GET', '/api/settings/user', () => ({ body: { user: { email: 'ana@acme.com', name: 'Ana', title: '', hasCompletedOnboarding: true, createdAt: '2025-01-01T00:00:00.000Z', lastLoginAt: null }, workspace: { domain: 'acme.com', name: 'Acme', plan: 'self-hosted', billingStatus: 'active' } } }));
+    api.on('GET', '/api/settings/api-keys', () => ({ body: { apiKeys: keys } }));
+    api.on('POST', '/api/settings/api-keys', (_url, req) => {
+      const name = (req.body as { name: string }).name;
+      keys.push({ id: 'k2', name, key: 'sk-NeW…1234', lastUsedAt: null, isActive: true, createdAt: '2025-06-30T00:00:00.000Z', createdBy: null });
+      return { body: { success: true, message: 'created', apiKey: { id: 'k2', name, key: 'sk-NeWfullkeyfullkeyfullkeyfullkey1234', isActive: true, createdAt: '2025-06-30T00:00:00.000Z' } } };
+    });
+    api.on('DELETE', '/api/settings/api-keys/k2', () => {
+      keys.splice(1, 1);
+      return { body: { success: true, message: 'deleted' } };
+    });
+    const writeText = vi.fn(() => Promise.resolve(undefined));
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    history.replaceState(null, '', '/settings');
+    render(<App initialSession={session} />);
+    const table = await screen.findByTestId('api-keys');
+    expect(table.textContent).toContain('sk-AbC…wxYz');
+
+    fireEvent.input(screen.getByLabelText('New key name'), { target: { value: 'CI' } });
+    fireEvent.submit(screen.getByRole('form', { name: 'Create an API key' }));
+    expect((await screen.findByTestId('new-key-value')).textContent).toBe('sk-NeWfullkeyfullkeyfullkeyfullkey1234');
+    fireEvent.click(screen.getByRole('button', { name: 'Copy' }));
+    await screen.findByRole('button', { name: 'Copied' });
+    expect(writeText).toHaveBeenCalledWith('sk-NeWfullkeyfullkeyfullkeyfullkey1234');
+    await waitFor(() => expect(screen.getByTestId('api-keys').textContent).toContain('sk-NeW…1234'));
+    fireEvent.click(screen.getByRole('button', { name: 'Done' }));
+    expect(document.body.textContent).not.toContain('fullkey');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke CI' }));
+    expect(api.calls.some((c) => c.method === 'DELETE')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke CI for good' }));
+    await waitFor(() => expect(screen.getByTestId('api-keys').textContent).not.toContain('sk-NeW…1234'));
+    expect(api.calls.filter((c) => c.method === 'DELETE').map((c) => c.url.pathname)).toEqual(['/api/settings/api-keys/k2']);
+  });
+});
+
+describe('sources and jobs', () => {
+  it("shows each integration's status, starts a sync, and follows the running job until it ends", async () => {
+    const integration = (provider: string, connected: boolean) => ({
+      connected,
+      provider,
+      workspaceId: 'acme.com',
+      email: connected ? 'rep@acme.com' : null,
+      expiresAt: null,
+      hasRefresh: connected,
+      lastSyncAt: connected ? '2025-06-29T22:30:00.000Z' : null,
+      scope: connected ? 'https://www.googleapis.com/auth/gmail.readonly' : null,
+      state: connected ? 'connected' : 'not_connected',
+    });
+    for (const p of ['google', 'hubspot', 'intercom']) api.on('GET', `/api/integrations/${p}/status`, () => ({ body: integration(p, p === 'google') }));
+    let polls = 0;
+    const job = (status: 'running' | 'completed', progress: number) => ({ jobId: 'job1', status, progress, startedAt: '2025-06-30T08:00:00.000Z', estimatedCompletion: null, sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } } });
+    api.on('GET', '/api/ingest/status', () => {
+      polls += 1;
+      return { body: { currentJob: polls < 3 ? job('running', polls * 30) : null, recentJobs: [] } };
+    });
+    api.on('GET', '/api/ingest/history', () => ({ body: { syncHistory: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } } }));
+    api.on('GET', '/api/ingest/email-stats', () => ({
+      body: { windowDays: 30, emailsProcessed: 274, emailsInbound: 136, emailsOutbound: 138, openTrackingEnabled: false, openRate: 0, responseRate: 0.46, avgSentimentScore: 0.6, topClients: [], processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 }, note: '' },
+    }));
+    api.on('POST', '/api/integrations/google/sync', () => ({ body: { success: true, message: 'Sync started for google', syncId: 'job1', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 } }));
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;
+    await waitFor(() => expect(gmail.textContent).toContain('rep@acme.com'));
+    expect(gmail.textContent).toContain('gmail.readonly');
+    const hubspot = screen.getByRole('heading', { name: /HubSpot/ }).closest('section')!;
+    await waitFor(() => expect(hubspot.textContent).toContain('not connected'));
+    expect(within(hubspot).getByRole<HTMLButtonElement>('button', { name: 'Sync now' }).disabled).toBe(true);
+
+    fireEvent.click(within(gmail).getByRole('button', { name: 'Sync now' }));
+    expect(await within(gmail).findByText('Sync started for google')).toBeTruthy();
+    expect(api.calls.find((c) => c.method === 'POST')?.body).toEqual({ workspaceId: 'acme.com' });
+    // Polled every 2 s while it runs; the history is read again when it ends.
+    expect((await screen.findByLabelText('Job progress')).getAttribute('value')).toBeTruthy();
+    await waitFor(() => expect(screen.getByText('No job is running.')).toBeTruthy(), { timeout: 8000 });
+    expect(polls).toBeGreaterThanOrEqual(3);
+    await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/ingest/history').length).toBeGreaterThanOrEqual(2));
+    expect(screen.getByText('274')).toBeTruthy();
+  }, 15_000);
+});
