@@ -22,7 +22,10 @@ export default tseslint.config(
       // (Fastify plugins and hooks, fakes of sleep/getMigrations/consume): a throw becomes a rejection.
       '@typescript-eslint/require-await': 'off',
       // `_`-prefixed names are the deliberate unused ones (rest-omitted fields, unused parameters).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -67,9 +67,26 @@ function bulkInsert(db: SqliteDatabase.Database, table: string, columns: readonl
 }
 
 const INTERACTION_COLUMNS = [
-  'id', 'workspace_id', 'client_id', 'type', 'source', 'dedupe_key', 'provider_id', 'thread_id', 'subject', 'summary',
-  'sentiment_label', 'sentiment_score', 'occurred_at', 'from_email', 'to_emails', 'direction', 'opened', 'content_hash',
-  'created_at', 'updated_at',
+  'id',
+  'workspace_id',
+  'client_id',
+  'type',
+  'source',
+  'dedupe_key',
+  'provider_id',
+  'thread_id',
+  'subject',
+  'summary',
+  'sentiment_label',
+  'sentiment_score',
+  'occurred_at',
+  'from_email',
+  'to_emails',
+  'direction',
+  'opened',
+  'content_hash',
+  'created_at',
+  'updated_at',
 ] as const;
 
 function* interactionRows(clients: number, total: number, rand: () => number, lastAt: string[]): Generator<Row> {
@@ -92,11 +109,26 @@ function* interactionRows(clients: number, total: number, rand: () => number, la
       if ((lastAt[c] ?? '') < at) lastAt[c] = at;
       const inbound = k % 2 === 0;
       yield [
-        `int_b${n}`, API_WORKSPACE, client, type, 'mbox', `m${n}@client${c}.example`, null, type === 'email' ? `t${thread}` : null,
-        `Re: project update ${thread}`, 'Thanks for the update, the rollout looks good so far.',
-        s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral', s, at,
-        inbound ? `p${c % 7}@client${c}.example` : 'csm@bench.test', inbound ? 'csm@bench.test' : `p${c % 7}@client${c}.example`,
-        inbound ? 'inbound' : 'outbound', type === 'email' && !inbound && rand() < 0.5 ? (rand() < 0.6 ? 1 : 0) : null, `h${n}`, at, at,
+        `int_b${n}`,
+        API_WORKSPACE,
+        client,
+        type,
+        'mbox',
+        `m${n}@client${c}.example`,
+        null,
+        type === 'email' ? `t${thread}` : null,
+        `Re: project update ${thread}`,
+        'Thanks for the update, the rollout looks good so far.',
+        s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral',
+        s,
+        at,
+        inbound ? `p${c % 7}@client${c}.example` : 'csm@bench.test',
+        inbound ? 'csm@bench.test' : `p${c % 7}@client${c}.example`,
+        inbound ? 'inbound' : 'outbound',
+        type === 'email' && !inbound && rand() < 0.5 ? (rand() < 0.6 ? 1 : 0) : null,
+        `h${n}`,
+        at,
+        at,
       ];
       t += Math.floor((1 + rand() * 47) * 3_600_000);
     }
@@ -123,23 +155,72 @@ export async function ensureApiDataset(clients: number, interactions: number, di
   const rand = rng(7);
   const lastAt: string[] = [];
   db.transaction(() => {
-    bulkInsert(db, 'clients',
-      ['id', 'workspace_id', 'name', 'name_source', 'primary_domain', 'mrr', 'renewal_date', 'csm_owner', 'is_excluded', 'health_score', 'health_updated_at', 'last_interaction_at', 'created_at', 'updated_at'],
+    bulkInsert(
+      db,
+      'clients',
+      [
+        'id',
+        'workspace_id',
+        'name',
+        'name_source',
+        'primary_domain',
+        'mrr',
+        'renewal_date',
+        'csm_owner',
+        'is_excluded',
+        'health_score',
+        'health_updated_at',
+        'last_interaction_at',
+        'created_at',
+        'updated_at',
+      ],
       (function* () {
         for (let c = 0; c < clients; c++) {
           const renewal = new Date(Date.parse(API_NOW) + Math.floor(rand() * 365) * DAY_MS).toISOString().slice(0, 10);
-          yield [`cli_b${c}`, API_WORKSPACE, `Client ${c}`, 'domain', `client${c}.example`, Math.round(rand() * 5000), renewal, null, rand() < 0.01 ? 1 : 0, null, null, null, created, created];
+          yield [
+            `cli_b${c}`,
+            API_WORKSPACE,
+            `Client ${c}`,
+            'domain',
+            `client${c}.example`,
+            Math.round(rand() * 5000),
+            renewal,
+            null,
+            rand() < 0.01 ? 1 : 0,
+            null,
+            null,
+            null,
+            created,
+            created,
+          ];
         }
-      })());
-    bulkInsert(db, 'client_domains', ['workspace_id', 'domain', 'client_id'], (function* () {
-      for (let c = 0; c < clients; c++) yield [API_WORKSPACE, `client${c}.example`, `cli_b${c}`];
-    })());
-    bulkInsert(db, 'contacts', ['id', 'workspace_id', 'client_id', 'name', 'title', 'last_seen_at', 'created_at', 'updated_at'], (function* () {
-      for (let c = 0; c < clients; c++) for (let k = 0; k < 3; k++) yield [`con_b${c}_${k}`, API_WORKSPACE, `cli_b${c}`, `Person ${k} of ${c}`, '', API_NOW, created, created];
-    })());
-    bulkInsert(db, 'contact_emails', ['workspace_id', 'email', 'contact_id'], (function* () {
-      for (let c = 0; c < clients; c++) for (let k = 0; k < 3; k++) yield [API_WORKSPACE, `p${k}@client${c}.example`, `con_b${c}_${k}`];
-    })());
+      })(),
+    );
+    bulkInsert(
+      db,
+      'client_domains',
+      ['workspace_id', 'domain', 'client_id'],
+      (function* () {
+        for (let c = 0; c < clients; c++) yield [API_WORKSPACE, `client${c}.example`, `cli_b${c}`];
+      })(),
+    );
+    bulkInsert(
+      db,
+      'contacts',
+      ['id', 'workspace_id', 'client_id', 'name', 'title', 'last_seen_at', 'created_at', 'updated_at'],
+      (function* () {
+        for (let c = 0; c < clients; c++)
+          for (let k = 0; k < 3; k++) yield [`con_b${c}_${k}`, API_WORKSPACE, `cli_b${c}`, `Person ${k} of ${c}`, '', API_NOW, created, created];
+      })(),
+    );
+    bulkInsert(
+      db,
+      'contact_emails',
+      ['workspace_id', 'email', 'contact_id'],
+      (function* () {
+        for (let c = 0; c < clients; c++) for (let k = 0; k < 3; k++) yield [API_WORKSPACE, `p${k}@client${c}.example`, `con_b${c}_${k}`];
+      })(),
+    );
   })();
   // One transaction per 100k rows keeps the WAL from growing to the whole table.
   const gen = interactionRows(clients, interactions, rand, lastAt);
@@ -147,13 +228,18 @@ export async function ensureApiDataset(clients: number, interactions: number, di
   while (done < interactions) {
     const chunk = Math.min(100_000, interactions - done);
     db.transaction(() => {
-      bulkInsert(db, 'interactions', INTERACTION_COLUMNS, (function* () {
-        for (let i = 0; i < chunk; i++) {
-          const next = gen.next();
-          if (next.done) return;
-          yield next.value;
-        }
-      })());
+      bulkInsert(
+        db,
+        'interactions',
+        INTERACTION_COLUMNS,
+        (function* () {
+          for (let i = 0; i < chunk; i++) {
+            const next = gen.next();
+            if (next.done) return;
+            yield next.value;
+          }
+        })(),
+      );
     })();
     done += chunk;
   }
@@ -172,9 +258,12 @@ export async function ensureApiDataset(clients: number, interactions: number, di
   log(`health rebuilt in ${(healthMs / 1000).toFixed(1)} s (${health.snapshotsWritten} snapshots)`);
   const step = Math.max(1, Math.floor(clients / 50));
   const dataset: Omit<ApiDataset, 'built' | 'path'> = {
-    clients, interactions, snapshots: health.snapshotsWritten,
+    clients,
+    interactions,
+    snapshots: health.snapshotsWritten,
     sampleClientIds: Array.from({ length: Math.min(50, clients) }, (_, i) => `cli_b${i * step}`),
-    insertMs: Math.round(insertMs), healthMs: Math.round(healthMs),
+    insertMs: Math.round(insertMs),
+    healthMs: Math.round(healthMs),
   };
   writeFileSync(markerPath, `${JSON.stringify(dataset, null, 2)}\n`);
   return { ...dataset, path, built: true };

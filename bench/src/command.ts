@@ -47,17 +47,19 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<Comma
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
       child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-      const poll = gnu ? undefined : setInterval(() => {
-        try {
-          const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-          if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
-          const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          cpuTicks = Number(fields[11]) + Number(fields[12]);
-        } catch {
-          // gone between two polls
-        }
-      }, 25);
+      const poll = gnu
+        ? undefined
+        : setInterval(() => {
+            try {
+              const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+              if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+              const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+              const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+              cpuTicks = Number(fields[11]) + Number(fields[12]);
+            } catch {
+              // gone between two polls
+            }
+          }, 25);
       child.on('error', reject);
       child.on('close', (code, signal) => {
         const wall = performance.now() - started;
@@ -95,8 +97,14 @@ interface CommandSummary {
 
 function isCommandSummary(v: unknown): v is CommandSummary {
   const o = v as Partial<CommandSummary> | null;
-  return typeof o === 'object' && o !== null && typeof o.itemsProcessed === 'number' && typeof o.durationMs === 'number'
-    && typeof o.stages === 'object' && typeof o.skipped === 'object';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.itemsProcessed === 'number' &&
+    typeof o.durationMs === 'number' &&
+    typeof o.stages === 'object' &&
+    typeof o.skipped === 'object'
+  );
 }
 
 /** A fresh database for one run: a SQLite file in its own folder, or a new PostgreSQL database. */
@@ -109,7 +117,11 @@ async function freshDatabase(dialect: 'sqlite' | 'postgres', dir: string, pgUrl:
   const admin = async (q: string): Promise<void> => {
     const c = new pg.Client({ connectionString: pgUrl });
     await c.connect();
-    try { await c.query(q); } finally { await c.end(); }
+    try {
+      await c.query(q);
+    } finally {
+      await c.end();
+    }
   };
   await admin(`create database ${name}`);
   const u = new URL(pgUrl);
@@ -149,4 +161,3 @@ export async function wholeCommand(dialect: 'sqlite' | 'postgres', path: string,
     await db.drop();
   }
 }
-

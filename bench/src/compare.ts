@@ -34,7 +34,9 @@ function main(): number {
     process.stderr.write('the two files share no scenario\n');
     return 2;
   }
-  process.stdout.write(regressions ? `${regressions} regression(s) beyond ${(tolerance * 100).toFixed(0)}%\n` : `no regression beyond ${(tolerance * 100).toFixed(0)}%\n`);
+  process.stdout.write(
+    regressions ? `${regressions} regression(s) beyond ${(tolerance * 100).toFixed(0)}%\n` : `no regression beyond ${(tolerance * 100).toFixed(0)}%\n`,
+  );
   return regressions ? 1 : 0;
 }
 

@@ -19,10 +19,34 @@ describe('gmail scenario (300 messages, tiny quota)', () => {
     const r = await gmailScenario({ messages: 300, quotaScale: 0.05, windowMs: 2000, batchSize: 100, dir });
     expect(r.scenario).toBe('gmail');
     // 15,000 × 0.05 = 750 units per 2 s = 22,500 units/min, 75 messages/s.
-    expect(r.config).toMatchObject({ messages: 300, quotaScale: 0.05, quotaUnitsPerWindow: 750, windowMs: 2000, ceilingUnitsPerMin: 22_500, clientLimit: true, batchSize: 100 });
+    expect(r.config).toMatchObject({
+      messages: 300,
+      quotaScale: 0.05,
+      quotaUnitsPerWindow: 750,
+      windowMs: 2000,
+      ceilingUnitsPerMin: 22_500,
+      clientLimit: true,
+      batchSize: 100,
+    });
     expect(Object.keys(r.metrics).sort()).toEqual([
-      'activeFractionOfCeiling', 'fractionOfCeiling', 'http429', 'input.meanKB', 'input.messages', 'lost', 'msgsFractionOfCeiling', 'msgsPerSec',
-      'quota.ceilingMsgsPerSec', 'quota.unitsPerMin', 'requests', 'runner.peakRssMB', 'stored.interactions', 'stored.messages', 'stored.processed', 'totalSec', 'unitsPerMin', 'unitsUsed',
+      'activeFractionOfCeiling',
+      'fractionOfCeiling',
+      'http429',
+      'input.meanKB',
+      'input.messages',
+      'lost',
+      'msgsFractionOfCeiling',
+      'msgsPerSec',
+      'quota.ceilingMsgsPerSec',
+      'quota.unitsPerMin',
+      'requests',
+      'runner.peakRssMB',
+      'stored.interactions',
+      'stored.messages',
+      'stored.processed',
+      'totalSec',
+      'unitsPerMin',
+      'unitsUsed',
     ]);
     for (const [name, m] of Object.entries(r.metrics)) {
       expect(Number.isFinite(m.value), name).toBe(true);
@@ -34,7 +58,12 @@ describe('gmail scenario (300 messages, tiny quota)', () => {
     // Nothing lost: the job processed all 300 and every one it added is an interaction row.
     expect(m('stored.processed')).toBe(300);
     expect(m('lost')).toBe(0);
-    const d = r.details as { allStored: boolean; gets: number; counts: { interactions: number; job: Record<string, number> }; fakeServer: { unitsUsed: number; throttled: number } };
+    const d = r.details as {
+      allStored: boolean;
+      gets: number;
+      counts: { interactions: number; job: Record<string, number> };
+      fakeServer: { unitsUsed: number; throttled: number };
+    };
     expect(d.allStored).toBe(true);
     expect(d.counts.job.added).toBe(m('stored.messages'));
     expect(m('stored.interactions')).toBeGreaterThanOrEqual(m('stored.messages'));

@@ -77,8 +77,13 @@ async function main(): Promise<void> {
 
   const unlimited = String(1e9);
   const config = loadConfig({
-    CHS_DATABASE_URL: DB, CHS_LOG_LEVEL: 'silent', CHS_DATA_DIR: mkdtempSync(join(tmpdir(), 'chs-bench-data-')),
-    CHS_RATE_LIMIT_PER_MINUTE: unlimited, CHS_RATE_LIMIT_PER_HOUR: unlimited, CHS_RATE_LIMIT_PER_DAY: unlimited, CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: unlimited,
+    CHS_DATABASE_URL: DB,
+    CHS_LOG_LEVEL: 'silent',
+    CHS_DATA_DIR: mkdtempSync(join(tmpdir(), 'chs-bench-data-')),
+    CHS_RATE_LIMIT_PER_MINUTE: unlimited,
+    CHS_RATE_LIMIT_PER_HOUR: unlimited,
+    CHS_RATE_LIMIT_PER_DAY: unlimited,
+    CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: unlimited,
   });
   const app = await buildApp({ engine, config });
   const headers = { authorization: `Bearer ${key.key}` };
@@ -151,7 +156,23 @@ async function generate(): Promise<void> {
         const s = Math.round((rand() * 2 - 1) * 100) / 100;
         const type = rand() < 0.9 ? 'email' : rand() < 0.5 ? 'meeting' : 'support_ticket';
         const iso = new Date(t).toISOString();
-        insInteraction.run(`i${n}`, WS, client, type, `i${n}`, type === 'email' ? `t${thread}` : null, s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral', s, iso, k % 2 === 0 ? 'inbound' : 'outbound', rand() < 0.3 ? (rand() < 0.5 ? 1 : 0) : null, signalsOf(k % 2 === 0), `h${n}`, iso, iso);
+        insInteraction.run(
+          `i${n}`,
+          WS,
+          client,
+          type,
+          `i${n}`,
+          type === 'email' ? `t${thread}` : null,
+          s > 0.05 ? 'positive' : s < -0.05 ? 'negative' : 'neutral',
+          s,
+          iso,
+          k % 2 === 0 ? 'inbound' : 'outbound',
+          rand() < 0.3 ? (rand() < 0.5 ? 1 : 0) : null,
+          signalsOf(k % 2 === 0),
+          `h${n}`,
+          iso,
+          iso,
+        );
         t += Math.floor(rand() * 48 * 3_600_000);
       }
     }

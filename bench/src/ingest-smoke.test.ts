@@ -21,20 +21,59 @@ describe('ingest scenario (300 messages)', () => {
     expect(r.scenario).toBe('ingest');
     expect(r.config).toMatchObject({ messages: 300, profile: 'client', baselineSample: 300, stagesSample: 50, workers: 2 });
     const names = Object.keys(r.metrics);
-    const expected = ['input.messages', 'input.fileMB', 'input.meanKB', 'input.medianKB', 'split.msgsPerSec', 'split.MBps',
-      'input.keptShare', 'input.parsedShare', 'input.filteredShare', 'input.skippedOnHeadersShare',
-      'baseline.mailparser.msgsPerSec', 'baseline.mailparser.withSplit.msgsPerSec', 'baseline.mailparser.cpuMsPerMsg', 'baseline.mailparser.coresUsed',
+    const expected = [
+      'input.messages',
+      'input.fileMB',
+      'input.meanKB',
+      'input.medianKB',
+      'split.msgsPerSec',
+      'split.MBps',
+      'input.keptShare',
+      'input.parsedShare',
+      'input.filteredShare',
+      'input.skippedOnHeadersShare',
+      'baseline.mailparser.msgsPerSec',
+      'baseline.mailparser.withSplit.msgsPerSec',
+      'baseline.mailparser.cpuMsPerMsg',
+      'baseline.mailparser.coresUsed',
       ...['split', 'head', 'filter', 'resolve', 'body', 'cut', 'mimePostalMime', 'mimeMailparser', 'strip', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`),
-      'stages.bodyParsedShare'];
+      'stages.bodyParsedShare',
+    ];
     // PostgreSQL answers here and always in CI: the whole command runs on both dialects.
     for (const d of ['sqlite', 'postgres']) {
-      for (const s of ['wallSec', 'msgsPerSec', 'peakRssMB', 'cpuSec', 'coresUsed', 'startupSec', 'ingestSec', 'healthSec', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec', 'snapshots']) {
+      for (const s of [
+        'wallSec',
+        'msgsPerSec',
+        'peakRssMB',
+        'cpuSec',
+        'coresUsed',
+        'startupSec',
+        'ingestSec',
+        'healthSec',
+        'main.readSec',
+        'main.waitWorkersSec',
+        'main.writeSec',
+        'snapshots',
+      ]) {
         expected.push(`command.${d}.${s}`);
       }
       expected.push(`ratio.command.${d}`);
     }
     const p = DEFAULT_BACKEND;
-    for (const s of ['msgsPerSec', 'MBps', 'withHealth.msgsPerSec', 'healthSec', 'peakRssMB', 'ingestPhasePeakRssMB', 'healthPhasePeakRssMB', 'cpuMsPerMsg', 'coresUsed', 'main.readSec', 'main.waitWorkersSec', 'main.writeSec']) {
+    for (const s of [
+      'msgsPerSec',
+      'MBps',
+      'withHealth.msgsPerSec',
+      'healthSec',
+      'peakRssMB',
+      'ingestPhasePeakRssMB',
+      'healthPhasePeakRssMB',
+      'cpuMsPerMsg',
+      'coresUsed',
+      'main.readSec',
+      'main.waitWorkersSec',
+      'main.writeSec',
+    ]) {
       expected.push(`e2e.${p}.${s}`);
     }
     expected.push(`ratio.ingestSource.${p}`);
@@ -46,8 +85,11 @@ describe('ingest scenario (300 messages)', () => {
     expect(r.metrics['input.messages']!.value).toBe(300);
     // Every message of the mailbox went through each run.
     const details = r.details as {
-      split: { messages: number }; baseline: { messages: number }; stages: { messages: number };
-      commands: Record<string, { summary: { itemsProcessed: number } }>; e2e: Record<string, { summary: { itemsProcessed: number } }>;
+      split: { messages: number };
+      baseline: { messages: number };
+      stages: { messages: number };
+      commands: Record<string, { summary: { itemsProcessed: number } }>;
+      e2e: Record<string, { summary: { itemsProcessed: number } }>;
     };
     expect(details.split.messages).toBe(300);
     expect(details.baseline.messages).toBe(300);

@@ -47,7 +47,12 @@ interface Marker {
  * The path of a generated mbox of `count` messages, generating it first when absent. The
  * marker file is written last, so an interrupted generation is redone, never half-used.
  */
-export async function ensureMailbox(count: number, dir = TMP_DIR, log: (s: string) => void = () => undefined, profile: MailboxProfile = 'mixed'): Promise<BenchMailbox> {
+export async function ensureMailbox(
+  count: number,
+  dir = TMP_DIR,
+  log: (s: string) => void = () => undefined,
+  profile: MailboxProfile = 'mixed',
+): Promise<BenchMailbox> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `mbox-${count}-s${MAILBOX_SEED}${profile === 'mixed' ? '' : `-${profile}`}.mbox`);
   const markerPath = `${path}.done.json`;
@@ -59,8 +64,15 @@ export async function ensureMailbox(count: number, dir = TMP_DIR, log: (s: strin
   log(`generating ${count.toLocaleString('en-US')} messages into ${path} …`);
   const started = performance.now();
   const out = await generateToPath({
-    format: 'mbox', out: path, count, seed: MAILBOX_SEED, clientCount: MAILBOX_CLIENTS, days: MAILBOX_DAYS,
-    endDate: MAILBOX_END_DATE, workspaceDomain: MAILBOX_WORKSPACE, ...(PROFILE_MIX[profile] ? { mix: PROFILE_MIX[profile] } : {}),
+    format: 'mbox',
+    out: path,
+    count,
+    seed: MAILBOX_SEED,
+    clientCount: MAILBOX_CLIENTS,
+    days: MAILBOX_DAYS,
+    endDate: MAILBOX_END_DATE,
+    workspaceDomain: MAILBOX_WORKSPACE,
+    ...(PROFILE_MIX[profile] ? { mix: PROFILE_MIX[profile] } : {}),
   });
   const generatedMs = Math.round(performance.now() - started);
   const marker: Marker = { messages: out.write.messages, fileBytes: out.write.bytesWritten, sizes: out.write.sizes };

@@ -22,12 +22,7 @@ interface ThroughputResult {
 }
 
 /** Runs `fn` over every message `rounds` times after one warm-up pass. */
-async function measureThroughput(
-  name: string,
-  messages: Buffer[],
-  fn: (raw: Buffer) => Promise<unknown>,
-  rounds = 2,
-): Promise<ThroughputResult> {
+async function measureThroughput(name: string, messages: Buffer[], fn: (raw: Buffer) => Promise<unknown>, rounds = 2): Promise<ThroughputResult> {
   for (const m of messages.slice(0, 300)) await fn(m);
   const bytes = messages.reduce((n, m) => n + m.length, 0) * rounds;
   const start = process.hrtime.bigint();

@@ -21,13 +21,18 @@ interface Profile {
 
 /** `node_modules/<pkg>` (scoped too), our `packages/core/src/<area>`, or a V8/Node bucket. */
 export function bucketOf(url: string, functionName: string): string {
-  if (url === '') return functionName === '(garbage collector)' ? '(gc)' : functionName === '(idle)' || functionName === '(program)' ? functionName : '(native)';
+  if (url === '')
+    return functionName === '(garbage collector)' ? '(gc)' : functionName === '(idle)' || functionName === '(program)' ? functionName : '(native)';
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1]!;
   const core = /packages\/core\/dist\/([^/]+)/.exec(url);
   if (core) return `core/${core[1]}`;
   if (url.startsWith('node:')) return 'node:internal';
-  return url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
+  return url
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-2)
+    .join('/');
 }
 
 export interface ProfileSummary {
@@ -60,14 +65,23 @@ export function summarise(file: string, top = 12): ProfileSummary {
   return {
     file,
     totalMs: total,
-    byBucket: sorted(buckets).slice(0, top).map(([bucket, ms]) => ({ bucket, ms, share: ms / total })),
-    topFunctions: sorted(fns).slice(0, top).map(([name, ms]) => ({ name, ms, share: ms / total })),
+    byBucket: sorted(buckets)
+      .slice(0, top)
+      .map(([bucket, ms]) => ({ bucket, ms, share: ms / total })),
+    topFunctions: sorted(fns)
+      .slice(0, top)
+      .map(([name, ms]) => ({ name, ms, share: ms / total })),
   };
 }
 
 function main(): void {
   const files = process.argv.slice(2).flatMap((a) =>
-    statSync(a).isDirectory() ? readdirSync(a).filter((f) => f.endsWith('.cpuprofile')).sort().map((f) => join(a, f)) : [a],
+    statSync(a).isDirectory()
+      ? readdirSync(a)
+          .filter((f) => f.endsWith('.cpuprofile'))
+          .sort()
+          .map((f) => join(a, f))
+      : [a],
   );
   if (files.length === 0) {
     process.stderr.write('usage: node bench/dist/profile-summary.js <dir-or-.cpuprofile>...\n');

@@ -4,9 +4,16 @@ import { metric, type BenchResult, type Metric } from './results.js';
 
 function result(metrics: Record<string, Metric>, scenario: BenchResult['scenario'] = 'ingest'): BenchResult {
   return {
-    format: 1, scenario, startedAt: '2025-01-01T00:00:00.000Z', finishedAt: '2025-01-01T00:01:00.000Z', gitCommit: null,
+    format: 1,
+    scenario,
+    startedAt: '2025-01-01T00:00:00.000Z',
+    finishedAt: '2025-01-01T00:01:00.000Z',
+    gitCommit: null,
     machine: { cpuModel: 'x', cores: 2, memTotalGiB: 1, memFreeGiB: 1, node: 'v20', os: 'linux', loadAvg1mStart: 0 },
-    config: {}, metrics, targets: [], details: {},
+    config: {},
+    metrics,
+    targets: [],
+    details: {},
   };
 }
 
@@ -17,16 +24,16 @@ describe('compareResults', () => {
       'split.msgsPerSec': metric(1000, 'msgs/s', 'throughput'),
       'api.p95Ms': metric(10, 'ms', 'latency'),
       'api.p99Ms': metric(20, 'ms', 'latency'),
-      'ratio': metric(2, '×', 'ratio'),
-      'peakRssMB': metric(100, 'MB', 'memory'),
+      ratio: metric(2, '×', 'ratio'),
+      peakRssMB: metric(100, 'MB', 'memory'),
     });
     const after = result({
       'e2e.msgsPerSec': metric(880, 'msgs/s', 'throughput'), // −12%: regression
       'split.msgsPerSec': metric(910, 'msgs/s', 'throughput'), // −9%: within tolerance
       'api.p95Ms': metric(11.5, 'ms', 'latency'), // +15%: regression
       'api.p99Ms': metric(15, 'ms', 'latency'), // −25%: an improvement
-      'ratio': metric(2.5, '×', 'ratio'), // +25%: an improvement
-      'peakRssMB': metric(200, 'MB', 'memory'), // ×2, shown but not gated
+      ratio: metric(2.5, '×', 'ratio'), // +25%: an improvement
+      peakRssMB: metric(200, 'MB', 'memory'), // ×2, shown but not gated
     });
     const c = compareResults(before, after);
     expect(c.regressions.map((r) => r.name).sort()).toEqual(['api.p95Ms', 'e2e.msgsPerSec']);

@@ -81,12 +81,19 @@ async function main(): Promise<void> {
       const workers = int('workers', values.workers);
       const profile = values.profile;
       if (profile !== undefined && profile !== 'client' && profile !== 'mixed') throw new Error(`--profile must be client or mixed, got "${profile}"`);
-      if (values.db !== undefined && values.db !== 'none' && !/^postgres(ql)?:\/\//.test(values.db)) throw new Error(`--db must be a postgres:// URL or none, got "${values.db}"`);
+      if (values.db !== undefined && values.db !== 'none' && !/^postgres(ql)?:\/\//.test(values.db))
+        throw new Error(`--db must be a postgres:// URL or none, got "${values.db}"`);
       result = await ingestScenario({
-        ...(profile ? { profile } : {}), ...(values.db ? { pgUrl: values.db } : {}),
-        dir, log,
-        ...(messages ? { messages } : {}), ...(baselineSample ? { baselineSample } : {}), ...(stagesSample ? { stagesSample } : {}),
-        ...(workers ? { workers } : {}), ...(parsers ? { parsers } : {}), ...(values['cpu-prof'] ? { cpuProfileDir: values['cpu-prof'] } : {}),
+        ...(profile ? { profile } : {}),
+        ...(values.db ? { pgUrl: values.db } : {}),
+        dir,
+        log,
+        ...(messages ? { messages } : {}),
+        ...(baselineSample ? { baselineSample } : {}),
+        ...(stagesSample ? { stagesSample } : {}),
+        ...(workers ? { workers } : {}),
+        ...(parsers ? { parsers } : {}),
+        ...(values['cpu-prof'] ? { cpuProfileDir: values['cpu-prof'] } : {}),
       });
     } else if (scenario === 'memory') {
       const sizes = values.sizes?.split(',').map((s) => int('sizes', s)!);
@@ -100,7 +107,12 @@ async function main(): Promise<void> {
       const windowMs = int('window-ms', values['window-ms']);
       const batchSize = int('batch-size', values['batch-size']);
       result = await gmailScenario({
-        dir, log, ...(messages ? { messages } : {}), ...(quotaScale ? { quotaScale } : {}), ...(windowMs ? { windowMs } : {}), ...(batchSize ? { batchSize } : {}),
+        dir,
+        log,
+        ...(messages ? { messages } : {}),
+        ...(quotaScale ? { quotaScale } : {}),
+        ...(windowMs ? { windowMs } : {}),
+        ...(batchSize ? { batchSize } : {}),
         ...(values['no-client-limit'] ? { clientLimit: false } : {}),
       });
     } else if (scenario === 'scale-out') {
@@ -114,8 +126,12 @@ async function main(): Promise<void> {
       const duration = int('duration', values.duration);
       const connections = int('connections', values.connections);
       result = await apiScenario({
-        dir, log,
-        ...(clients ? { clients } : {}), ...(interactions ? { interactions } : {}), ...(duration ? { duration } : {}), ...(connections ? { connections } : {}),
+        dir,
+        log,
+        ...(clients ? { clients } : {}),
+        ...(interactions ? { interactions } : {}),
+        ...(duration ? { duration } : {}),
+        ...(connections ? { connections } : {}),
       });
     }
     const file = writeResult(result, resultsDir);

@@ -76,9 +76,15 @@ function mailbox(ws: string, n: number, prefix: string): FakeGmailMessage[] {
       id: `${prefix}${String(i).padStart(7, '0')}`,
       internalDate: date.getTime(),
       raw: [
-        `From: Contact ${i % 7} <contact${i % 7}@${domain}>`, `To: Rep <rep@${ws}>`, `Subject: Renewal question ${i}`,
-        `Date: ${date.toUTCString()}`, `Message-ID: <${prefix}${i}@${domain}>`, 'Content-Type: text/plain; charset=utf-8', '',
-        `Hello, thanks for the update on item ${i}. The rollout went well and the team is happy.`, '',
+        `From: Contact ${i % 7} <contact${i % 7}@${domain}>`,
+        `To: Rep <rep@${ws}>`,
+        `Subject: Renewal question ${i}`,
+        `Date: ${date.toUTCString()}`,
+        `Message-ID: <${prefix}${i}@${domain}>`,
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        `Hello, thanks for the update on item ${i}. The rollout went well and the team is happy.`,
+        '',
       ].join('\r\n'),
     };
   });
@@ -89,39 +95,61 @@ async function startRouter(byToken: Map<string, FakeGmailServer>): Promise<{ url
   const server: Server = createServer((req, res) => {
     const token = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const target = byToken.get(token);
-    if (!target) { res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"code":401}}'); return; }
+    if (!target) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"code":401}}');
+      return;
+    }
     const t = new URL(target.url);
     const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
     });
-    up.on('error', () => { if (!res.headersSent) res.writeHead(502); res.end(); });
+    up.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
     req.pipe(up);
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-interface Ws { domain: string; apiKey: string; token: string; messages: FakeGmailMessage[] }
+interface Ws {
+  domain: string;
+  apiKey: string;
+  token: string;
+  messages: FakeGmailMessage[];
+}
 
 /** Starts a v2 ingestion for each workspace (round-robin over the runners) and waits for them all. */
-async function ingestAll(runners: ServerProcess[], list: Ws[], db: TestDatabase, engineDb: Awaited<ReturnType<typeof createEngine>>['store']['db']): Promise<{ seconds: number; runnersThatWorked: number }> {
+async function ingestAll(
+  runners: ServerProcess[],
+  list: Ws[],
+  db: TestDatabase,
+  engineDb: Awaited<ReturnType<typeof createEngine>>['store']['db'],
+): Promise<{ seconds: number; runnersThatWorked: number }> {
   const t0 = performance.now();
-  await Promise.all(list.map(async (w, i) => {
-    const r = runners[i % runners.length]!;
-    const res = await fetch(`${r.base}/api/ingest/v2/start`, {
-      method: 'POST', headers: { authorization: `Bearer ${w.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ workspaceId: w.domain, sinceDays: 30, batchSize: 200 }),
-    });
-    if (res.status !== 200) throw new Error(`ingest/v2/start ${w.domain}: ${res.status} ${await res.text()}`);
-  }));
+  await Promise.all(
+    list.map(async (w, i) => {
+      const r = runners[i % runners.length]!;
+      const res = await fetch(`${r.base}/api/ingest/v2/start`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${w.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ workspaceId: w.domain, sinceDays: 30, batchSize: 200 }),
+      });
+      if (res.status !== 200) throw new Error(`ingest/v2/start ${w.domain}: ${res.status} ${await res.text()}`);
+    }),
+  );
   const owners = new Set<string>();
   for (;;) {
     const rows = await engineDb.selectFrom('jobs').select(['state', 'lease_owner', 'workspace_id']).where('kind', '=', 'ingest').execute();
@@ -137,7 +165,11 @@ async function ingestAll(runners: ServerProcess[], list: Ws[], db: TestDatabase,
   const seconds = (performance.now() - t0) / 1000;
   // Every message must be stored once: the figure is only worth something if the work was done.
   for (const w of list) {
-    const n = await engineDb.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', w.domain).executeTakeFirstOrThrow();
+    const n = await engineDb
+      .selectFrom('interactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', w.domain)
+      .executeTakeFirstOrThrow();
     if (Number(n.n) !== w.messages.length) throw new Error(`${w.domain}: ${n.n} interactions stored, expected ${w.messages.length}`);
   }
   return { seconds, runnersThatWorked: owners.size };
@@ -147,11 +179,20 @@ async function ingestAll(runners: ServerProcess[], list: Ws[], db: TestDatabase,
 async function apiLoad(runners: ServerProcess[], w: Ws, duration: number, connections: number): Promise<ScaleOutRun['api']> {
   const latencies: number[] = [];
   const per = Math.max(1, Math.round(connections / runners.length));
-  const results = await Promise.all(runners.map((r) => new Promise<autocannon.Result>((resolve, reject) => {
-    const inst = autocannon({ url: `${r.base}/api/clients?workspaceId=${w.domain}`, connections: per, duration, headers: { authorization: `Bearer ${w.apiKey}` } },
-      (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
-    inst.on('response', (_c, status, _b, ms) => { if (status >= 200 && status < 300) latencies.push(ms); });
-  })));
+  const results = await Promise.all(
+    runners.map(
+      (r) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const inst = autocannon(
+            { url: `${r.base}/api/clients?workspaceId=${w.domain}`, connections: per, duration, headers: { authorization: `Bearer ${w.apiKey}` } },
+            (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)),
+          );
+          inst.on('response', (_c, status, _b, ms) => {
+            if (status >= 200 && status < 300) latencies.push(ms);
+          });
+        }),
+    ),
+  );
   const requests = results.reduce((s, r) => s + r.requests.total, 0);
   return {
     requests,
@@ -177,7 +218,12 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
       const created = await createWorkspace(engine.store.db, { domain, name: domain, ownerEmail: `ops@${domain}` });
       const token = `tok-${domain}`;
       const messages = mailbox(domain, count, `${domain.split('.')[0]}-`);
-      await connectIntegration(engine.store.db, key, { workspaceId: domain, provider: 'google', credentials: { accessToken: token, email: `rep@${domain}` }, accountEmail: `rep@${domain}` });
+      await connectIntegration(engine.store.db, key, {
+        workspaceId: domain,
+        provider: 'google',
+        credentials: { accessToken: token, email: `rep@${domain}` },
+        accountEmail: `rep@${domain}`,
+      });
       return { domain, apiKey: created.apiKey.key, token, messages };
     };
     const big = await setup(`big-${tag}.com`, o.messages);
@@ -193,12 +239,23 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
     const dir = mkdtempSync(join(tmpdir(), 'chs-bench-scale-'));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_SECRET_KEY: SECRET, CHS_REDIS_URL: REDIS_URL, CHS_LOG_LEVEL: 'warn',
-      CHS_SMTP_URL: '', CHS_NOW: '', CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '100',
-      CHS_GOOGLE_API_URL: `${router.url}/`, CHS_GOOGLE_TOKEN_URL: `${router.url}/token`,
+      CHS_DATABASE_URL: db.url,
+      CHS_DATA_DIR: dir,
+      CHS_SECRET_KEY: SECRET,
+      CHS_REDIS_URL: REDIS_URL,
+      CHS_LOG_LEVEL: 'warn',
+      CHS_SMTP_URL: '',
+      CHS_NOW: '',
+      CHS_SCHEDULER: 'off',
+      CHS_JOB_POLL_MS: '100',
+      CHS_GOOGLE_API_URL: `${router.url}/`,
+      CHS_GOOGLE_TOKEN_URL: `${router.url}/token`,
       // The fake Gmail has no quota; Gmail's real 15,000 units/minute would make this a quota benchmark.
       CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: '0',
-      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
+      CHS_RATE_LIMIT_PER_MINUTE: '1000000000',
+      CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000',
+      CHS_RATE_LIMIT_PER_HOUR: '1000000000',
+      CHS_RATE_LIMIT_PER_DAY: '1000000000',
     };
     runners.push(...(await Promise.all(Array.from({ length: n }, () => startServer([CHS_BIN, 'serve', '--port', '0'], env, CHS_SERVING)))));
     log(`${n} runner(s) up on ${db.url.replace(/\/\/[^@]*@/, '//')}`);
@@ -214,8 +271,19 @@ async function measure(n: number, o: Required<Omit<ScaleOutOptions, 'log' | 'run
     log(`  GET /api/clients: ${api.requestsPerSec} req/s, p50 ${api.p50Ms} ms, p95 ${api.p95Ms} ms, p99 ${api.p99Ms} ms (non-2xx ${api.non2xx})`);
     return {
       runners: n,
-      single: { messages: o.messages, seconds: round(single.seconds, 2), messagesPerSec: round(o.messages / single.seconds, 0), runnersThatWorked: single.runnersThatWorked },
-      parallel: { workspaces: o.workspaces, messages: pm, seconds: round(parallel.seconds, 2), messagesPerSec: round(pm / parallel.seconds, 0), runnersThatWorked: parallel.runnersThatWorked },
+      single: {
+        messages: o.messages,
+        seconds: round(single.seconds, 2),
+        messagesPerSec: round(o.messages / single.seconds, 0),
+        runnersThatWorked: single.runnersThatWorked,
+      },
+      parallel: {
+        workspaces: o.workspaces,
+        messages: pm,
+        seconds: round(parallel.seconds, 2),
+        messagesPerSec: round(pm / parallel.seconds, 0),
+        runnersThatWorked: parallel.runnersThatWorked,
+      },
       api,
     };
   } finally {
@@ -245,7 +313,9 @@ export async function scaleOut(options: ScaleOutOptions = {}): Promise<ScaleOutR
 export function formatScaleOut(r: ScaleOutReport): string {
   const lines = ['runners | single ingestion msg/s | parallel ingestion msg/s (runners used) | API req/s | p50 ms | p95 ms | p99 ms'];
   for (const x of r.runs) {
-    lines.push(`${x.runners} | ${x.single.messagesPerSec} | ${x.parallel.messagesPerSec} (${x.parallel.runnersThatWorked}) | ${x.api.requestsPerSec} | ${x.api.p50Ms} | ${x.api.p95Ms} | ${x.api.p99Ms}`);
+    lines.push(
+      `${x.runners} | ${x.single.messagesPerSec} | ${x.parallel.messagesPerSec} (${x.parallel.runnersThatWorked}) | ${x.api.requestsPerSec} | ${x.api.p50Ms} | ${x.api.p95Ms} | ${x.api.p99Ms}`,
+    );
   }
   return lines.join('\n');
 }
@@ -254,7 +324,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const json = process.argv.includes('--json');
   scaleOut({ log: (l) => process.stderr.write(`  · ${l}\n`) }).then(
     (r) => process.stdout.write(`${json ? JSON.stringify(r, null, 2) : formatScaleOut(r)}\n`),
-    (err: unknown) => { process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`); process.exit(1); },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
   );
 }
 
@@ -264,9 +337,24 @@ export async function scaleOutScenario(options: ScaleOutOptions = {}): Promise<B
   const r = startResult('scale-out', { ...report.config });
   for (const x of report.runs) {
     const n = `${x.runners}r`;
-    r.metrics[`single_ingest_msgs_per_sec_${n}`] = metric(x.single.messagesPerSec, 'msg/s', 'throughput', `one v2 ingestion of ${x.single.messages} messages, ${x.runners} runner(s)`);
-    r.metrics[`parallel_ingest_msgs_per_sec_${n}`] = metric(x.parallel.messagesPerSec, 'msg/s', 'throughput', `${x.parallel.workspaces} v2 ingestions at once, ${x.parallel.messages} messages, ${x.runners} runner(s)`);
-    r.metrics[`api_clients_rps_${n}`] = metric(x.api.requestsPerSec, 'req/s', 'throughput', `GET /api/clients, ${report.config.connections} connections over ${x.runners} runner(s)`);
+    r.metrics[`single_ingest_msgs_per_sec_${n}`] = metric(
+      x.single.messagesPerSec,
+      'msg/s',
+      'throughput',
+      `one v2 ingestion of ${x.single.messages} messages, ${x.runners} runner(s)`,
+    );
+    r.metrics[`parallel_ingest_msgs_per_sec_${n}`] = metric(
+      x.parallel.messagesPerSec,
+      'msg/s',
+      'throughput',
+      `${x.parallel.workspaces} v2 ingestions at once, ${x.parallel.messages} messages, ${x.runners} runner(s)`,
+    );
+    r.metrics[`api_clients_rps_${n}`] = metric(
+      x.api.requestsPerSec,
+      'req/s',
+      'throughput',
+      `GET /api/clients, ${report.config.connections} connections over ${x.runners} runner(s)`,
+    );
     r.metrics[`api_clients_p95_ms_${n}`] = metric(x.api.p95Ms, 'ms', 'latency');
     r.metrics[`api_clients_p99_ms_${n}`] = metric(x.api.p99Ms, 'ms', 'latency');
   }

@@ -5,8 +5,21 @@
 import { rmSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import {
-  BACKENDS, classifyMessage, createEngine, createSentimentScorer, createWorkspace, cutAttachmentBodies, CUT_THRESHOLD,
-  extractNewText, mboxSource, normalizeLineEndings, readBody, readHead, Resolver, type BackendName, type IngestStageTimes,
+  BACKENDS,
+  classifyMessage,
+  createEngine,
+  createSentimentScorer,
+  createWorkspace,
+  cutAttachmentBodies,
+  CUT_THRESHOLD,
+  extractNewText,
+  mboxSource,
+  normalizeLineEndings,
+  readBody,
+  readHead,
+  Resolver,
+  type BackendName,
+  type IngestStageTimes,
 } from '@chs/core';
 import { cpuMsSince, RssSampler } from './measure.js';
 
@@ -32,8 +45,14 @@ async function measured<T>(fn: (rss: RssSampler) => Promise<T>): Promise<{ value
 }
 
 // ── split only ────────────────────────────────────────────────────────────────────────────────
-interface SplitArgs { path: string; limit?: number }
-interface SplitResult extends Resources { messages: number; messageBytes: number }
+interface SplitArgs {
+  path: string;
+  limit?: number;
+}
+interface SplitResult extends Resources {
+  messages: number;
+  messageBytes: number;
+}
 
 async function splitTask(a: SplitArgs): Promise<SplitResult> {
   const { value, resources } = await measured(async () => {
@@ -50,7 +69,10 @@ async function splitTask(a: SplitArgs): Promise<SplitResult> {
 }
 
 // ── mailparser baseline ──────────────────────────────────────────────────────────────────────
-interface BaselineArgs { path: string; limit?: number }
+interface BaselineArgs {
+  path: string;
+  limit?: number;
+}
 interface BaselineResult extends Resources {
   messages: number;
   messageBytes: number;
@@ -84,7 +106,11 @@ async function baselineTask(a: BaselineArgs): Promise<BaselineResult> {
 }
 
 // ── per-stage CPU, sequential ────────────────────────────────────────────────────────────────
-interface StagesArgs { path: string; limit: number; workspace: string }
+interface StagesArgs {
+  path: string;
+  limit: number;
+  workspace: string;
+}
 /** CPU milliseconds per message of each stage, one thread, same messages for all. */
 interface StagesResult extends Resources {
   messages: number;
@@ -180,8 +206,16 @@ async function stagesTask(a: StagesArgs): Promise<StagesResult> {
     messages: value,
     bodyParsedShare: bodies / Math.max(value, 1),
     msPerMessage: {
-      split: per(t.split), head: per(t.head), filter: per(t.filter), resolve: per(t.resolve), body: per(t.body), cut: per(t.cut),
-      mimePostalMime: per(t.mimePostalMime), mimeMailparser: per(t.mimeMailparser), strip: per(t.strip), score: per(t.score),
+      split: per(t.split),
+      head: per(t.head),
+      filter: per(t.filter),
+      resolve: per(t.resolve),
+      body: per(t.body),
+      cut: per(t.cut),
+      mimePostalMime: per(t.mimePostalMime),
+      mimeMailparser: per(t.mimeMailparser),
+      strip: per(t.strip),
+      score: per(t.score),
     },
     ...resources,
   };
@@ -222,7 +256,10 @@ async function ingestTask(a: IngestArgs): Promise<IngestResult> {
     let ingestPeak: { sampledPeakBytes: number; hwmBytes: number | null } | null = null;
     const { value, resources } = await measured((rss) =>
       engine.ingest({
-        workspaceId: a.workspace, source: mboxSource(a.path), workers: a.workers, ...(a.parser ? { parser: a.parser } : {}),
+        workspaceId: a.workspace,
+        source: mboxSource(a.path),
+        workers: a.workers,
+        ...(a.parser ? { parser: a.parser } : {}),
         // The last progress call comes after the last batch is stored, before the health rebuild:
         // the peak so far is the pipeline's, and what follows is the rebuild's.
         onProgress: (p) => {

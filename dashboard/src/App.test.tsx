@@ -50,17 +50,29 @@ describe('the portfolio', () => {
     render(<App initialSession={session} />);
     await screen.findByTestId('at-risk');
     fireEvent.change(screen.getByLabelText('Risk threshold'), { target: { value: '55' } });
-    await waitFor(() => expect(api.calls.some((c) => c.url.pathname === '/api/metrics/summary' && c.url.searchParams.get('riskThreshold') === '55')).toBe(true));
+    await waitFor(() =>
+      expect(api.calls.some((c) => c.url.pathname === '/api/metrics/summary' && c.url.searchParams.get('riskThreshold') === '55')).toBe(true),
+    );
     fireEvent.click(screen.getByRole('button', { name: '365 days' }));
     fireEvent.click(screen.getByRole('button', { name: 'monthly' }));
     await waitFor(() =>
-      expect(api.calls.some((c) => c.url.pathname === '/api/metrics/trends/health' && c.url.searchParams.get('windowDays') === '365' && c.url.searchParams.get('interval') === 'monthly')).toBe(true),
+      expect(
+        api.calls.some(
+          (c) =>
+            c.url.pathname === '/api/metrics/trends/health' &&
+            c.url.searchParams.get('windowDays') === '365' &&
+            c.url.searchParams.get('interval') === 'monthly',
+        ),
+      ).toBe(true),
     );
     expect(screen.getByRole('button', { name: '365 days' }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it("shows the API's error text in words", async () => {
-    api.on('GET', '/api/metrics/summary', () => ({ status: 400, body: { error: 'querystring.riskThreshold: must be <= 100', code: 'VALIDATION_ERROR', status: 400 } }));
+    api.on('GET', '/api/metrics/summary', () => ({
+      status: 400,
+      body: { error: 'querystring.riskThreshold: must be <= 100', code: 'VALIDATION_ERROR', status: 400 },
+    }));
     render(<App initialSession={session} />);
     const alert = await screen.findByText('querystring.riskThreshold: must be <= 100');
     expect(alert.closest('[role="alert"]')?.textContent).toContain('VALIDATION_ERROR');
@@ -68,7 +80,10 @@ describe('the portfolio', () => {
 
   it('sends a 401 back to sign-in with a clear message, and forgets the key', async () => {
     sessionStorage.setItem('chs.session', JSON.stringify(session));
-    api.on('GET', '/api/metrics/summary', () => ({ status: 401, body: { error: 'Invalid API key: unknown, deleted or inactive', code: 'AUTH_INVALID_KEY', status: 401 } }));
+    api.on('GET', '/api/metrics/summary', () => ({
+      status: 401,
+      body: { error: 'Invalid API key: unknown, deleted or inactive', code: 'AUTH_INVALID_KEY', status: 401 },
+    }));
     render(<App initialSession={session} />);
     const notice = await screen.findByText(/Signed out: Invalid API key: unknown, deleted or inactive/);
     expect(notice.textContent).toContain('Sign in again');
@@ -82,7 +97,13 @@ describe('sign-in', () => {
     let accepted = false;
     api.on('GET', '/api/settings/user', (_url, req) =>
       req.headers.get('authorization') === 'Bearer sk-good'
-        ? ((accepted = true), { body: { user: { email: 'ana@acme.com', name: 'Ana', title: '', hasCompletedOnboarding: true, createdAt: '2025-01-01T00:00:00.000Z', lastLoginAt: null }, workspace: { domain: 'acme.com', name: 'Acme', plan: 'self-hosted', billingStatus: 'active' } } })
+        ? ((accepted = true),
+          {
+            body: {
+              user: { email: 'ana@acme.com', name: 'Ana', title: '', hasCompletedOnboarding: true, createdAt: '2025-01-01T00:00:00.000Z', lastLoginAt: null },
+              workspace: { domain: 'acme.com', name: 'Acme', plan: 'self-hosted', billingStatus: 'active' },
+            },
+          })
         : { status: 401, body: { error: 'Invalid API key: unknown, deleted or inactive', code: 'AUTH_INVALID_KEY', status: 401 } },
     );
     render(<App initialSession={null} />);

@@ -9,7 +9,9 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 
 const { main } = await import('../dist/cli/main.js');
 main(process.argv).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     process.stderr.write(`chs: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

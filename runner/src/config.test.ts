@@ -27,7 +27,11 @@ describe('scale-out settings in the config', () => {
     expect(d.maxApiKeys).toBe(20);
     expect(d.rateLimits.perWorkspaceMinute).toBe(300);
     expect(d.emailFromAllowList).toEqual([]);
-    const c = loadConfig({ CHS_MAX_API_KEYS: '5', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '120', CHS_EMAIL_FROM_ALLOWLIST: ' Mailer.Vendor.io, bot@relay.net  alerts.example.org ' });
+    const c = loadConfig({
+      CHS_MAX_API_KEYS: '5',
+      CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '120',
+      CHS_EMAIL_FROM_ALLOWLIST: ' Mailer.Vendor.io, bot@relay.net  alerts.example.org ',
+    });
     expect(c.maxApiKeys).toBe(5);
     expect(c.rateLimits.perWorkspaceMinute).toBe(120);
     expect(c.emailFromAllowList).toEqual(['mailer.vendor.io', 'bot@relay.net', 'alerts.example.org']);
@@ -65,7 +69,10 @@ describe('the HTTP sign-in settings', () => {
       expect(() => loadConfig({ CHS_PUBLIC_URL: bad }), bad).toThrow(/CHS_PUBLIC_URL/);
     }
     expect(loadConfig({}).googleOAuth).toBeUndefined();
-    expect(loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id.apps.googleusercontent.com', CHS_GOOGLE_CLIENT_SECRET: 's' }).googleOAuth).toEqual({ clientId: 'id.apps.googleusercontent.com', clientSecret: 's' });
+    expect(loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id.apps.googleusercontent.com', CHS_GOOGLE_CLIENT_SECRET: 's' }).googleOAuth).toEqual({
+      clientId: 'id.apps.googleusercontent.com',
+      clientSecret: 's',
+    });
     expect(() => loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id' })).toThrow(/go together/);
     expect(loadConfig({ CHS_GOOGLE_REVOKE_URL: 'http://127.0.0.1:9/revoke' }).providers.googleRevoke).toBe('http://127.0.0.1:9/revoke');
   });

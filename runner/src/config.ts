@@ -51,7 +51,13 @@ export interface JobsConfig {
 }
 
 export const DEFAULT_JOBS_CONFIG: JobsConfig = Object.freeze({
-  concurrency: 2, leaseMs: 30_000, pollMs: 1000, sweepMs: 10_000, shutdownMs: 10_000, schedulerTickMs: 60_000, schedulerEnabled: true,
+  concurrency: 2,
+  leaseMs: 30_000,
+  pollMs: 1000,
+  sweepMs: 10_000,
+  shutdownMs: 10_000,
+  schedulerTickMs: 60_000,
+  schedulerEnabled: true,
 });
 
 /** Timeouts of the HTTP server (CHS_HTTP_*_MS); see docs/api.md#timeouts. */
@@ -67,7 +73,10 @@ export interface HttpTimeouts {
 }
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = Object.freeze({
-  requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  connectionTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 72_000,
 });
 
 export interface RunnerConfig {
@@ -205,12 +214,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   if (now !== undefined && Number.isNaN(Date.parse(now))) throw new Error(`CHS_NOW must be an ISO 8601 timestamp, got "${now}"`);
   const dataDir = optional(env, 'CHS_DATA_DIR') ?? (isPostgresUrl(databaseUrl) || databaseUrl === ':memory:' ? resolve('data') : dirname(resolve(databaseUrl)));
   const providers: ProviderUrls = {};
-  const g = optional(env, 'CHS_GOOGLE_API_URL'); if (g) providers.googleApi = g;
-  const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL'); if (gt) providers.googleToken = gt;
-  const ga = optional(env, 'CHS_GOOGLE_AUTH_URL'); if (ga) providers.googleAuth = ga;
-  const gr = optional(env, 'CHS_GOOGLE_REVOKE_URL'); if (gr) providers.googleRevoke = gr;
-  const h = optional(env, 'CHS_HUBSPOT_API_URL'); if (h) providers.hubspotApi = h;
-  const i = optional(env, 'CHS_INTERCOM_API_URL'); if (i) providers.intercomApi = i;
+  const g = optional(env, 'CHS_GOOGLE_API_URL');
+  if (g) providers.googleApi = g;
+  const gt = optional(env, 'CHS_GOOGLE_TOKEN_URL');
+  if (gt) providers.googleToken = gt;
+  const ga = optional(env, 'CHS_GOOGLE_AUTH_URL');
+  if (ga) providers.googleAuth = ga;
+  const gr = optional(env, 'CHS_GOOGLE_REVOKE_URL');
+  if (gr) providers.googleRevoke = gr;
+  const h = optional(env, 'CHS_HUBSPOT_API_URL');
+  if (h) providers.hubspotApi = h;
+  const i = optional(env, 'CHS_INTERCOM_API_URL');
+  if (i) providers.intercomApi = i;
   const gq = optional(env, 'CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE');
   if (gq !== undefined) {
     if (!/^\d+$/.test(gq)) throw new Error(`CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE must be a whole number of units (0 = no client-side limit), got "${gq}"`);
@@ -221,7 +236,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   const pgPoolSize = intEnv(env, 'CHS_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE);
   // Each running job may hold a connection for a whole batch; HTTP needs at least one left.
   if (isPostgresUrl(databaseUrl) && pgPoolSize <= jobs.concurrency) {
-    throw new Error(`CHS_PG_POOL_SIZE (${pgPoolSize}) must be greater than CHS_JOB_CONCURRENCY (${jobs.concurrency}), so HTTP requests are not starved by jobs`);
+    throw new Error(
+      `CHS_PG_POOL_SIZE (${pgPoolSize}) must be greater than CHS_JOB_CONCURRENCY (${jobs.concurrency}), so HTTP requests are not starved by jobs`,
+    );
   }
   return Object.freeze({
     databaseUrl,
@@ -275,7 +292,8 @@ function googleOAuthEnv(env: NodeJS.ProcessEnv): { clientId: string; clientSecre
   const clientId = optional(env, 'CHS_GOOGLE_CLIENT_ID');
   const clientSecret = optional(env, 'CHS_GOOGLE_CLIENT_SECRET');
   if (clientId === undefined && clientSecret === undefined) return undefined;
-  if (clientId === undefined || clientSecret === undefined) throw new Error('CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET go together (the OAuth client of the HTTP Google sign-in)');
+  if (clientId === undefined || clientSecret === undefined)
+    throw new Error('CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET go together (the OAuth client of the HTTP Google sign-in)');
   return Object.freeze({ clientId, clientSecret });
 }
 
@@ -283,7 +301,8 @@ function loadHttpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
   const d = DEFAULT_HTTP_TIMEOUTS;
   const requestTimeoutMs = intEnv(env, 'CHS_HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs);
   const headersTimeoutMs = intEnv(env, 'CHS_HTTP_HEADERS_TIMEOUT_MS', Math.min(d.headersTimeoutMs, requestTimeoutMs));
-  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`CHS_HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new Error(`CHS_HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   return Object.freeze({
     requestTimeoutMs,
     headersTimeoutMs,
@@ -297,7 +316,10 @@ function trustProxyEnv(v: string | undefined): boolean | number | string[] | und
   if (v === undefined || v === 'false') return undefined;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
-  const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   if (list.length === 0 || !list.every((x) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x))) {
     throw new Error(`CHS_TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs, got "${v}"`);
   }
@@ -315,7 +337,10 @@ const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 /** CHS_EMAIL_FROM_ALLOWLIST: comma- or space-separated domains and addresses, lower-cased; a malformed entry fails start-up. */
 function parseSenderAllowList(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const entries = value.split(/[\s,]+/).map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
+  const entries = value
+    .split(/[\s,]+/)
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== '');
   for (const e of entries) {
     if (e.includes('@') ? !isValidEmail(e) : !DOMAIN.test(e)) {
       throw new Error(`CHS_EMAIL_FROM_ALLOWLIST entries must be domains (example.com) or addresses (alerts@example.com), got "${e}"`);

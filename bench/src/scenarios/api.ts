@@ -65,7 +65,10 @@ async function load(url: string, opts: { duration: number; connections: number; 
     p50Ms: round(percentile(latencies, 50), 2),
     p95Ms: round(percentile(latencies, 95), 2),
     p99Ms: round(percentile(latencies, 99), 2),
-    maxMs: round(latencies.reduce((a, b) => (b > a ? b : a), 0), 2),
+    maxMs: round(
+      latencies.reduce((a, b) => (b > a ? b : a), 0),
+      2,
+    ),
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
@@ -136,7 +139,12 @@ export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResu
       // for the backlog to clear before measuring a request alone.
       await fetch(`${e.base}${e.paths[0]}`, e.headers ? { headers: e.headers } : {}).then((x) => x.text());
       // One connection: the time of one request alone, without queueing behind the others.
-      const solo = await load(`${e.base}${e.paths[0]}`, { duration: soloDuration, connections: 1, ...(e.headers ? { headers: e.headers } : {}), paths: e.paths });
+      const solo = await load(`${e.base}${e.paths[0]}`, {
+        duration: soloDuration,
+        connections: 1,
+        ...(e.headers ? { headers: e.headers } : {}),
+        paths: e.paths,
+      });
       details[`${e.name}.c1`] = solo;
       if (solo.requests > 0) {
         m[`${e.name}.c1.p50Ms`] = metric(solo.p50Ms, 'ms', 'latency', 'one connection');
@@ -145,7 +153,12 @@ export async function apiScenario(o: ApiScenarioOptions = {}): Promise<BenchResu
       await fetch(`${e.base}${e.paths[0]}`, e.headers ? { headers: e.headers } : {}).then((x) => x.text());
     }
     const bareRate = m['bare.reqPerSec']!.value;
-    m['clientById.shareOfBare'] = metric(round((m['clientById.reqPerSec']!.value / bareRate) * 100, 1), '%', 'ratio', 'GET /clients/{id} req/s ÷ bare Fastify route req/s');
+    m['clientById.shareOfBare'] = metric(
+      round((m['clientById.reqPerSec']!.value / bareRate) * 100, 1),
+      '%',
+      'ratio',
+      'GET /clients/{id} req/s ÷ bare Fastify route req/s',
+    );
     r.targets.push(target('/metrics/summary p95 < 50 ms at 1M interactions', m, 'metricsSummary.p95Ms', '<=', 50));
     r.targets.push(target('/clients/{id} ≥ 50% of the bare route', m, 'clientById.shareOfBare', '>=', 50));
   } finally {

@@ -4,7 +4,10 @@ import { gitCommit, type BenchResult, type Metric, type ScenarioName, type Targe
 export type Log = (line: string) => void;
 
 /** Starts a result; `finish` stamps the end time and the load average then. */
-export function startResult(scenario: ScenarioName, config: Record<string, unknown>): {
+export function startResult(
+  scenario: ScenarioName,
+  config: Record<string, unknown>,
+): {
   metrics: Record<string, Metric>;
   targets: Target[];
   details: Record<string, unknown>;
@@ -16,10 +19,20 @@ export function startResult(scenario: ScenarioName, config: Record<string, unkno
   const targets: Target[] = [];
   const details: Record<string, unknown> = {};
   return {
-    metrics, targets, details,
+    metrics,
+    targets,
+    details,
     finish: () => ({
-      format: 1, scenario, startedAt, finishedAt: new Date().toISOString(), gitCommit: gitCommit(),
-      machine: { ...machine, loadAvg1mEnd: loadAvg1m() }, config, metrics, targets, details,
+      format: 1,
+      scenario,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      gitCommit: gitCommit(),
+      machine: { ...machine, loadAvg1mEnd: loadAvg1m() },
+      config,
+      metrics,
+      targets,
+      details,
     }),
   };
 }

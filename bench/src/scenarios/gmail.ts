@@ -54,7 +54,6 @@ export interface GmailScenarioOptions {
 const SECRET = 'bench-gmail-quota-secret-key-of-32-bytes-or-more';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-
 /** VmHWM of a live process, bytes; null off Linux. */
 function processHwm(pid: number | undefined): number | null {
   if (pid === undefined) return null;
@@ -102,8 +101,18 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
   const units = Math.max(GMAIL_GET_UNITS, Math.round(GMAIL_QUOTA_UNITS * quotaScale));
   // The ceiling as a rate; the fake server enforces it as `units` per fixed window.
   const ceilingUnitsPerMin = (units * 60_000) / windowMs;
-  const ceilingMsgsPerSec = (units / GMAIL_GET_UNITS) / (windowMs / 1000);
-  const config = { messages: messagesWanted, quotaScale, quotaUnitsPerWindow: units, windowMs, ceilingUnitsPerMin, clientLimit, batchSize, sinceDays, database: 'sqlite' };
+  const ceilingMsgsPerSec = units / GMAIL_GET_UNITS / (windowMs / 1000);
+  const config = {
+    messages: messagesWanted,
+    quotaScale,
+    quotaUnitsPerWindow: units,
+    windowMs,
+    ceilingUnitsPerMin,
+    clientLimit,
+    batchSize,
+    sinceDays,
+    database: 'sqlite',
+  };
   const r = startResult('gmail', config);
 
   // A smaller run takes the first messages of the 50k mailbox when it is already there.
@@ -111,7 +120,9 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
   const now = Date.now();
   const { messages, bytes } = await loadMessages(mailbox.path, messagesWanted, now - 60_000, Math.max(0, sinceDays - 2) * DAY_MS);
   const n = messages.length;
-  log(`${n.toLocaleString('en-US')} messages (${round(bytes / MB, 0)} MB, mean ${round(bytes / Math.max(n, 1) / 1024, 1)} KB); quota ${units.toLocaleString('en-US')} units / ${windowMs / 1000} s (×${quotaScale}); ceiling ${round(ceilingMsgsPerSec, 1)} msgs/s`);
+  log(
+    `${n.toLocaleString('en-US')} messages (${round(bytes / MB, 0)} MB, mean ${round(bytes / Math.max(n, 1) / 1024, 1)} KB); quota ${units.toLocaleString('en-US')} units / ${windowMs / 1000} s (×${quotaScale}); ceiling ${round(ceilingMsgsPerSec, 1)} msgs/s`,
+  );
 
   const fake = await startFakeGmailServer({ messages, emailAddress: `rep@${MAILBOX_WORKSPACE}`, accessTokens: ['bench-token'], quota: { units, windowMs } });
   const runDir = join(dir, `gmail-run-${process.pid}`);
@@ -128,18 +139,38 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     try {
       const ws = await createWorkspace(setup.store.db, { domain: MAILBOX_WORKSPACE, name: 'Bench', ownerEmail: `bench@${MAILBOX_WORKSPACE}` });
       apiKey = ws.apiKey.key;
-      await connectIntegration(setup.store.db, key, { workspaceId: MAILBOX_WORKSPACE, provider: 'google', credentials: { accessToken: 'bench-token', email: `rep@${MAILBOX_WORKSPACE}` }, accountEmail: `rep@${MAILBOX_WORKSPACE}` });
+      await connectIntegration(setup.store.db, key, {
+        workspaceId: MAILBOX_WORKSPACE,
+        provider: 'google',
+        credentials: { accessToken: 'bench-token', email: `rep@${MAILBOX_WORKSPACE}` },
+        accountEmail: `rep@${MAILBOX_WORKSPACE}`,
+      });
     } finally {
       await setup.close();
     }
-    runner = await startServer([CHS_BIN, 'serve', '--port', '0'], {
-      ...process.env,
-      CHS_DATABASE_URL: dbPath, CHS_DATA_DIR: runDir, CHS_SECRET_KEY: SECRET, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '', CHS_REDIS_URL: '',
-      CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '100',
-      CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
-      CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: clientLimit ? String(Math.round(ceilingUnitsPerMin)) : '0',
-      CHS_RATE_LIMIT_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000', CHS_RATE_LIMIT_PER_HOUR: '1000000000', CHS_RATE_LIMIT_PER_DAY: '1000000000',
-    }, CHS_SERVING);
+    runner = await startServer(
+      [CHS_BIN, 'serve', '--port', '0'],
+      {
+        ...process.env,
+        CHS_DATABASE_URL: dbPath,
+        CHS_DATA_DIR: runDir,
+        CHS_SECRET_KEY: SECRET,
+        CHS_LOG_LEVEL: 'warn',
+        CHS_SMTP_URL: '',
+        CHS_NOW: '',
+        CHS_REDIS_URL: '',
+        CHS_SCHEDULER: 'off',
+        CHS_JOB_POLL_MS: '100',
+        CHS_GOOGLE_API_URL: fake.apiUrl,
+        CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
+        CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE: clientLimit ? String(Math.round(ceilingUnitsPerMin)) : '0',
+        CHS_RATE_LIMIT_PER_MINUTE: '1000000000',
+        CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000000',
+        CHS_RATE_LIMIT_PER_HOUR: '1000000000',
+        CHS_RATE_LIMIT_PER_DAY: '1000000000',
+      },
+      CHS_SERVING,
+    );
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
 
     // Units per second and the span of API traffic, read off the fake server's counters.
@@ -166,7 +197,9 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
 
     const t0 = performance.now();
     const started = await fetch(`${runner.base}/api/ingest/v2/start`, {
-      method: 'POST', headers, body: JSON.stringify({ workspaceId: MAILBOX_WORKSPACE, sinceDays, maxEmails: n, batchSize }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ workspaceId: MAILBOX_WORKSPACE, sinceDays, maxEmails: n, batchSize }),
     });
     if (started.status !== 200) throw new Error(`ingest/v2/start: ${started.status} ${await started.text()}`);
     type V2Status = { status: string; progress: { emailsProcessed: number }; stats: Record<string, number>; errors: unknown[] };
@@ -179,7 +212,9 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
       if (status.status === 'completed' || status.status === 'failed') break;
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
-        log(`  ${status.progress.emailsProcessed} stored, ${fake.stats.unitsUsed} units, ${fake.stats.throttled} × 429 after ${round((lastLog - t0) / 1000, 0)} s`);
+        log(
+          `  ${status.progress.emailsProcessed} stored, ${fake.stats.unitsUsed} units, ${fake.stats.throttled} × 429 after ${round((lastLog - t0) / 1000, 0)} s`,
+        );
       }
     }
     const totalSec = (performance.now() - t0) / 1000;
@@ -196,15 +231,29 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     try {
       const db = check.store.db;
       // A message to two clients is one row per client: messages stored = distinct Message-IDs.
-      const c = await db.selectFrom('interactions').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('dedupe_key').distinct().as('messages')])
-        .where('workspace_id', '=', MAILBOX_WORKSPACE).executeTakeFirstOrThrow();
-      const job = await db.selectFrom('jobs').select(['items_processed', 'items_added', 'items_updated', 'items_skipped', 'items_filtered', 'errors_count', 'errors_json'])
-        .where('kind', '=', 'ingest').where('workspace_id', '=', MAILBOX_WORKSPACE).executeTakeFirstOrThrow();
+      const c = await db
+        .selectFrom('interactions')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('dedupe_key').distinct().as('messages')])
+        .where('workspace_id', '=', MAILBOX_WORKSPACE)
+        .executeTakeFirstOrThrow();
+      const job = await db
+        .selectFrom('jobs')
+        .select(['items_processed', 'items_added', 'items_updated', 'items_skipped', 'items_filtered', 'errors_count', 'errors_json'])
+        .where('kind', '=', 'ingest')
+        .where('workspace_id', '=', MAILBOX_WORKSPACE)
+        .executeTakeFirstOrThrow();
       const errors = JSON.parse(job.errors_json) as Array<{ message?: string; count?: number }>;
       counts = {
         interactions: Number(c.n),
         storedMessages: Number(c.messages),
-        job: { processed: job.items_processed, added: job.items_added, updated: job.items_updated, skipped: job.items_skipped, filtered: job.items_filtered, errors: job.errors_count },
+        job: {
+          processed: job.items_processed,
+          added: job.items_added,
+          updated: job.items_updated,
+          skipped: job.items_skipped,
+          filtered: job.items_filtered,
+          errors: job.errors_count,
+        },
         unreconciledErrors: errors.filter((e) => /could not be read/.test(e.message ?? '')).reduce((s, e) => s + (e.count ?? 1), 0),
       };
     } finally {
@@ -213,7 +262,8 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
 
     const stats: FakeGmailStats = { ...fake.stats, byPath: { ...fake.stats.byPath } };
     const gets = stats.byPath['/gmail/v1/users/me/messages/{id}'] ?? 0;
-    const activeSec = timeline.firstRequestAt !== null && timeline.lastRequestAt !== null ? Math.max(0.1, (timeline.lastRequestAt - timeline.firstRequestAt) / 1000) : totalSec;
+    const activeSec =
+      timeline.firstRequestAt !== null && timeline.lastRequestAt !== null ? Math.max(0.1, (timeline.lastRequestAt - timeline.firstRequestAt) / 1000) : totalSec;
     const unitsPerMin = stats.unitsUsed / (totalSec / 60);
     const msgsPerSec = n / totalSec;
     // Nothing lost: every listed message processed once by the job, none unreconciled, and every
@@ -231,12 +281,17 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     m['unitsPerMin'] = metric(round(unitsPerMin, 0), 'units/min', 'throughput', 'units the fake server accepted ÷ total time');
     m['fractionOfCeiling'] = metric(round(unitsPerMin / ceilingUnitsPerMin, 3), '×', 'ratio', 'units/min consumed ÷ quota ceiling (scaled)');
     m['msgsFractionOfCeiling'] = metric(round(msgsPerSec / ceilingMsgsPerSec, 3), '×', 'ratio', 'msgs/s ÷ ceiling msgs/s (list/profile units excluded)');
-    m['activeFractionOfCeiling'] = metric(round(stats.unitsUsed / (activeSec / 60) / ceilingUnitsPerMin, 3), '×', 'ratio', 'over the span of API traffic only (job start-up and the final health rebuild excluded)');
+    m['activeFractionOfCeiling'] = metric(
+      round(stats.unitsUsed / (activeSec / 60) / ceilingUnitsPerMin, 3),
+      '×',
+      'ratio',
+      'over the span of API traffic only (job start-up and the final health rebuild excluded)',
+    );
     m['http429'] = metric(stats.throttled, 'responses', 'count', 'answers 429 from the fake server');
     m['requests'] = metric(stats.requests, 'requests', 'count');
     m['unitsUsed'] = metric(stats.unitsUsed, 'units', 'count');
     m['stored.interactions'] = metric(counts.interactions, 'rows', 'count', 'one row per message and client');
-    m['stored.messages'] = metric(counts.storedMessages, 'msgs', 'count', 'distinct Message-IDs in interactions = the job\'s items added');
+    m['stored.messages'] = metric(counts.storedMessages, 'msgs', 'count', "distinct Message-IDs in interactions = the job's items added");
     m['stored.processed'] = metric(counts.job.processed!, 'msgs', 'count', "the job's items processed (added + updated + skipped + filtered + errors)");
     m['lost'] = metric(lost, 'msgs', 'count', 'messages − processed + unreconciled');
     if (runnerPeak !== null) m['runner.peakRssMB'] = metric(round(runnerPeak / MB, 0), 'MB', 'memory', 'VmHWM of the chs serve process');
@@ -245,10 +300,18 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     r.targets.push(target('no more than a handful of 429s', m, 'http429', '<=', 5));
     r.targets.push(target('no message lost', m, 'lost', '<=', 0));
     Object.assign(r.details, {
-      fakeServer: stats, gets, duplicateGets: gets - n, activeSec: round(activeSec, 1), allStored, counts, sessionStats: status.stats,
+      fakeServer: stats,
+      gets,
+      duplicateGets: gets - n,
+      activeSec: round(activeSec, 1),
+      allStored,
+      counts,
+      sessionStats: status.stats,
       unitsPerSecond: timeline.unitsPerSecond,
     });
-    log(`${round(msgsPerSec, 1)} msgs/s, ${round(unitsPerMin, 0)} units/min = ${round((100 * unitsPerMin) / ceilingUnitsPerMin, 1)}% of the ceiling, ${stats.throttled} × 429, ${round(totalSec, 1)} s; stored ${counts.storedMessages} messages as ${counts.interactions} interactions, processed ${counts.job.processed}/${n}`);
+    log(
+      `${round(msgsPerSec, 1)} msgs/s, ${round(unitsPerMin, 0)} units/min = ${round((100 * unitsPerMin) / ceilingUnitsPerMin, 1)}% of the ceiling, ${stats.throttled} × 429, ${round(totalSec, 1)} s; stored ${counts.storedMessages} messages as ${counts.interactions} interactions, processed ${counts.job.processed}/${n}`,
+    );
     return r.finish();
   } finally {
     if (sampler) clearInterval(sampler);

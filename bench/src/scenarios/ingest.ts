@@ -55,7 +55,16 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   const baselineSample = Math.min(o.baselineSample ?? box.messages, box.messages);
   const stagesSample = Math.min(o.stagesSample ?? 3000, box.messages);
   const pgUrl = o.pgUrl ?? DEFAULT_BENCH_PG_URL;
-  const r = startResult('ingest', { messages: box.messages, profile, baselineSample, stagesSample, workers, parsers, defaultParser: DEFAULT_BACKEND, mailbox: box.path });
+  const r = startResult('ingest', {
+    messages: box.messages,
+    profile,
+    baselineSample,
+    stagesSample,
+    workers,
+    parsers,
+    defaultParser: DEFAULT_BACKEND,
+    mailbox: box.path,
+  });
   const { metrics: m, details } = r;
   const fileMB = box.bytes / MB;
   m['input.messages'] = metric(box.messages, 'msgs', 'count');
@@ -76,7 +85,12 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   const baseRate = base.messages / (base.parseMs / 1000);
   m['baseline.mailparser.msgsPerSec'] = metric(round(baseRate, 0), 'msgs/s', 'throughput', 'messages / time inside simpleParser (split left out)');
   m['baseline.mailparser.cpuMsPerMsg'] = metric(round(base.cpuMs / base.messages, 3), 'ms/msg', 'time', 'CPU of the process (split included) / messages');
-  m['baseline.mailparser.coresUsed'] = metric(round(base.cpuMs / base.wallMs, 2), 'cores', 'count', 'CPU time ÷ wall time: below 1 means other work took the core');
+  m['baseline.mailparser.coresUsed'] = metric(
+    round(base.cpuMs / base.wallMs, 2),
+    'cores',
+    'count',
+    'CPU time ÷ wall time: below 1 means other work took the core',
+  );
   m['baseline.mailparser.withSplit.msgsPerSec'] = metric(round(base.messages / (base.wallMs / 1000), 0), 'msgs/s', 'throughput', 'wall time, split included');
 
   // ── the headline: the whole command, on each dialect ──
@@ -95,14 +109,26 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     const n = s.itemsProcessed;
     const p = `command.${dialect}`;
     m[`${p}.wallSec`] = metric(round(c.wallMs / 1000, 2), 's', 'time', 'spawn to exit: start-up, ingest, health rebuild, close');
-    m[`${p}.msgsPerSec`] = metric(round(n / (c.wallMs / 1000), 0), 'msgs/s', 'throughput', 'messages ÷ the whole command\'s wall time');
-    m[`ratio.command.${dialect}`] = metric(round(n / (c.wallMs / 1000) / baseWithSplitRate, 2), '×', 'ratio', 'HEADLINE: whole command msgs/s ÷ sequential simpleParser msgs/s (split included), same run');
+    m[`${p}.msgsPerSec`] = metric(round(n / (c.wallMs / 1000), 0), 'msgs/s', 'throughput', "messages ÷ the whole command's wall time");
+    m[`ratio.command.${dialect}`] = metric(
+      round(n / (c.wallMs / 1000) / baseWithSplitRate, 2),
+      '×',
+      'ratio',
+      'HEADLINE: whole command msgs/s ÷ sequential simpleParser msgs/s (split included), same run',
+    );
     m[`${p}.peakRssMB`] = metric(round(c.peakRssBytes / MB), 'MB', 'memory', `whole process, workers included (${c.method})`);
     m[`${p}.cpuSec`] = metric(round(c.cpuMs / 1000, 1), 's', 'time', 'user + system CPU of all its threads');
     m[`${p}.coresUsed`] = metric(round(c.cpuMs / c.wallMs, 2), 'cores', 'count', 'CPU ÷ wall: 2 is both cores busy all along');
-    if (s.startupMs !== undefined) m[`${p}.startupSec`] = metric(round(s.startupMs / 1000, 2), 's', 'time', 'process start to the first message read: Node, modules, config, database opened and migrated');
+    if (s.startupMs !== undefined)
+      m[`${p}.startupSec`] = metric(
+        round(s.startupMs / 1000, 2),
+        's',
+        'time',
+        'process start to the first message read: Node, modules, config, database opened and migrated',
+      );
     m[`${p}.ingestSec`] = metric(round(s.durationMs / 1000, 2), 's', 'time', 'ingestSource inside the command: read → workers → store');
-    if (s.health?.durationMs !== undefined) m[`${p}.healthSec`] = metric(round(s.health.durationMs / 1000, 2), 's', 'time', 'the health rebuild after the ingest');
+    if (s.health?.durationMs !== undefined)
+      m[`${p}.healthSec`] = metric(round(s.health.durationMs / 1000, 2), 's', 'time', 'the health rebuild after the ingest');
     m[`${p}.main.readSec`] = metric(round(s.stages.readMs / 1000, 2), 's', 'time', 'main thread: reading and splitting the mbox');
     m[`${p}.main.waitWorkersSec`] = metric(round(s.stages.waitMs / 1000, 2), 's', 'time', 'main thread: waiting for worker results');
     m[`${p}.main.writeSec`] = metric(round(s.stages.writeMs / 1000, 2), 's', 'time', 'main thread: storing batches');
@@ -113,7 +139,12 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
       m['input.keptShare'] = metric(round((s.itemsAdded + s.itemsUpdated) / n, 3), 'share', 'count', 'messages stored as client interactions');
       m['input.parsedShare'] = metric(round(parsed / n, 3), 'share', 'count', 'messages MIME-parsed (kept + duplicates of kept)');
       m['input.filteredShare'] = metric(round(s.itemsFiltered / n, 3), 'share', 'count', 'bulk, lists, auto-replies, bounces (headers only)');
-      m['input.skippedOnHeadersShare'] = metric(round(((s.skipped.internal ?? 0) + (s.skipped.no_client ?? 0)) / n, 3), 'share', 'count', 'internal or no client (free-mail): decided on headers');
+      m['input.skippedOnHeadersShare'] = metric(
+        round(((s.skipped.internal ?? 0) + (s.skipped.no_client ?? 0)) / n, 3),
+        'share',
+        'count',
+        'internal or no client (free-mail): decided on headers',
+      );
     }
   }
   details.commands = commands;
@@ -121,8 +152,14 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
   log(`per-stage pass, sequential (${stagesSample} messages) …`);
   const stages = await runChild('stages', { path: box.path, limit: stagesSample, workspace: box.workspace });
   details.stages = stages;
-  m['stages.bodyParsedShare'] = metric(round(stages.bodyParsedShare, 3), 'share', 'count', 'messages kept after head, filter and resolve: the only ones MIME-parsed');
-  for (const [k, v] of Object.entries(stages.msPerMessage)) m[`stages.${k}.cpuMsPerMsg`] = metric(round(v, 3), 'ms/msg', 'time', 'CPU time, one thread, sequential sample');
+  m['stages.bodyParsedShare'] = metric(
+    round(stages.bodyParsedShare, 3),
+    'share',
+    'count',
+    'messages kept after head, filter and resolve: the only ones MIME-parsed',
+  );
+  for (const [k, v] of Object.entries(stages.msPerMessage))
+    m[`stages.${k}.cpuMsPerMsg`] = metric(round(v, 3), 'ms/msg', 'time', 'CPU time, one thread, sequential sample');
 
   const runs: Record<string, IngestResult> = {};
   for (const parser of parsers) {
@@ -140,20 +177,29 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     m[`${p}.withHealth.msgsPerSec`] = metric(round(n / (res.wallMs / 1000), 0), 'msgs/s', 'throughput', 'engine.ingest: the above plus the health rebuild');
     m[`${p}.healthSec`] = metric(round(res.healthMs / 1000, 2), 's', 'time');
     m[`${p}.peakRssMB`] = metric(round(peakRss(res) / MB), 'MB', 'memory', 'whole process (workers included): max of 25 ms samples and VmHWM');
-    if (res.ingestPhasePeakBytes !== null) m[`${p}.ingestPhasePeakRssMB`] = metric(round(res.ingestPhasePeakBytes / MB), 'MB', 'memory', 'peak up to the last batch stored');
-    if (res.healthPhasePeakBytes !== null) m[`${p}.healthPhasePeakRssMB`] = metric(round(res.healthPhasePeakBytes / MB), 'MB', 'memory', 'peak during the health rebuild after it');
+    if (res.ingestPhasePeakBytes !== null)
+      m[`${p}.ingestPhasePeakRssMB`] = metric(round(res.ingestPhasePeakBytes / MB), 'MB', 'memory', 'peak up to the last batch stored');
+    if (res.healthPhasePeakBytes !== null)
+      m[`${p}.healthPhasePeakRssMB`] = metric(round(res.healthPhasePeakBytes / MB), 'MB', 'memory', 'peak during the health rebuild after it');
     m[`${p}.cpuMsPerMsg`] = metric(round(res.cpuMs / n, 3), 'ms/msg', 'time', 'user+system CPU of all threads / messages');
     m[`${p}.coresUsed`] = metric(round(res.cpuMs / res.wallMs, 2), 'cores', 'count', 'CPU time ÷ wall time of the whole process (health rebuild included)');
     m[`${p}.main.readSec`] = metric(round(res.stages.readMs / 1000, 2), 's', 'time', 'main thread: reading and splitting the mbox');
     m[`${p}.main.waitWorkersSec`] = metric(round(res.stages.waitMs / 1000, 2), 's', 'time', 'main thread: waiting for parse/filter/score results');
     m[`${p}.main.writeSec`] = metric(round(res.stages.writeMs / 1000, 2), 's', 'time', 'main thread: resolve + store (single writer)');
-    m[`ratio.ingestSource.${parser}`] = metric(round(n / (res.ingestMs / 1000) / baseRate, 2), '×', 'ratio', 'secondary (the old headline): ingestSource msgs/s ÷ simpleParser msgs/s with the split left out');
+    m[`ratio.ingestSource.${parser}`] = metric(
+      round(n / (res.ingestMs / 1000) / baseRate, 2),
+      '×',
+      'ratio',
+      'secondary (the old headline): ingestSource msgs/s ÷ simpleParser msgs/s with the split left out',
+    );
   }
   details.e2e = runs;
 
   r.targets.push(target('whole chs ingest on SQLite ≥ 2.5× sequential mailparser (split included)', m, 'ratio.command.sqlite', '>=', 2.5));
-  if (commands.postgres) r.targets.push(target('whole chs ingest on PostgreSQL ≥ 2× sequential mailparser (split included)', m, 'ratio.command.postgres', '>=', 2));
-  if (box.messages >= 50_000) r.targets.push(target(`peak RSS of the whole ${box.messages}-message chs ingest (SQLite) < 350 MB`, m, 'command.sqlite.peakRssMB', '<=', 350));
+  if (commands.postgres)
+    r.targets.push(target('whole chs ingest on PostgreSQL ≥ 2× sequential mailparser (split included)', m, 'ratio.command.postgres', '>=', 2));
+  if (box.messages >= 50_000)
+    r.targets.push(target(`peak RSS of the whole ${box.messages}-message chs ingest (SQLite) < 350 MB`, m, 'command.sqlite.peakRssMB', '<=', 350));
   r.targets.push(target('chs ingest starts (process start to first message) in < 0.3 s', m, 'command.sqlite.startupSec', '<=', 0.3));
   return r.finish();
 }

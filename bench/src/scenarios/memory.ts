@@ -45,6 +45,7 @@ export async function memoryScenario(o: MemoryScenarioOptions = {}): Promise<Ben
     m['memory.peakRatio'] = metric(round(peaks[peaks.length - 1]! / peaks[0]!, 2), '×', 'memory', `peak RSS at ${large} ÷ peak RSS at ${small}`);
     r.targets.push(target(`peak RSS at ${large} within 1.1× of ${small}`, m, 'memory.peakRatio', '<=', 1.1));
   }
-  for (const size of sizes) if (size <= 50_000) r.targets.push(target(`peak RSS of the whole chs ingest at ${size} < 350 MB`, m, `memory.${size}.peakRssMB`, '<=', 350));
+  for (const size of sizes)
+    if (size <= 50_000) r.targets.push(target(`peak RSS of the whole chs ingest at ${size} < 350 MB`, m, `memory.${size}.peakRssMB`, '<=', 350));
   return r.finish();
 }

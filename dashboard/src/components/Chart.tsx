@@ -14,7 +14,9 @@ import { useEffect, useRef } from 'preact/hooks';
 
 echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, MarkLineComponent, AriaComponent, CanvasRenderer]);
 
-export type ChartOption = ComposeOption<BarSeriesOption | LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption | MarkLineComponentOption | AriaComponentOption>;
+export type ChartOption = ComposeOption<
+  BarSeriesOption | LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption | MarkLineComponentOption | AriaComponentOption
+>;
 
 export function Chart(props: { option: ChartOption; label: string; height?: number; testId?: string }) {
   const el = useRef<HTMLDivElement>(null);

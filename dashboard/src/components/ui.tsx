@@ -71,10 +71,29 @@ export function Stat(props: { label: string; value: string; detail?: ComponentCh
 export function TrendArrow(props: { change: number | null | undefined; min?: number }) {
   const min = props.min ?? 1;
   const c = props.change;
-  if (c === null || c === undefined) return <span class="muted" aria-label="no change known">·</span>;
-  if (c >= min) return <span class="up" title={`up ${c.toFixed(1)}`} aria-label={`up ${c.toFixed(1)}`}>↑</span>;
-  if (c <= -min) return <span class="down" title={`down ${Math.abs(c).toFixed(1)}`} aria-label={`down ${Math.abs(c).toFixed(1)}`}>↓</span>;
-  return <span class="flat" title="stable" aria-label="stable">→</span>;
+  if (c === null || c === undefined)
+    return (
+      <span class="muted" aria-label="no change known">
+        ·
+      </span>
+    );
+  if (c >= min)
+    return (
+      <span class="up" title={`up ${c.toFixed(1)}`} aria-label={`up ${c.toFixed(1)}`}>
+        ↑
+      </span>
+    );
+  if (c <= -min)
+    return (
+      <span class="down" title={`down ${Math.abs(c).toFixed(1)}`} aria-label={`down ${Math.abs(c).toFixed(1)}`}>
+        ↓
+      </span>
+    );
+  return (
+    <span class="flat" title="stable" aria-label="stable">
+      →
+    </span>
+  );
 }
 
 /** A score with its colour band against the risk threshold. */

@@ -43,7 +43,11 @@ export interface Query<T> {
  */
 export function useQuery<T>(load: (ctx: AppContextValue) => Promise<T>, deps: unknown[]): Query<T> {
   const ctx = useApp();
-  const [state, setState] = useState<{ data: T | undefined; error: ApiError | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: ApiError | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
   useEffect(() => {
@@ -71,7 +75,9 @@ export function toApiError(err: unknown): ApiError {
 }
 
 /** An action (a button): its running state and error; a 401 signs out. */
-export function useAction<A extends unknown[], T>(run: (ctx: AppContextValue, ...args: A) => Promise<T>): {
+export function useAction<A extends unknown[], T>(
+  run: (ctx: AppContextValue, ...args: A) => Promise<T>,
+): {
   run: (...args: A) => Promise<T | undefined>;
   busy: boolean;
   error: ApiError | undefined;

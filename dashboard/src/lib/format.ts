@@ -44,7 +44,10 @@ export function formatDate(value: string | null | undefined, l: Locale): string 
 export function formatMoney(amount: number | null | undefined, l: Locale): string {
   if (amount === null || amount === undefined) return '—';
   try {
-    return cached(`m|${l.lang}|${l.currency}`, () => new Intl.NumberFormat(l.lang, { style: 'currency', currency: l.currency, maximumFractionDigits: 0 })).format(amount);
+    return cached(
+      `m|${l.lang}|${l.currency}`,
+      () => new Intl.NumberFormat(l.lang, { style: 'currency', currency: l.currency, maximumFractionDigits: 0 }),
+    ).format(amount);
   } catch {
     return `${Math.round(amount).toLocaleString(l.lang)} ${l.currency}`;
   }

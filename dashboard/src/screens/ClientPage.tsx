@@ -126,13 +126,18 @@ export function ClientPage(props: { clientId: string }) {
   const id = props.clientId;
   const [range, setRange] = useState(90);
   const [offset, setOffset] = useState(0);
-  const details = useQuery(({ api }) => unwrap(api.GET('/api/clients/{clientId}', { params: { path: { clientId: id }, query: { workspaceId: workspace } } })), [workspace, id]);
+  const details = useQuery(
+    ({ api }) => unwrap(api.GET('/api/clients/{clientId}', { params: { path: { clientId: id }, query: { workspaceId: workspace } } })),
+    [workspace, id],
+  );
   const history = useQuery(
-    ({ api }) => unwrap(api.GET('/api/clients/{clientId}/health-history', { params: { path: { clientId: id }, query: { workspaceId: workspace, windowDays: range } } })),
+    ({ api }) =>
+      unwrap(api.GET('/api/clients/{clientId}/health-history', { params: { path: { clientId: id }, query: { workspaceId: workspace, windowDays: range } } })),
     [workspace, id, range],
   );
   const timeline = useQuery(
-    ({ api }) => unwrap(api.GET('/api/clients/{clientId}/interactions', { params: { path: { clientId: id }, query: { workspaceId: workspace, limit: PAGE, offset } } })),
+    ({ api }) =>
+      unwrap(api.GET('/api/clients/{clientId}/interactions', { params: { path: { clientId: id }, query: { workspaceId: workspace, limit: PAGE, offset } } })),
     [workspace, id, offset],
   );
   const option = useMemo(() => (history.data ? historyOption(history.data, threshold, locale) : null), [history.data, threshold, locale]);
@@ -148,7 +153,12 @@ export function ClientPage(props: { clientId: string }) {
     );
   }
   const d = details.data;
-  if (!d) return <main id="main" class="screen"><Loading what="the client" /></main>;
+  if (!d)
+    return (
+      <main id="main" class="screen">
+        <Loading what="the client" />
+      </main>
+    );
   const c = d.client;
   return (
     <main id="main" class="screen">
@@ -161,10 +171,20 @@ export function ClientPage(props: { clientId: string }) {
         </h1>
       </div>
       <div class="stats">
-        <Stat label="Health" value={c.sentimentScore.toFixed(1)} tone={c.sentimentScore < threshold ? 'bad' : undefined} detail={d.health.confidence === null ? 'no score yet' : `confidence ${(d.health.confidence * 100).toFixed(0)}%`} />
+        <Stat
+          label="Health"
+          value={c.sentimentScore.toFixed(1)}
+          tone={c.sentimentScore < threshold ? 'bad' : undefined}
+          detail={d.health.confidence === null ? 'no score yet' : `confidence ${(d.health.confidence * 100).toFixed(0)}%`}
+        />
         <Stat label="MRR" value={formatMoney(c.mrr, locale)} detail={c.renewalDate ? `renews ${formatDate(c.renewalDate, locale)}` : 'no renewal date'} />
         <Stat label="Interactions" value={String(d.metrics.totalInteractions)} detail={`${d.metrics.lastMonthInteractions} in the last 30 days`} />
-        <Stat label="Sentiment trend" value={d.metrics.sentimentTrend} detail={d.metrics.avgResponseTime === null ? 'no replies yet' : `we reply in ${d.metrics.avgResponseTime.toFixed(1)} h on average`} tone={d.metrics.sentimentTrend === 'declining' ? 'bad' : d.metrics.sentimentTrend === 'improving' ? 'good' : undefined} />
+        <Stat
+          label="Sentiment trend"
+          value={d.metrics.sentimentTrend}
+          detail={d.metrics.avgResponseTime === null ? 'no replies yet' : `we reply in ${d.metrics.avgResponseTime.toFixed(1)} h on average`}
+          tone={d.metrics.sentimentTrend === 'declining' ? 'bad' : d.metrics.sentimentTrend === 'improving' ? 'good' : undefined}
+        />
       </div>
       <Card title="Why">
         <p class="reason lead" data-testid="client-reason">
@@ -191,7 +211,14 @@ export function ClientPage(props: { clientId: string }) {
         <ErrorText error={history.error} retry={history.reload} />
         {history.loading && !history.data && <Loading what="the history" />}
         {history.data && history.data.days.length === 0 && <Empty>No score history in this range.</Empty>}
-        {option && history.data && history.data.days.length > 0 && <Chart option={option} label={`${c.name}: health score and sentiment, last ${range} days; hover a day for the reason of its move`} testId="score-history" height={300} />}
+        {option && history.data && history.data.days.length > 0 && (
+          <Chart
+            option={option}
+            label={`${c.name}: health score and sentiment, last ${range} days; hover a day for the reason of its move`}
+            testId="score-history"
+            height={300}
+          />
+        )}
         {history.data && history.data.days.length > 0 && (
           <details class="moves">
             <summary>The moves in words</summary>
@@ -234,9 +261,15 @@ export function ClientPage(props: { clientId: string }) {
               <thead>
                 <tr>
                   <th scope="col">Component</th>
-                  <th scope="col" class="num">Value</th>
-                  <th scope="col" class="num">Weight</th>
-                  <th scope="col" class="num">Points</th>
+                  <th scope="col" class="num">
+                    Value
+                  </th>
+                  <th scope="col" class="num">
+                    Weight
+                  </th>
+                  <th scope="col" class="num">
+                    Points
+                  </th>
                 </tr>
               </thead>
               <tbody>

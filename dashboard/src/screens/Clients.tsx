@@ -36,7 +36,10 @@ export function Clients() {
   const threshold = settings.workspace.riskThreshold;
   const clients = useQuery(({ api }) => unwrap(api.GET('/api/clients', { params: { query: { workspaceId: workspace } } })), [workspace]);
   // Each client's move over 7 days (every move of at least 0.1 point), for the trend arrow.
-  const deltas = useQuery(({ api }) => unwrap(api.GET('/api/metrics/deltas', { params: { query: { workspaceId: workspace, windowDays: 7, minDelta: 0.1 } } })), [workspace]);
+  const deltas = useQuery(
+    ({ api }) => unwrap(api.GET('/api/metrics/deltas', { params: { query: { workspaceId: workspace, windowDays: 7, minDelta: 0.1 } } })),
+    [workspace],
+  );
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: 'sentimentScore', dir: 1 });
   const [text, setText] = useState('');
   const [atRiskOnly, setAtRiskOnly] = useState(false);
@@ -101,7 +104,11 @@ export function Clients() {
               <thead>
                 <tr>
                   {COLUMNS.map((col) => (
-                    <th scope="col" class={col.num ? 'num' : undefined} aria-sort={sort.key === col.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+                    <th
+                      scope="col"
+                      class={col.num ? 'num' : undefined}
+                      aria-sort={sort.key === col.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+                    >
                       <button type="button" onClick={() => setSort((s) => ({ key: col.key, dir: s.key === col.key ? (s.dir === 1 ? -1 : 1) : 1 }))}>
                         {col.label}
                         <span aria-hidden="true">{sort.key === col.key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>

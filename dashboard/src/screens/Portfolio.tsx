@@ -68,7 +68,10 @@ export function Portfolio() {
         {
           type: 'bar',
           name: 'Clients',
-          data: distribution.map((n, i) => ({ value: n, itemStyle: { color: (i + 1) * 10 <= threshold ? '#c0392b' : i * 10 < threshold ? '#e67e22' : '#2e86de' } })),
+          data: distribution.map((n, i) => ({
+            value: n,
+            itemStyle: { color: (i + 1) * 10 <= threshold ? '#c0392b' : i * 10 < threshold ? '#e67e22' : '#2e86de' },
+          })),
         },
       ],
     }),
@@ -115,7 +118,12 @@ export function Portfolio() {
               detail={<span class={s.health.change7 < 0 ? 'down' : s.health.change7 > 0 ? 'up' : ''}>{formatChange(s.health.change7)} in 7 days</span>}
             />
             <Stat label="MRR" value={formatMoney(s.revenue.mrrTotal, locale)} detail={`${s.totals.clients} clients`} />
-            <Stat label="MRR at risk" value={formatMoney(s.revenue.mrrAtRisk, locale)} detail={`${s.health.atRiskCount} clients below ${s.health.threshold}`} tone={s.revenue.mrrAtRisk > 0 ? 'bad' : undefined} />
+            <Stat
+              label="MRR at risk"
+              value={formatMoney(s.revenue.mrrAtRisk, locale)}
+              detail={`${s.health.atRiskCount} clients below ${s.health.threshold}`}
+              tone={s.revenue.mrrAtRisk > 0 ? 'bad' : undefined}
+            />
             <Stat label="Renewals in 30 days" value={String(s.totals.renewals30d)} detail={formatMoney(s.revenue.renewals30dValue, locale)} />
           </div>
           <Card title="At risk" id="at-risk-title">
@@ -127,8 +135,12 @@ export function Portfolio() {
                   <thead>
                     <tr>
                       <th scope="col">Client</th>
-                      <th scope="col" class="num">Score</th>
-                      <th scope="col" class="num">MRR</th>
+                      <th scope="col" class="num">
+                        Score
+                      </th>
+                      <th scope="col" class="num">
+                        MRR
+                      </th>
                       <th scope="col">Renewal</th>
                       <th scope="col">Why</th>
                     </tr>
@@ -207,13 +219,17 @@ export function Portfolio() {
           <ErrorText error={trend.error} retry={trend.reload} />
           {trend.loading && !trend.data && <Loading what="the trend" />}
           {trend.data && trend.data.length === 0 && <Empty>No scores in this range yet.</Empty>}
-          {trendOption && trend.data && trend.data.length > 0 && <Chart option={trendOption} label={`Average health, last ${range} days, ${interval}`} testId="health-trend" />}
+          {trendOption && trend.data && trend.data.length > 0 && (
+            <Chart option={trendOption} label={`Average health, last ${range} days, ${interval}`} testId="health-trend" />
+          )}
         </Card>
         <Card title="Distribution of scores">
           <ErrorText error={clients.error} retry={clients.reload} />
           {clients.loading && !clients.data && <Loading what="the clients" />}
           {clients.data && clients.data.length === 0 && <Empty>No clients yet: ingest some mail first.</Empty>}
-          {clients.data && clients.data.length > 0 && <Chart option={distributionOption} label="Number of clients per score band of 10 points" testId="distribution" />}
+          {clients.data && clients.data.length > 0 && (
+            <Chart option={distributionOption} label="Number of clients per score band of 10 points" testId="distribution" />
+          )}
         </Card>
       </div>
     </main>

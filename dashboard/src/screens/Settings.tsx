@@ -25,7 +25,15 @@ function WorkspaceForm() {
     unwrap(
       api.PUT('/api/settings', {
         params: { query: { workspaceId: workspace } },
-        body: { workspace: { workspaceName: name, timezone, currency: currency.toUpperCase(), riskThreshold: Number(threshold), defaultWindowDays: Number(windowDays) } },
+        body: {
+          workspace: {
+            workspaceName: name,
+            timezone,
+            currency: currency.toUpperCase(),
+            riskThreshold: Number(threshold),
+            defaultWindowDays: Number(windowDays),
+          },
+        },
       }),
     ),
   );
@@ -94,7 +102,9 @@ function NotificationsForm() {
   const [n, setN] = useState<Notifications>(settings.workspace.notifications);
   const [saved, setSaved] = useState(false);
   const [sent, setSent] = useState<string | undefined>(undefined);
-  const save = useAction(({ api }) => unwrap(api.PUT('/api/settings', { params: { query: { workspaceId: workspace } }, body: { workspace: { notifications: n } } })));
+  const save = useAction(({ api }) =>
+    unwrap(api.PUT('/api/settings', { params: { query: { workspaceId: workspace } }, body: { workspace: { notifications: n } } })),
+  );
   const test = useAction(({ api }) => unwrap(api.POST('/api/notifications/test', { params: { query: { workspaceId: workspace, channel: 'email' } } })));
   return (
     <form
@@ -110,7 +120,8 @@ function NotificationsForm() {
       }}
     >
       <label class="check">
-        <input type="checkbox" checked={n.channels.email} onChange={(e) => setN({ ...n, channels: { ...n.channels, email: e.currentTarget.checked } })} /> Send by e-mail
+        <input type="checkbox" checked={n.channels.email} onChange={(e) => setN({ ...n, channels: { ...n.channels, email: e.currentTarget.checked } })} /> Send
+        by e-mail
       </label>
       {TOGGLES.map((t) => (
         <label class="check" key={t.key}>
@@ -164,8 +175,12 @@ function ApiKeys() {
   const [created, setCreated] = useState<{ name: string; key: string } | undefined>(undefined);
   const [copied, setCopied] = useState(false);
   const [confirming, setConfirming] = useState<string | undefined>(undefined);
-  const create = useAction(({ api }, keyName: string) => unwrap(api.POST('/api/settings/api-keys', { params: { query: { workspaceId: workspace } }, body: { name: keyName } })));
-  const revoke = useAction(({ api }, keyId: string) => unwrap(api.DELETE('/api/settings/api-keys/{keyId}', { params: { path: { keyId }, query: { workspaceId: workspace } } })));
+  const create = useAction(({ api }, keyName: string) =>
+    unwrap(api.POST('/api/settings/api-keys', { params: { query: { workspaceId: workspace } }, body: { name: keyName } })),
+  );
+  const revoke = useAction(({ api }, keyId: string) =>
+    unwrap(api.DELETE('/api/settings/api-keys/{keyId}', { params: { path: { keyId }, query: { workspaceId: workspace } } })),
+  );
   // The full key lives in this component's state only: leaving the screen forgets it.
   useEffect(() => () => setCreated(undefined), []);
 

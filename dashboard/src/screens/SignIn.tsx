@@ -40,7 +40,14 @@ export function SignIn(props: { message?: string | undefined; onSignedIn(session
         )}
         <label>
           Workspace domain
-          <input name="workspace" autoComplete="organization" placeholder="acme.com" value={workspace} onInput={(e) => setWorkspace(e.currentTarget.value)} required />
+          <input
+            name="workspace"
+            autoComplete="organization"
+            placeholder="acme.com"
+            value={workspace}
+            onInput={(e) => setWorkspace(e.currentTarget.value)}
+            required
+          />
         </label>
         <label>
           API key

@@ -16,17 +16,23 @@ const POLL_MS = 2000;
 function Integration(props: { provider: Provider; onStarted(): void }) {
   const { workspace, locale } = useApp();
   const p = props.provider;
-  const status = useQuery(({ api }) => unwrap(api.GET('/api/integrations/{provider}/status', { params: { path: { provider: p }, query: { workspaceId: workspace } } })), [workspace, p]);
+  const status = useQuery(
+    ({ api }) => unwrap(api.GET('/api/integrations/{provider}/status', { params: { path: { provider: p }, query: { workspaceId: workspace } } })),
+    [workspace, p],
+  );
   const [sinceDays, setSinceDays] = useState(90);
   const [message, setMessage] = useState<string | undefined>(undefined);
-  const sync = useAction(({ api }) => unwrap(api.POST('/api/integrations/{provider}/sync', { params: { path: { provider: p } }, body: { workspaceId: workspace } })));
-  const backfill = useAction(({ api }) => unwrap(api.POST('/api/integrations/{provider}/backfill', { params: { path: { provider: p } }, body: { workspaceId: workspace, sinceDays } })));
+  const sync = useAction(({ api }) =>
+    unwrap(api.POST('/api/integrations/{provider}/sync', { params: { path: { provider: p } }, body: { workspaceId: workspace } })),
+  );
+  const backfill = useAction(({ api }) =>
+    unwrap(api.POST('/api/integrations/{provider}/backfill', { params: { path: { provider: p } }, body: { workspaceId: workspace, sinceDays } })),
+  );
   const s = status.data;
   return (
     <section class="card integration" aria-labelledby={`int-${p}`}>
       <h2 id={`int-${p}`}>
-        {NAMES[p]}{' '}
-        {s && <span class={`badge ${s.connected ? 'positive' : 'neutral'}`}>{s.connected ? 'connected' : s.state.replace(/_/g, ' ')}</span>}
+        {NAMES[p]} {s && <span class={`badge ${s.connected ? 'positive' : 'neutral'}`}>{s.connected ? 'connected' : s.state.replace(/_/g, ' ')}</span>}
       </h2>
       <ErrorText error={status.error} retry={status.reload} />
       {status.loading && !s && <Loading />}
@@ -48,7 +54,11 @@ function Integration(props: { provider: Provider; onStarted(): void }) {
           )}
         </dl>
       )}
-      {s && !s.connected && <p class="muted small">Connect it with <code>chs connect {p}</code>.</p>}
+      {s && !s.connected && (
+        <p class="muted small">
+          Connect it with <code>chs connect {p}</code>.
+        </p>
+      )}
       <div class="row wrap">
         <button
           type="button"
@@ -95,7 +105,10 @@ export function Sources() {
   const { workspace, locale } = useApp();
   const status = useQuery(({ api }) => unwrap(api.GET('/api/ingest/status', { params: { query: { workspaceId: workspace } } })), [workspace]);
   const history = useQuery(({ api }) => unwrap(api.GET('/api/ingest/history', { params: { query: { workspaceId: workspace, limit: 20 } } })), [workspace]);
-  const stats = useQuery(({ api }) => unwrap(api.GET('/api/ingest/email-stats', { params: { query: { workspaceId: workspace, windowDays: 30 } } })), [workspace]);
+  const stats = useQuery(
+    ({ api }) => unwrap(api.GET('/api/ingest/email-stats', { params: { query: { workspaceId: workspace, windowDays: 30 } } })),
+    [workspace],
+  );
 
   const running = status.data?.currentJob && (status.data.currentJob.status === 'running' || status.data.currentJob.status === 'queued');
   // Live progress: poll while a job runs; the history is re-read when it ends.
@@ -162,10 +175,18 @@ export function Sources() {
                   <th scope="col">Source</th>
                   <th scope="col">Status</th>
                   <th scope="col">Duration</th>
-                  <th scope="col" class="num">Processed</th>
-                  <th scope="col" class="num">Added</th>
-                  <th scope="col" class="num">Updated</th>
-                  <th scope="col" class="num">Skipped</th>
+                  <th scope="col" class="num">
+                    Processed
+                  </th>
+                  <th scope="col" class="num">
+                    Added
+                  </th>
+                  <th scope="col" class="num">
+                    Updated
+                  </th>
+                  <th scope="col" class="num">
+                    Skipped
+                  </th>
                   <th scope="col">Errors</th>
                 </tr>
               </thead>
@@ -199,7 +220,9 @@ export function Sources() {
               <Stat label="Open rate" value={e.openTrackingEnabled ? formatPercent(e.openRate) : 'not tracked'} />
               <Stat
                 label="Processing errors"
-                value={String(e.processingErrors.parseErrors + e.processingErrors.attachmentErrors + e.processingErrors.sentimentErrors + e.processingErrors.charsetErrors)}
+                value={String(
+                  e.processingErrors.parseErrors + e.processingErrors.attachmentErrors + e.processingErrors.sentimentErrors + e.processingErrors.charsetErrors,
+                )}
                 detail={`parse ${e.processingErrors.parseErrors} · attachments ${e.processingErrors.attachmentErrors} · charset ${e.processingErrors.charsetErrors}`}
               />
             </div>
@@ -210,8 +233,12 @@ export function Sources() {
                   <thead>
                     <tr>
                       <th scope="col">Client</th>
-                      <th scope="col" class="num">E-mails</th>
-                      <th scope="col" class="num">Avg sentiment</th>
+                      <th scope="col" class="num">
+                        E-mails
+                      </th>
+                      <th scope="col" class="num">
+                        Avg sentiment
+                      </th>
                     </tr>
                   </thead>
                   <tbody>

@@ -26,7 +26,11 @@ afterEach(() => {
   history.replaceState(null, '', '/');
 });
 
-const names = (table: HTMLElement) => within(table).getAllByRole('row').slice(1).map((r) => r.querySelector('td')!.textContent);
+const names = (table: HTMLElement) =>
+  within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map((r) => r.querySelector('td')!.textContent);
 
 describe('the clients table', () => {
   it('sorts by a column both ways, filters by text, risk, CSM and exclusion, and shows trend arrows', async () => {
@@ -59,15 +63,43 @@ const details: Answer<'/api/clients/{clientId}'> = {
   client: client('c1', 'Brightwater', 25, { mrr: 12500 }),
   metrics: { totalInteractions: 33, avgResponseTime: 5.2, lastMonthInteractions: 7, sentimentTrend: 'declining' },
   contacts: [{ email: 'jo@brightwater.com', name: 'Jo Smith', title: 'COO', lastSeen: '2025-06-20T10:00:00.000Z' }],
-  health: { score: 25, date: '2025-06-30', confidence: 1, reason: 'Score 25.0: 2 messages say they will leave.', reasonCode: 'churn_intent', risks: [{ code: 'churn_intent', text: '2 messages say they will leave', interactionIds: ['i1'] }] },
+  health: {
+    score: 25,
+    date: '2025-06-30',
+    confidence: 1,
+    reason: 'Score 25.0: 2 messages say they will leave.',
+    reasonCode: 'churn_intent',
+    risks: [{ code: 'churn_intent', text: '2 messages say they will leave', interactionIds: ['i1'] }],
+  },
 };
-const interaction = { id: 'i1', type: 'email', subject: 'We are looking at other vendors', sentiment: 'negative', date: '2025-06-20T10:00:00.000Z', from: 'jo@brightwater.com', to: 'ana@acme.com', summary: 'They may not renew.', sentimentScore: -0.7, direction: 'inbound', source: 'mbox' };
+const interaction = {
+  id: 'i1',
+  type: 'email',
+  subject: 'We are looking at other vendors',
+  sentiment: 'negative',
+  date: '2025-06-20T10:00:00.000Z',
+  from: 'jo@brightwater.com',
+  to: 'ana@acme.com',
+  summary: 'They may not renew.',
+  sentimentScore: -0.7,
+  direction: 'inbound',
+  source: 'mbox',
+};
 const history90: Answer<'/api/clients/{clientId}/health-history'> = {
   clientId: 'c1',
   windowDays: 90,
   days: [
     { date: '2025-06-19', score: 70, confidence: 1, change: null, reasonCode: 'stable', reason: 'Stable.', sentiment: 60, interactionIds: [] },
-    { date: '2025-06-20', score: 25, confidence: 1, change: -45, reasonCode: 'churn_intent', reason: 'Said <they> will leave & go.', sentiment: 30, interactionIds: ['i1'] },
+    {
+      date: '2025-06-20',
+      score: 25,
+      confidence: 1,
+      change: -45,
+      reasonCode: 'churn_intent',
+      reason: 'Said <they> will leave & go.',
+      sentiment: 30,
+      interactionIds: ['i1'],
+    },
   ],
   components: [{ name: 'sentiment', value: 30, weight: 0.4, contribution: 12 }],
   evidence: [interaction],
@@ -78,7 +110,15 @@ describe('the client page', () => {
     api.on('GET', '/api/clients/c1', () => ({ body: details }));
     api.on('GET', '/api/clients/c1/health-history', () => ({ body: history90 }));
     api.on('GET', '/api/clients/c1/interactions', (url) => ({
-      body: { interactions: [interaction], pagination: { total: 45, limit: Number(url.searchParams.get('limit')), offset: Number(url.searchParams.get('offset')), hasMore: Number(url.searchParams.get('offset')) < 40 } },
+      body: {
+        interactions: [interaction],
+        pagination: {
+          total: 45,
+          limit: Number(url.searchParams.get('limit')),
+          offset: Number(url.searchParams.get('offset')),
+          hasMore: Number(url.searchParams.get('offset')) < 40,
+        },
+      },
     }));
   });
 
@@ -95,7 +135,9 @@ describe('the client page', () => {
     expect(screen.getByText(/Jun 20, 2025: −45.0 → 25.0. Said <they> will leave & go./)).toBeTruthy();
     expect(screen.getByText('1–1 of 45')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Older →' }));
-    await waitFor(() => expect(api.calls.some((c) => c.url.pathname === '/api/clients/c1/interactions' && c.url.searchParams.get('offset') === '20')).toBe(true));
+    await waitFor(() =>
+      expect(api.calls.some((c) => c.url.pathname === '/api/clients/c1/interactions' && c.url.searchParams.get('offset') === '20')).toBe(true),
+    );
   });
 
   it('saves MRR, renewal date, CSM owner and exclusion with one PATCH, and says so; an error in words', async () => {
@@ -115,7 +157,10 @@ describe('the client page', () => {
     await screen.findByText('Saved.');
     expect(patched).toEqual({ mrr: 9000, renewalDate: '2025-12-01', csmOwner: null, isExcluded: true });
 
-    api.on('PATCH', '/api/clients/c1', () => ({ status: 400, body: { error: 'body.csmOwner: must match format "email"', code: 'VALIDATION_ERROR', status: 400 } }));
+    api.on('PATCH', '/api/clients/c1', () => ({
+      status: 400,
+      body: { error: 'body.csmOwner: must match format "email"', code: 'VALIDATION_ERROR', status: 400 },
+    }));
     fireEvent.input(screen.getByLabelText('CSM owner'), { target: { value: 'nobody' } });
     fireEvent.submit(screen.getByRole('form', { name: 'Edit client' }));
     expect(await screen.findByText('body.csmOwner: must match format "email"')).toBeTruthy();
@@ -134,13 +179,26 @@ describe('the client page', () => {
 
 describe('API keys', () => {
   it('creates a key shown in full once with a copy button, lists keys masked, and revokes one after a confirmation', async () => {
-    const keys = [{ id: 'k1', name: 'Default key', key: 'sk-AbC…wxYz', lastUsedAt: null, isActive: true, createdAt: '2025-06-01T00:00:00.000Z', createdBy: null }];
-    api.on('GET', '/api/settings/user', () => ({ body: { user: { email: 'ana@acme.com', name: 'Ana', title: '', hasCompletedOnboarding: true, createdAt: '2025-01-01T00:00:00.000Z', lastLoginAt: null }, workspace: { domain: 'acme.com', name: 'Acme', plan: 'self-hosted', billingStatus: 'active' } } }));
+    const keys = [
+      { id: 'k1', name: 'Default key', key: 'sk-AbC…wxYz', lastUsedAt: null, isActive: true, createdAt: '2025-06-01T00:00:00.000Z', createdBy: null },
+    ];
+    api.on('GET', '/api/settings/user', () => ({
+      body: {
+        user: { email: 'ana@acme.com', name: 'Ana', title: '', hasCompletedOnboarding: true, createdAt: '2025-01-01T00:00:00.000Z', lastLoginAt: null },
+        workspace: { domain: 'acme.com', name: 'Acme', plan: 'self-hosted', billingStatus: 'active' },
+      },
+    }));
     api.on('GET', '/api/settings/api-keys', () => ({ body: { apiKeys: keys } }));
     api.on('POST', '/api/settings/api-keys', (_url, req) => {
       const name = (req.body as { name: string }).name;
       keys.push({ id: 'k2', name, key: 'sk-NeW…1234', lastUsedAt: null, isActive: true, createdAt: '2025-06-30T00:00:00.000Z', createdBy: null });
-      return { body: { success: true, message: 'created', apiKey: { id: 'k2', name, key: 'sk-NeWfullkeyfullkeyfullkeyfullkey1234', isActive: true, createdAt: '2025-06-30T00:00:00.000Z' } } };
+      return {
+        body: {
+          success: true,
+          message: 'created',
+          apiKey: { id: 'k2', name, key: 'sk-NeWfullkeyfullkeyfullkeyfullkey1234', isActive: true, createdAt: '2025-06-30T00:00:00.000Z' },
+        },
+      };
     });
     api.on('DELETE', '/api/settings/api-keys/k2', () => {
       keys.splice(1, 1);
@@ -186,16 +244,37 @@ describe('sources and jobs', () => {
     });
     for (const p of ['google', 'hubspot', 'intercom']) api.on('GET', `/api/integrations/${p}/status`, () => ({ body: integration(p, p === 'google') }));
     let polls = 0;
-    const job = (status: 'running' | 'completed', progress: number) => ({ jobId: 'job1', status, progress, startedAt: '2025-06-30T08:00:00.000Z', estimatedCompletion: null, sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } } });
+    const job = (status: 'running' | 'completed', progress: number) => ({
+      jobId: 'job1',
+      status,
+      progress,
+      startedAt: '2025-06-30T08:00:00.000Z',
+      estimatedCompletion: null,
+      sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } },
+    });
     api.on('GET', '/api/ingest/status', () => {
       polls += 1;
       return { body: { currentJob: polls < 3 ? job('running', polls * 30) : null, recentJobs: [] } };
     });
     api.on('GET', '/api/ingest/history', () => ({ body: { syncHistory: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } } }));
     api.on('GET', '/api/ingest/email-stats', () => ({
-      body: { windowDays: 30, emailsProcessed: 274, emailsInbound: 136, emailsOutbound: 138, openTrackingEnabled: false, openRate: 0, responseRate: 0.46, avgSentimentScore: 0.6, topClients: [], processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 }, note: '' },
+      body: {
+        windowDays: 30,
+        emailsProcessed: 274,
+        emailsInbound: 136,
+        emailsOutbound: 138,
+        openTrackingEnabled: false,
+        openRate: 0,
+        responseRate: 0.46,
+        avgSentimentScore: 0.6,
+        topClients: [],
+        processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 },
+        note: '',
+      },
     }));
-    api.on('POST', '/api/integrations/google/sync', () => ({ body: { success: true, message: 'Sync started for google', syncId: 'job1', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 } }));
+    api.on('POST', '/api/integrations/google/sync', () => ({
+      body: { success: true, message: 'Sync started for google', syncId: 'job1', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 },
+    }));
     history.replaceState(null, '', '/sources');
     render(<App initialSession={session} />);
     const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;

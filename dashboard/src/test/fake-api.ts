@@ -89,7 +89,16 @@ function summary(threshold: number): Answer<'/api/metrics/summary'> {
     revenue: { mrrTotal: 15500, mrrAtRisk: 12500, renewals30dValue: 2000, avgClientValue: 5166.67 },
     health: { avgScore: 52.3, change7: -2.4, change7Pct: -4.4, threshold, atRiskCount: 1, improvingCount: 1 },
     lists: {
-      topRisks: [{ clientId: 'c1', name: 'Brightwater', score: 25, mrr: 12500, reason: 'Score 25.0: 2 messages in the last 30 days say they will leave or not renew.', reasonCode: 'churn_intent' }],
+      topRisks: [
+        {
+          clientId: 'c1',
+          name: 'Brightwater',
+          score: 25,
+          mrr: 12500,
+          reason: 'Score 25.0: 2 messages in the last 30 days say they will leave or not renew.',
+          reasonCode: 'churn_intent',
+        },
+      ],
       topImproving: [{ clientId: 'c3', name: 'Vantage', score: 81, scoreChange: 12.5, mrr: 1000 }],
       renewals: [{ clientId: 'c2', name: 'Calderon', renewalDate: '2025-07-15', mrr: 2000, daysUntil: 15 }],
     },
@@ -103,10 +112,27 @@ export function standardRoutes(api: FakeApi): void {
   api.on('GET', '/api/settings', () => ({ body: SETTINGS }));
   api.on('GET', '/api/metrics/summary', (url) => ({ body: summary(Number(url.searchParams.get('riskThreshold') ?? 40)) }));
   api.on('GET', '/api/clients', () => ({
-    body: [client('c1', 'Brightwater', 25, { mrr: 12500, renewalDate: '2025-09-01' }), client('c2', 'Calderon', 55, { mrr: 2000, csmOwner: 'csm2@acme.com' }), client('c3', 'Vantage', 81, { mrr: 1000, isExcluded: true, renewalDate: null })],
+    body: [
+      client('c1', 'Brightwater', 25, { mrr: 12500, renewalDate: '2025-09-01' }),
+      client('c2', 'Calderon', 55, { mrr: 2000, csmOwner: 'csm2@acme.com' }),
+      client('c3', 'Vantage', 81, { mrr: 1000, isExcluded: true, renewalDate: null }),
+    ],
   }));
-  api.on('GET', '/api/metrics/trends/health', () => ({ body: [{ date: '2025-06-29', avgScore: 53, clientCount: 3 }, { date: '2025-06-30', avgScore: 52.3, clientCount: 3 }] }));
+  api.on('GET', '/api/metrics/trends/health', () => ({
+    body: [
+      { date: '2025-06-29', avgScore: 53, clientCount: 3 },
+      { date: '2025-06-30', avgScore: 52.3, clientCount: 3 },
+    ],
+  }));
   api.on('GET', '/api/metrics/deltas', () => ({
-    body: [{ reason: 'churn_intent', totalDelta: -30, count: 1, avgDelta: -30, clients: [{ id: 'c1', name: 'Brightwater', delta: -30, currentScore: 25, previousScore: 55 }] }],
+    body: [
+      {
+        reason: 'churn_intent',
+        totalDelta: -30,
+        count: 1,
+        avgDelta: -30,
+        clients: [{ id: 'c1', name: 'Brightwater', delta: -30, currentScore: 25, previousScore: 55 }],
+      },
+    ],
   }));
 }

@@ -23,10 +23,15 @@ export function createProgressView(stream: NodeJS.WritableStream & { isTTY?: boo
     update(p) {
       const payload = { rate: Math.round(p.rate), added: p.added ?? 0, errors: p.errors ?? 0 };
       const total = p.total ?? Math.max(p.processed, 1);
-      if (!started) { bar.start(total, p.processed, payload); started = true; }
+      if (!started) {
+        bar.start(total, p.processed, payload);
+        started = true;
+      }
       bar.setTotal(total);
       bar.update(p.processed, payload);
     },
-    stop() { if (started) bar.stop(); },
+    stop() {
+      if (started) bar.stop();
+    },
   };
 }

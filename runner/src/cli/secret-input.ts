@@ -40,7 +40,7 @@ async function readStdin(ctx: CliContext, from: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk);
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += b.length;
     if (size > MAX_SECRET_BYTES) throw new ChsError('INVALID_INPUT', `${from}: more than ${MAX_SECRET_BYTES} bytes on stdin`);
     chunks.push(b);
@@ -70,7 +70,10 @@ export async function readSecrets<K extends string>(ctx: CliContext, specs: Reco
   const names = Object.keys(specs) as K[];
   const fromStdin = names.filter((k) => specs[k].stdin || specs[k].value === '-' || specs[k].file === '-');
   if (fromStdin.length > 1) {
-    throw new ChsError('INVALID_INPUT', `only one secret can be read from stdin; give the others with --<name>-file or the environment (${fromStdin.map((k) => specs[k].name).join(', ')})`);
+    throw new ChsError(
+      'INVALID_INPUT',
+      `only one secret can be read from stdin; give the others with --<name>-file or the environment (${fromStdin.map((k) => specs[k].name).join(', ')})`,
+    );
   }
   const out = {} as Record<K, string | undefined>;
   for (const k of names) {

@@ -17,7 +17,10 @@ export function captureContext(env: NodeJS.ProcessEnv): { ctx: CliContext; stdou
   const stdout = new Capture();
   const stderr = new Capture();
   const ctx: CliContext = {
-    env, stdout, stderr, stdin: process.stdin,
+    env,
+    stdout,
+    stderr,
+    stdin: process.stdin,
     config: (flags) => loadConfig(env, flags),
     openEngine: (config) => createEngine({ database: config.databaseUrl, ...(config.now ? { clock: fixedClock(config.now) } : {}) }),
   };

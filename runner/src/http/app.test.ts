@@ -53,7 +53,15 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
       cb();
     },
   });
-  return { stream, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('validation of parameters', () => {
@@ -74,10 +82,24 @@ describe('validation of parameters', () => {
       expect(body.query).toEqual({ workspaceId: 'acme.com', limit: 20, offset: 0 });
       expect(body.auth).toEqual({ workspaceId: 'acme.com', keyId: t.apiKeyId, userId: t.ownerId });
 
-      const got = (await (await t.request(`/api/probe/list?workspaceId=${t.workspaceId}&limit=100&offset=5&flag=true&status=failed&from=2024-01-01T00:00:00Z`)).json()) as { query: Record<string, unknown> };
+      const got = (await (
+        await t.request(`/api/probe/list?workspaceId=${t.workspaceId}&limit=100&offset=5&flag=true&status=failed&from=2024-01-01T00:00:00Z`)
+      ).json()) as { query: Record<string, unknown> };
       expect(got.query).toEqual({ workspaceId: 'acme.com', limit: 100, offset: 5, flag: true, status: 'failed', from: '2024-01-01T00:00:00Z' });
 
-      for (const bad of ['limit=abc', 'limit=101', 'limit=0', 'limit=1.5', 'limit=true', 'limit=', 'offset=-1', 'flag=yes', 'status=running', 'from=yesterday', 'limit=10abc']) {
+      for (const bad of [
+        'limit=abc',
+        'limit=101',
+        'limit=0',
+        'limit=1.5',
+        'limit=true',
+        'limit=',
+        'offset=-1',
+        'flag=yes',
+        'status=running',
+        'from=yesterday',
+        'limit=10abc',
+      ]) {
         const res = await t.request(`/api/probe/list?workspaceId=${t.workspaceId}&${bad}`);
         expect(res.status, bad).toBe(400);
         const err = (await res.json()) as Record<string, unknown>;
@@ -128,10 +150,18 @@ describe('errors', () => {
   it('answers malformed JSON with 400 INVALID_JSON and other content types with 415', async () => {
     const t = await startTestApp();
     try {
-      const res = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', body: '{"profile": {', headers: { 'content-type': 'application/json' } });
+      const res = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, {
+        method: 'PUT',
+        body: '{"profile": {',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ error: expect.any(String), code: 'INVALID_JSON', status: 400 });
-      const xml = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', body: '<a/>', headers: { 'content-type': 'application/xml' } });
+      const xml = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, {
+        method: 'PUT',
+        body: '<a/>',
+        headers: { 'content-type': 'application/xml' },
+      });
       expect(xml.status).toBe(415);
       expect(await xml.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
       const badUrl = await t.request('/api/settings/%zz?workspaceId=acme.com');
@@ -226,9 +256,21 @@ describe('openapi.json', () => {
       const res = await t.request('/api/openapi.json', { key: null });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
-      const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }> }>>; components: Record<string, unknown> };
+      const doc = (await res.json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }> }>>;
+        components: Record<string, unknown>;
+      };
       expect(doc.openapi).toBe('3.1.0');
-      for (const p of ['/api/settings', '/api/settings/api-keys', '/api/settings/api-keys/{keyId}', '/api/settings/user', '/api/settings/complete-onboarding', '/api/notifications/test', '/api/probe/list']) {
+      for (const p of [
+        '/api/settings',
+        '/api/settings/api-keys',
+        '/api/settings/api-keys/{keyId}',
+        '/api/settings/user',
+        '/api/settings/complete-onboarding',
+        '/api/notifications/test',
+        '/api/probe/list',
+      ]) {
         expect(doc.paths[p], p).toBeDefined();
       }
       expect(Object.keys(doc.paths['/api/settings'] ?? {}).sort()).toEqual(['get', 'put']);

@@ -40,7 +40,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const foundationRoutes: RouteModule[] = [settingsRoutes, apiKeyRoutes];
 
 /** Trust the nearest `n` proxies (a hop count for CHS_TRUST_PROXY). */
-const hopsTrusted = (n: number) => (_address: string, hop: number): boolean => hop < n;
+const hopsTrusted =
+  (n: number) =>
+  (_address: string, hop: number): boolean =>
+    hop < n;
 
 /** The given parts of a route schema with the members that have a default dropped from `required`. */
 function optionalDefaults(schema: Record<string, unknown>, parts: string[]): Record<string, unknown> {
@@ -87,7 +90,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     connectionTimeout: timeouts.connectionTimeoutMs,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     // Node checks the request and headers timeouts on this tick (default 30 s, too coarse for them).
-    http: { headersTimeout: timeouts.headersTimeoutMs, requestTimeout: timeouts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs) },
+    http: {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+    },
     // Fastify's own 503-while-closing answers a body of another shape; ours (below) keeps the contract.
     return503OnClosing: false,
     schemaErrorFormatter: formatValidationErrors,
@@ -153,7 +160,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  meter = registerAuth(app, { keys: new ApiKeyVerifier(engine.store), dataVersion: () => engine.store.dataVersion('turn'), usage: keyUsage, limits: config.rateLimits, store: rateLimitStore });
+  meter = registerAuth(app, {
+    keys: new ApiKeyVerifier(engine.store),
+    dataVersion: () => engine.store.dataVersion('turn'),
+    usage: keyUsage,
+    limits: config.rateLimits,
+    store: rateLimitStore,
+  });
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -189,4 +202,3 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   return app;
 }
-

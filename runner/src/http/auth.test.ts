@@ -31,7 +31,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       await expectError(await t.request(path, { key: null }), 401, 'AUTH_INVALID_KEY');
       await expectError(await t.request(path, { key: 'sk-' + 'x'.repeat(43) }), 401, 'AUTH_INVALID_KEY');
       await expectError(await t.request(path, { key: 'not-a-key' }), 401, 'AUTH_INVALID_KEY');
-      await expectError(await t.request(path, { key: null, headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }), 401, 'AUTH_INVALID_KEY');
+      await expectError(
+        await t.request(path, { key: null, headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }),
+        401,
+        'AUTH_INVALID_KEY',
+      );
       await expectError(await t.request(path, { key: null, headers: { 'x-api-key': t.apiKey.slice(0, -1) } }), 401, 'AUTH_INVALID_KEY');
       // Auth comes before parameter validation: no key and no workspaceId is still 401.
       await expectError(await t.request('/api/settings', { key: null }), 401, 'AUTH_INVALID_KEY');
@@ -53,7 +57,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       // Case does not matter: the id is the lower-cased domain.
       expect((await t.request('/api/settings?workspaceId=ACME.com')).status).toBe(200);
       // workspaceId in a JSON body is checked too.
-      await expectError(await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: 'x', workspaceId: 'globex.com' } }), 403, 'FORBIDDEN_WORKSPACE');
+      await expectError(
+        await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: 'x', workspaceId: 'globex.com' } }),
+        403,
+        'FORBIDDEN_WORKSPACE',
+      );
       // Repeated workspaceId is not one string.
       await expectError(await t.request(`/api/settings?workspaceId=${t.workspaceId}&workspaceId=globex.com`), 400, 'VALIDATION_ERROR');
     } finally {
@@ -103,7 +111,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       expect((await get(appA, apiKey.key)).statusCode).toBe(200);
       expect((await get(appB, apiKey.key)).statusCode).toBe(200);
       // Runner B deletes the key; runner A's very next request with it fails.
-      const del = await appB.inject({ method: 'DELETE', url: `/api/settings/api-keys/${apiKey.id}?workspaceId=acme.com`, headers: { authorization: `Bearer ${spare.key}` } });
+      const del = await appB.inject({
+        method: 'DELETE',
+        url: `/api/settings/api-keys/${apiKey.id}?workspaceId=acme.com`,
+        headers: { authorization: `Bearer ${spare.key}` },
+      });
       expect(del.statusCode).toBe(200);
       const res = await get(appA, apiKey.key);
       expect(res.statusCode).toBe(401);
@@ -119,7 +131,10 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
   it('lists keys masked, shows the full key once, and reports lastUsedAt before any flush', async () => {
     const t = await startTestApp({ dialect });
     try {
-      const created = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: 'Zapier', workspaceId: t.workspaceId } });
+      const created = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, {
+        method: 'POST',
+        json: { name: 'Zapier', workspaceId: t.workspaceId },
+      });
       expect(created.status).toBe(200);
       const body = (await created.json()) as { success: boolean; apiKey: { id: string; name: string; key: string; isActive: boolean; createdAt: string } };
       expect(body.success).toBe(true);
@@ -130,7 +145,9 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       expect((await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { key: body.apiKey.key })).status).toBe(200);
 
       const list = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`);
-      const { apiKeys } = (await list.json()) as { apiKeys: Array<{ id: string; name: string; key: string; lastUsedAt: string | null; isActive: boolean; createdAt: string }> };
+      const { apiKeys } = (await list.json()) as {
+        apiKeys: Array<{ id: string; name: string; key: string; lastUsedAt: string | null; isActive: boolean; createdAt: string }>;
+      };
       expect(apiKeys.map((k) => k.name)).toEqual(['Default key', 'Zapier']);
       const text = JSON.stringify(apiKeys);
       expect(text).not.toContain(t.apiKey);
@@ -149,9 +166,21 @@ describe.each(dialects.map((d) => [d.name, d] as const))('auth on %s', (_name, d
       expect(stored.every((r) => r.last_used_at === null)).toBe(true);
 
       await expectError(await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: {} }), 400, 'VALIDATION_ERROR');
-      await expectError(await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: '' } }), 400, 'VALIDATION_ERROR');
-      await expectError(await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: '   ' } }), 400, 'INVALID_INPUT');
-      await expectError(await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: 'x'.repeat(101) } }), 400, 'VALIDATION_ERROR');
+      await expectError(
+        await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: '' } }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      await expectError(
+        await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: '   ' } }),
+        400,
+        'INVALID_INPUT',
+      );
+      await expectError(
+        await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', json: { name: 'x'.repeat(101) } }),
+        400,
+        'VALIDATION_ERROR',
+      );
     } finally {
       await t.app.close(); // flushes lastUsedAt
       const stored = await t.engine.store.db.selectFrom('api_keys').select('last_used_at').execute();

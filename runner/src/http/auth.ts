@@ -83,7 +83,9 @@ export function registerAuth(app: FastifyInstance, options: AuthHookOptions): Re
     } else if (needsAuth(request)) {
       throw new HttpError(
         'AUTH_INVALID_KEY',
-        presentedKey(request.headers) ? 'Invalid API key: unknown, deleted or inactive' : 'Missing API key: send "Authorization: Bearer <key>" or "X-API-Key: <key>"',
+        presentedKey(request.headers)
+          ? 'Invalid API key: unknown, deleted or inactive'
+          : 'Missing API key: send "Authorization: Bearer <key>" or "X-API-Key: <key>"',
       );
     }
   });

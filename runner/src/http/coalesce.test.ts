@@ -21,8 +21,14 @@ describe('Coalescer (single flight)', () => {
     const c = new Coalescer();
     const seen: string[] = [];
     const [x, y] = await Promise.all([
-      c.run('x', async () => { seen.push('x'); return 'X'; }),
-      c.run('y', async () => { seen.push('y'); return 'Y'; }),
+      c.run('x', async () => {
+        seen.push('x');
+        return 'X';
+      }),
+      c.run('y', async () => {
+        seen.push('y');
+        return 'Y';
+      }),
     ]);
     expect([x, y]).toEqual(['X', 'Y']);
     expect(seen.sort()).toEqual(['x', 'y']);
@@ -45,7 +51,9 @@ describe('Coalescer (single flight)', () => {
     const c = new Coalescer();
     let runs = 0;
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const slow = async () => {
       runs += 1;
       const mine = runs;

@@ -99,7 +99,12 @@ export function checkResponsesAgainstSchemas(app: FastifyInstance): ContractChec
     }
     const validate = validatorOf(jsonSchema);
     if (validate(body)) return payload;
-    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : ''}`,
+      );
     return fail(errors.join('; '));
   });
   return { violations };

@@ -68,8 +68,13 @@ export async function registerDashboard(
   });
   return (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !NOT_THE_PAGE.test(path) && (request.headers.accept ?? '').includes('text/html');
+    const wantsPage =
+      (request.method === 'GET' || request.method === 'HEAD') && !NOT_THE_PAGE.test(path) && (request.headers.accept ?? '').includes('text/html');
     if (!wantsPage) return fallback(request, reply);
-    void reply.status(200).headers({ ...DASHBOARD_HEADERS, 'cache-control': 'no-cache' }).type('text/html; charset=utf-8').send(index);
+    void reply
+      .status(200)
+      .headers({ ...DASHBOARD_HEADERS, 'cache-control': 'no-cache' })
+      .type('text/html; charset=utf-8')
+      .send(index);
   };
 }

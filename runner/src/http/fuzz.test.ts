@@ -37,13 +37,39 @@ function seeded(seed: number): () => number {
 }
 const random = seeded(16);
 const randomText = (n: number): string => Array.from({ length: n }, () => String.fromCodePoint(1 + Math.floor(random() * 0x2fff))).join('');
-const randomKey = (): string => `sk-${Array.from({ length: 43 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[Math.floor(random() * 64)]).join('')}`;
+const randomKey = (): string =>
+  `sk-${Array.from({ length: 43 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[Math.floor(random() * 64)]).join('')}`;
 
 /** Hostile text for path and query parameters (each also sent missing, repeated and as `name[k]`). */
 const TEXT_VALUES: string[] = [
-  '', ' ', 'x'.repeat(10_240), '-1', '0', '1e308', '-1e308', 'NaN', 'Infinity', '1.5', '0x10', 'true', 'null', 'undefined',
-  '😀🔥👩‍👩‍👧', "' OR 1=1--", '"; DROP TABLE clients; --', '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', 'a\u0000b', '%', '%00', '<script>alert(1)</script>',
-  '__proto__', 'constructor', '\u202e\ufeff', randomText(12), randomText(40),
+  '',
+  ' ',
+  'x'.repeat(10_240),
+  '-1',
+  '0',
+  '1e308',
+  '-1e308',
+  'NaN',
+  'Infinity',
+  '1.5',
+  '0x10',
+  'true',
+  'null',
+  'undefined',
+  '😀🔥👩‍👩‍👧',
+  "' OR 1=1--",
+  '"; DROP TABLE clients; --',
+  '../../etc/passwd',
+  '..%2F..%2Fetc%2Fpasswd',
+  'a\u0000b',
+  '%',
+  '%00',
+  '<script>alert(1)</script>',
+  '__proto__',
+  'constructor',
+  '\u202e\ufeff',
+  randomText(12),
+  randomText(40),
 ];
 /** Operations that revoke the calling key (`/settings/api-keys/revoke-all`). */
 const REVOKES_CALLER = /\/revoke-all$/;
@@ -54,8 +80,30 @@ const RAW_NAN = Symbol('NaN');
 const RAW_DEEP = Symbol('deep');
 /** Hostile JSON values for body fields. */
 const JSON_VALUES: unknown[] = [
-  MISSING, RAW_NAN, null, '', 'x'.repeat(10_240), -1, 0, 1e308, -1e308, 1.5, true, false, [], [1, 'a', null], {}, { a: { b: [1] } },
-  '😀🔥', "' OR 1=1--", '../../etc/passwd', 'a\u0000b', '1e308', 'NaN', '__proto__', randomText(20),
+  MISSING,
+  RAW_NAN,
+  null,
+  '',
+  'x'.repeat(10_240),
+  -1,
+  0,
+  1e308,
+  -1e308,
+  1.5,
+  true,
+  false,
+  [],
+  [1, 'a', null],
+  {},
+  { a: { b: [1] } },
+  '😀🔥',
+  "' OR 1=1--",
+  '../../etc/passwd',
+  'a\u0000b',
+  '1e308',
+  'NaN',
+  '__proto__',
+  randomText(20),
 ];
 
 type Schema = Record<string, unknown>;
@@ -275,7 +323,8 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
   }
 
   /** Whether the operation reads `workspaceId` from its body rather than its query. */
-  const bodyWorkspace = (op: Operation): boolean => !op.params.some((p) => p.name === 'workspaceId') && Boolean((op.body?.properties as Schema | undefined)?.workspaceId);
+  const bodyWorkspace = (op: Operation): boolean =>
+    !op.params.some((p) => p.name === 'workspaceId') && Boolean((op.body?.properties as Schema | undefined)?.workspaceId);
 
   beforeAll(async () => {
     // The real outbox mailer: the answers of /notifications/test are swept for the outbox path too
@@ -324,15 +373,32 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
           const base = baselineQuery(op, t.workspaceId, p.name);
           const v = encodeURIComponent(String(sample(p.schema, p.name)));
           for (const extra of [`${p.name}=${v}&${p.name}=${v}`, `${p.name}[]=${v}`, `${p.name}[a]=${v}`, `${p.name}`, `${p.name}=`]) {
-            reqs.push({ method: op.method, url: url(op, { query: [base, extra].filter(Boolean).join('&') }), ...body, label: `query ${p.name} repeated/object` });
+            reqs.push({
+              method: op.method,
+              url: url(op, { query: [base, extra].filter(Boolean).join('&') }),
+              ...body,
+              label: `query ${p.name} repeated/object`,
+            });
           }
           if (p.name !== 'workspaceId') reqs.push({ method: op.method, url: url(op, { query: base }), ...body, label: `query ${p.name} missing` });
         } else {
           // Raw (not encoded) traversal and an over-long segment.
           reqs.push({ method: op.method, url: url(op, { path: { [p.name]: '..%2f..%2f..%2fetc%2fpasswd' } }), ...body, label: `path ${p.name} traversal` });
           reqs.push({ method: op.method, url: url(op, { path: { [p.name]: '%zz' } }), ...body, label: `path ${p.name} bad encoding` });
-          reqs.push({ method: op.method, url: url(op, { path: { [p.name]: 'a'.repeat(201) } }), ...body, label: `path ${p.name} 201 chars`, expect: (s) => (s === 400 ? undefined : `expected 400, got ${s}`) });
-          reqs.push({ method: op.method, url: url(op, { path: { [p.name]: 'a'.repeat(1001) } }), ...body, label: `path ${p.name} 1001 chars`, expect: (s) => (s === 414 ? undefined : `expected 414, got ${s}`) });
+          reqs.push({
+            method: op.method,
+            url: url(op, { path: { [p.name]: 'a'.repeat(201) } }),
+            ...body,
+            label: `path ${p.name} 201 chars`,
+            expect: (s) => (s === 400 ? undefined : `expected 400, got ${s}`),
+          });
+          reqs.push({
+            method: op.method,
+            url: url(op, { path: { [p.name]: 'a'.repeat(1001) } }),
+            ...body,
+            label: `path ${p.name} 1001 chars`,
+            expect: (s) => (s === 414 ? undefined : `expected 414, got ${s}`),
+          });
         }
       }
     }
@@ -349,7 +415,13 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
         for (const v of JSON_VALUES) {
           reqs.push({ method: op.method, url: url(op), ...bodyInit(op, withField(base, path, v)), label: `body ${path.join('.')}` });
         }
-        reqs.push({ method: op.method, url: url(op), ...bodyInit(op, withField(base, path, RAW_DEEP)), label: `body ${path.join('.')} 5,000 deep`, expect: (st) => (st === 400 ? undefined : `expected 400, got ${st}`) });
+        reqs.push({
+          method: op.method,
+          url: url(op),
+          ...bodyInit(op, withField(base, path, RAW_DEEP)),
+          label: `body ${path.join('.')} 5,000 deep`,
+          expect: (st) => (st === 400 ? undefined : `expected 400, got ${st}`),
+        });
       }
     }
     expect(await send(reqs)).toEqual([]);
@@ -378,7 +450,12 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
       { label: '5,000 deep in a field', body: deepIn(op, 'syncType'), expect: (s) => (s === 400 ? undefined : `expected 400, got ${s}`) },
       { label: '2 MB', body: TWO_MB, expect: (s) => (s === 413 ? undefined : `expected 413, got ${s}`) },
       { label: 'text/plain', body: '{}', type: 'text/plain', expect: (s) => (s === 415 ? undefined : `expected 415, got ${s}`) },
-      { label: 'form', body: 'workspaceId=acme.com', type: 'application/x-www-form-urlencoded', expect: (s) => (s === 415 ? undefined : `expected 415, got ${s}`) },
+      {
+        label: 'form',
+        body: 'workspaceId=acme.com',
+        type: 'application/x-www-form-urlencoded',
+        expect: (s) => (s === 415 ? undefined : `expected 415, got ${s}`),
+      },
       { label: 'multipart', body: '--x\r\n\r\n--x--', type: 'multipart/form-data; boundary=x' },
       { label: 'xml', body: '<a/>', type: 'application/xml' },
       { label: 'json charset latin1', body: '{}', type: 'application/json; charset=latin1' },
@@ -410,31 +487,57 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
     for (const op of ops.filter((o) => !o.public)) {
       const base = baselineQuery(op, t.workspaceId);
       const body = op.body ? bodyInit(op, baselineBody(op)) : { headers: auth() };
-      const extras = ['zz=1', '__proto__=1', '__proto__[x]=1', 'constructor=x', 'hasOwnProperty=1', `workspaceId=${t.workspaceId}`, `workspaceId=${OTHER}`, 'workspaceId[]=x', `WORKSPACEID=${OTHER}`, `pad=${'y'.repeat(10_000)}`, '&&&', '=1', 'a=%', '%zz=1', 'a;b=1'];
-      for (const extra of extras) reqs.push({ method: op.method, url: url(op, { query: [base, extra].filter(Boolean).join('&') }), ...body, label: `extra query ${extra.slice(0, 20)}` });
+      const extras = [
+        'zz=1',
+        '__proto__=1',
+        '__proto__[x]=1',
+        'constructor=x',
+        'hasOwnProperty=1',
+        `workspaceId=${t.workspaceId}`,
+        `workspaceId=${OTHER}`,
+        'workspaceId[]=x',
+        `WORKSPACEID=${OTHER}`,
+        `pad=${'y'.repeat(10_000)}`,
+        '&&&',
+        '=1',
+        'a=%',
+        '%zz=1',
+        'a;b=1',
+      ];
+      for (const extra of extras)
+        reqs.push({ method: op.method, url: url(op, { query: [base, extra].filter(Boolean).join('&') }), ...body, label: `extra query ${extra.slice(0, 20)}` });
       const is404 = (st: number) => (st === 404 ? undefined : `expected 404, got ${st}`);
       for (const method of ['OPTIONS', 'PATCH', 'PUT', 'DELETE'].filter((m) => !ops.some((o) => o.path === op.path && o.method === m))) {
         // Another route may match the path (`PATCH /clients/last-interactions` is `PATCH /clients/{clientId}`).
         reqs.push({ method, url: url(op), headers: auth(), label: `method ${method}`, ...(method === 'OPTIONS' ? { expect: is404 } : {}) });
       }
       // Not echoed: a request id that is not 1-128 of [A-Za-z0-9._-] is replaced by a UUID.
-      const uuid = (_st: number, _text: string, headers: Headers) => (/^[0-9a-f-]{36}$/.test(headers.get('x-request-id') ?? '') ? undefined : 'request id echoed');
+      const uuid = (_st: number, _text: string, headers: Headers) =>
+        /^[0-9a-f-]{36}$/.test(headers.get('x-request-id') ?? '') ? undefined : 'request id echoed';
       for (const id of ['x'.repeat(5000), '../../etc/passwd', '<script>', 'a b', '%00', '']) {
         reqs.push({ method: op.method, url: url(op), ...body, headers: { ...body.headers, 'x-request-id': id }, label: 'hostile x-request-id', expect: uuid });
       }
     }
     // Headers over Node's 16 KiB limit (here the URL) are refused before Fastify: the same answer.
     const first = ops.find((o) => o.path === '/api/clients') as Operation;
-    reqs.push({ method: 'GET', url: url(first, { query: `workspaceId=${t.workspaceId}&pad=${'z'.repeat(20_000)}` }), headers: auth(), label: 'URL over 16 KiB', expect: (s) => (s === 431 ? undefined : `expected 431, got ${s}`) });
+    reqs.push({
+      method: 'GET',
+      url: url(first, { query: `workspaceId=${t.workspaceId}&pad=${'z'.repeat(20_000)}` }),
+      headers: auth(),
+      label: 'URL over 16 KiB',
+      expect: (s) => (s === 431 ? undefined : `expected 431, got ${s}`),
+    });
     expect(await send(reqs)).toEqual([]);
   }, 120_000);
 
   it('auth sweep: no key, malformed or unknown key → 401 AUTH_INVALID_KEY; another workspace’s key → 403', async () => {
     const reqs: Req[] = [];
-    const is = (status: number, code: string) => (s: number, text: string) => (s === status && text.includes(`"${code}"`) ? undefined : `expected ${status} ${code}`);
+    const is = (status: number, code: string) => (s: number, text: string) =>
+      s === status && text.includes(`"${code}"`) ? undefined : `expected ${status} ${code}`;
     for (const op of ops.filter((o) => !o.public)) {
       const body = op.body ? jsonText(baselineBody(op)) : undefined;
-      const withBody = (headers: Record<string, string>): Pick<Req, 'headers' | 'body'> => (body !== undefined ? { headers: { ...headers, 'content-type': 'application/json' }, body } : { headers });
+      const withBody = (headers: Record<string, string>): Pick<Req, 'headers' | 'body'> =>
+        body !== undefined ? { headers: { ...headers, 'content-type': 'application/json' }, body } : { headers };
       const variants: Array<[string, Record<string, string>]> = [
         ['no key', {}],
         ['unknown key', { authorization: `Bearer ${randomKey()}` }],
@@ -445,7 +548,8 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
         ['truncated key', { 'x-api-key': t.apiKey.slice(0, -1) }],
         ['key in the query', { 'x-api-key-query': t.apiKey }],
       ];
-      for (const [label, headers] of variants) reqs.push({ method: op.method, url: url(op), ...withBody(headers), label: `auth ${label}`, expect: is(401, 'AUTH_INVALID_KEY') });
+      for (const [label, headers] of variants)
+        reqs.push({ method: op.method, url: url(op), ...withBody(headers), label: `auth ${label}`, expect: is(401, 'AUTH_INVALID_KEY') });
       // Workspace B's key naming workspace A (query or body).
       reqs.push({ method: op.method, url: url(op), ...withBody(auth(otherKey)), label: 'auth other workspace key', expect: is(403, 'FORBIDDEN_WORKSPACE') });
     }
@@ -455,7 +559,12 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
   it('cross-workspace sweep: workspace A’s key never reaches workspace B (403), nor B’s resources by id', async () => {
     const reqs: Req[] = [];
     const forbidden = (s: number) => (s === 403 ? undefined : `expected 403, got ${s}`);
-    const noData = (s: number, text: string) => (s >= 200 && s < 300 ? `answered ${s} for another workspace's resource` : text.includes(SECRET_NAME) || text.includes(SECRET_DOMAIN) ? 'shows B data' : undefined);
+    const noData = (s: number, text: string) =>
+      s >= 200 && s < 300
+        ? `answered ${s} for another workspace's resource`
+        : text.includes(SECRET_NAME) || text.includes(SECRET_DOMAIN)
+          ? 'shows B data'
+          : undefined;
     for (const op of ops.filter((o) => !o.public)) {
       // A's key naming workspace B, in the query and/or the body.
       if (bodyWorkspace(op)) {
@@ -463,9 +572,21 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
       } else {
         const body = op.body ? bodyInit(op, baselineBody(op)) : { headers: auth() };
         reqs.push({ method: op.method, url: url(op, { workspaceId: OTHER }), ...body, label: 'cross query workspaceId', expect: forbidden });
-        reqs.push({ method: op.method, url: url(op, { workspaceId: OTHER.toUpperCase() }), ...body, label: 'cross query workspaceId upper-case', expect: forbidden });
+        reqs.push({
+          method: op.method,
+          url: url(op, { workspaceId: OTHER.toUpperCase() }),
+          ...body,
+          label: 'cross query workspaceId upper-case',
+          expect: forbidden,
+        });
         if (op.body && (op.body.properties as Schema).workspaceId) {
-          reqs.push({ method: op.method, url: url(op), ...bodyInit(op, baselineBody(op, OTHER)), label: 'cross body workspaceId with own query', expect: forbidden });
+          reqs.push({
+            method: op.method,
+            url: url(op),
+            ...bodyInit(op, baselineBody(op, OTHER)),
+            label: 'cross body workspaceId with own query',
+            expect: forbidden,
+          });
         }
       }
       // A's own workspace, B's resource ids in the path.
@@ -473,10 +594,22 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
       const pathParams = op.params.filter((p) => p.in === 'path' && ids[p.name]);
       if (pathParams.length) {
         const body = op.body ? bodyInit(op, { name: 'Renamed by A', isExcluded: true }) : { headers: auth() };
-        reqs.push({ method: op.method, url: url(op, { path: Object.fromEntries(pathParams.map((p) => [p.name, ids[p.name] as string])) }), ...body, label: 'cross resource id', expect: noData });
+        reqs.push({
+          method: op.method,
+          url: url(op, { path: Object.fromEntries(pathParams.map((p) => [p.name, ids[p.name] as string])) }),
+          ...body,
+          label: 'cross resource id',
+          expect: noData,
+        });
       }
     }
-    reqs.push({ method: 'GET', url: `/api/ingest/status?workspaceId=${t.workspaceId}&jobId=${otherJobId}`, headers: auth(), label: 'cross job status', expect: noData });
+    reqs.push({
+      method: 'GET',
+      url: `/api/ingest/status?workspaceId=${t.workspaceId}&jobId=${otherJobId}`,
+      headers: auth(),
+      label: 'cross job status',
+      expect: noData,
+    });
     expect(await send(reqs)).toEqual([]);
     // B is untouched: its key works, its client keeps its name, its job is still queued.
     const res = await t.request(`/api/clients/${otherClientId}?workspaceId=${OTHER}`, { key: otherKey });
@@ -489,7 +622,11 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
   }, 120_000);
 
   it('is still up and answering after the sweep; every answer was checked', async () => {
-    for (const path of [`/api/clients?workspaceId=${t.workspaceId}`, `/api/metrics/summary?workspaceId=${t.workspaceId}`, `/api/settings?workspaceId=${t.workspaceId}`]) {
+    for (const path of [
+      `/api/clients?workspaceId=${t.workspaceId}`,
+      `/api/metrics/summary?workspaceId=${t.workspaceId}`,
+      `/api/settings?workspaceId=${t.workspaceId}`,
+    ]) {
       const res = await t.request(path);
       expect(res.status, path).toBe(200);
     }
@@ -508,7 +645,8 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
         if (b.type !== '') headers['content-type'] = b.type ?? 'application/json';
         reqs.push({ method: op.method, url: url(op), headers, body: b.body, label: `revoke-all body ${b.label}`, ...(b.expect ? { expect: b.expect } : {}) });
       }
-      for (const v of TEXT_VALUES) reqs.push({ method: op.method, url: url(op, { query: `workspaceId=${encodeURIComponent(v)}` }), headers: {}, label: 'revoke-all workspaceId' });
+      for (const v of TEXT_VALUES)
+        reqs.push({ method: op.method, url: url(op, { query: `workspaceId=${encodeURIComponent(v)}` }), headers: {}, label: 'revoke-all workspaceId' });
     }
     const db = t.engine.store.db;
     // The sweeps above made keys up to the cap: start from none active.
@@ -518,7 +656,11 @@ describe('HTTP fuzz sweep over /api/openapi.json', () => {
     for (const req of reqs) {
       const fresh = await createApiKey(db, { workspaceId: t.workspaceId, name: 'fuzz-revoke' });
       sent++;
-      const res = await fetch(t.baseUrl + req.url, { method: req.method, headers: { ...req.headers, ...auth(fresh.key) }, ...(req.body !== undefined ? { body: req.body } : {}) });
+      const res = await fetch(t.baseUrl + req.url, {
+        method: req.method,
+        headers: { ...req.headers, ...auth(fresh.key) },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+      });
       check(req, res.status, res.headers, await res.text(), failures);
       if (res.status === 200) revokedBy.push(fresh.key);
       // A refused request leaves its key active: gone before the next, to stay under the key cap.

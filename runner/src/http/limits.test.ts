@@ -96,14 +96,21 @@ describe('JSON bodies are bounded before validation', () => {
         expect(await expectError(await post(path, body), 400, 'VALIDATION_ERROR')).toBe(`body: objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels`);
       }
       // Depth the schemas use is fine: the deepest body (PUT /settings) nests 4 levels.
-      const res = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', json: { workspace: { notifications: { channels: { email: true } } } } });
+      const res = await t.request(`/api/settings?workspaceId=${t.workspaceId}`, {
+        method: 'PUT',
+        json: { workspace: { notifications: { channels: { email: true } } } },
+      });
       expect(res.status).toBe(200);
     }));
 
   it('only application/json bodies are read: text/plain is 415 like every other type', () =>
     withApp(async (t) => {
       for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
-        const res = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': type } });
+        const res = await t.request(`/api/settings/api-keys?workspaceId=${t.workspaceId}`, {
+          method: 'POST',
+          body: '{"name":"x"}',
+          headers: { 'content-type': type },
+        });
         await expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
       }
     }));
@@ -142,7 +149,9 @@ describe('router errors take the common error path', () => {
     withApp(async (t) => {
       const W = `workspaceId=${t.workspaceId}`;
       // The OpenAPI document and the router agree: every path parameter's maxLength is below the router's limit.
-      const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema: { maxLength?: number } }> }>> };
+      const doc = (await (await t.request('/api/openapi.json')).json()) as {
+        paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema: { maxLength?: number } }> }>>;
+      };
       const pathParams = Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'path')));
       expect(pathParams.length).toBeGreaterThan(3);
       for (const p of pathParams) if (p.schema.maxLength !== undefined) expect(p.schema.maxLength, p.name).toBeLessThanOrEqual(MAX_PARAM_LENGTH);
@@ -150,7 +159,9 @@ describe('router errors take the common error path', () => {
 
       expect(await expectError(await t.request(`/api/clients/${'a'.repeat(101)}?${W}`), 404, 'CLIENT_NOT_FOUND')).toContain('not found');
       expect(await expectError(await t.request(`/api/clients/${'a'.repeat(200)}/interactions?${W}`), 404, 'CLIENT_NOT_FOUND')).toContain('not found');
-      expect(await expectError(await t.request(`/api/clients/${'a'.repeat(201)}?${W}`), 400, 'VALIDATION_ERROR')).toBe('params.clientId: Expected string length less or equal to 200');
+      expect(await expectError(await t.request(`/api/clients/${'a'.repeat(201)}?${W}`), 400, 'VALIDATION_ERROR')).toBe(
+        'params.clientId: Expected string length less or equal to 200',
+      );
       await expectError(await t.request(`/api/clients/${'a'.repeat(MAX_PARAM_LENGTH + 1)}?${W}`), 414, 'URI_TOO_LONG');
       await expectError(await t.request(`/api/clients/${'a'.repeat(MAX_PARAM_LENGTH + 1)}`, { key: null }), 414, 'URI_TOO_LONG');
     }));
@@ -159,7 +170,10 @@ describe('router errors take the common error path', () => {
 describe('the OpenAPI document and the server agree', () => {
   it('a parameter or body member with a default is optional in the document, as the server treats it', () =>
     withApp(async (t) => {
-      type Op = { parameters?: Array<{ in: string; name: string; required?: boolean; schema: { default?: unknown } }>; requestBody?: { content: Record<string, { schema: { required?: string[]; properties?: Record<string, { default?: unknown }> } }> } };
+      type Op = {
+        parameters?: Array<{ in: string; name: string; required?: boolean; schema: { default?: unknown } }>;
+        requestBody?: { content: Record<string, { schema: { required?: string[]; properties?: Record<string, { default?: unknown }> } }> };
+      };
       const doc = (await (await t.request('/api/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
       const ops = Object.values(doc.paths).flatMap((byMethod) => Object.values(byMethod));
       const defaulted = ops.flatMap((op) => (op.parameters ?? []).filter((p) => p.schema.default !== undefined));
@@ -194,31 +208,39 @@ describe('errors raised by Node’s HTTP parser', () => {
     }));
 
   it('a client sending its headers too slowly gets 408 REQUEST_TIMEOUT and loses the connection', () =>
-    withApp(async (t) => {
-      expect(t.app.server.requestTimeout).toBe(600);
-      expect(t.app.server.headersTimeout).toBe(300);
-      expect(t.app.server.keepAliveTimeout).toBe(5000);
-      expect(t.app.server.timeout).toBe(10_000);
-      const started = Date.now();
-      // A slowloris: one header line at a time, never the blank line that ends them.
-      const dribble = ['GET /api/clients HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 24 }, (_, i) => `X-${i}: ${i}\r\n`)];
-      const text = await raw(t, dribble, 250);
-      const answer = parseRaw(text);
-      expect(answer.status).toBe(408);
-      expect(answer.body).toEqual({ error: 'The request was not received in time', code: 'REQUEST_TIMEOUT', status: 408 });
-      expect(answer.headers['x-request-id']).toBeTruthy();
-      expect(answer.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
-      // Closed by the server within a generous budget, not held for the client's 6.5 s of dribbling.
-      expect(Date.now() - started).toBeLessThan(4500);
-      }, { config: { http: { requestTimeoutMs: 600, headersTimeoutMs: 300, connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5000 } } }));
-  });
+    withApp(
+      async (t) => {
+        expect(t.app.server.requestTimeout).toBe(600);
+        expect(t.app.server.headersTimeout).toBe(300);
+        expect(t.app.server.keepAliveTimeout).toBe(5000);
+        expect(t.app.server.timeout).toBe(10_000);
+        const started = Date.now();
+        // A slowloris: one header line at a time, never the blank line that ends them.
+        const dribble = ['GET /api/clients HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 24 }, (_, i) => `X-${i}: ${i}\r\n`)];
+        const text = await raw(t, dribble, 250);
+        const answer = parseRaw(text);
+        expect(answer.status).toBe(408);
+        expect(answer.body).toEqual({ error: 'The request was not received in time', code: 'REQUEST_TIMEOUT', status: 408 });
+        expect(answer.headers['x-request-id']).toBeTruthy();
+        expect(answer.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+        // Closed by the server within a generous budget, not held for the client's 6.5 s of dribbling.
+        expect(Date.now() - started).toBeLessThan(4500);
+      },
+      { config: { http: { requestTimeoutMs: 600, headersTimeoutMs: 300, connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5000 } } },
+    ));
+});
 
-  describe('HTTP timeouts configuration', () => {
-    it('has defaults, reads CHS_HTTP_*_MS and refuses a headers timeout over the request timeout', () => {
-      expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000 });
-      expect(loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '5000' }).http).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
-      expect(loadConfig({ CHS_HTTP_CONNECTION_TIMEOUT_MS: '1000', CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' }).http).toMatchObject({ connectionTimeoutMs: 1000, keepAliveTimeoutMs: 2000 });
-      expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '1000', CHS_HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(/must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS/);
-      expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/positive integer/);
+describe('HTTP timeouts configuration', () => {
+  it('has defaults, reads CHS_HTTP_*_MS and refuses a headers timeout over the request timeout', () => {
+    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000 });
+    expect(loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '5000' }).http).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
+    expect(loadConfig({ CHS_HTTP_CONNECTION_TIMEOUT_MS: '1000', CHS_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' }).http).toMatchObject({
+      connectionTimeoutMs: 1000,
+      keepAliveTimeoutMs: 2000,
     });
+    expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '1000', CHS_HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(
+      /must not exceed CHS_HTTP_REQUEST_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ CHS_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/positive integer/);
   });
+});

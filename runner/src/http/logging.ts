@@ -2,7 +2,20 @@
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
 
 /** Paths pino replaces with `[redacted]`, at the top level and one level down (`*.token`). */
-const SECRET_FIELDS = ['key', 'apiKey', 'token', 'accessToken', 'refreshToken', 'password', 'secret', 'clientSecret', 'secretKey', 'credentials', 'smtpUrl', 'authorization'];
+const SECRET_FIELDS = [
+  'key',
+  'apiKey',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'password',
+  'secret',
+  'clientSecret',
+  'secretKey',
+  'credentials',
+  'smtpUrl',
+  'authorization',
+];
 
 const REDACT_PATHS = [
   'req.headers.authorization',

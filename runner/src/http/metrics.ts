@@ -32,8 +32,10 @@ export function createMetrics(engine: Engine): AppMetrics {
   for (const m of registry.getMetricsAsArray()) {
     if (m.name.endsWith('_total') && !(m instanceof Counter)) registry.removeSingleMetric(m.name);
   }
-  new Gauge({ name: 'chs_info', help: 'The runner version and database dialect', labelNames: ['version', 'dialect'], registers: [registry] })
-    .set({ version: RUNNER_VERSION, dialect: engine.store.dialect }, 1);
+  new Gauge({ name: 'chs_info', help: 'The runner version and database dialect', labelNames: ['version', 'dialect'], registers: [registry] }).set(
+    { version: RUNNER_VERSION, dialect: engine.store.dialect },
+    1,
+  );
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route pattern and status code',
@@ -59,8 +61,19 @@ export function createMetrics(engine: Engine): AppMetrics {
       .finally(() => {
         scrape = undefined;
       }));
-  const jobs = new Gauge({ name: 'chs_jobs', help: 'Jobs in the store by kind and state', labelNames: ['kind', 'state'], registers: [registry], collect: refresh });
-  const queue = new Gauge({ name: 'chs_job_queue_depth', help: 'Jobs waiting to run (queued, or parked until a rate limit resets)', registers: [registry], collect: refresh });
+  const jobs = new Gauge({
+    name: 'chs_jobs',
+    help: 'Jobs in the store by kind and state',
+    labelNames: ['kind', 'state'],
+    registers: [registry],
+    collect: refresh,
+  });
+  const queue = new Gauge({
+    name: 'chs_job_queue_depth',
+    help: 'Jobs waiting to run (queued, or parked until a rate limit resets)',
+    registers: [registry],
+    collect: refresh,
+  });
   return {
     registry,
     observe(request, reply) {
@@ -89,7 +102,10 @@ export function metricsRoute(app: FastifyInstance, metrics: AppMetrics, token: s
       const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
       if (!m?.[1] || !timingSafeEqual(digest(m[1]), expected)) {
         const { status } = mappingOf('AUTH_INVALID_KEY');
-        return reply.code(status).header('www-authenticate', 'Bearer').send({ error: 'Missing or invalid metrics token: send "Authorization: Bearer <CHS_METRICS_TOKEN>"', code: 'AUTH_INVALID_KEY', status });
+        return reply
+          .code(status)
+          .header('www-authenticate', 'Bearer')
+          .send({ error: 'Missing or invalid metrics token: send "Authorization: Bearer <CHS_METRICS_TOKEN>"', code: 'AUTH_INVALID_KEY', status });
       }
     }
     const text = await metrics.registry.metrics();

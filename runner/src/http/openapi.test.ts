@@ -45,11 +45,16 @@ describe('the OpenAPI document', () => {
     writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended\n');
     // One exemption, by pointer: the OAuth callback is opened by a browser and its success is a
     // 302 to CHS_PUBLIC_URL (no 2XX). Any other operation without a 2XX still fails the lint.
-    writeFileSync(join(dir, '.redocly.lint-ignore.yaml'), `openapi.json:\n  operation-2xx-response:\n    - '#/paths/~1api~1integrations~1google~1callback/get/responses'\n`);
-    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-    const result = await run(REDOCLY, ['lint', join(dir, 'openapi.json'), '--config', join(dir, 'redocly.yaml'), '--format=json'], { env, cwd: dir, timeout: 60_000 }).catch(
-      (err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? (err instanceof Error ? err.message : '') }),
+    writeFileSync(
+      join(dir, '.redocly.lint-ignore.yaml'),
+      `openapi.json:\n  operation-2xx-response:\n    - '#/paths/~1api~1integrations~1google~1callback/get/responses'\n`,
     );
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+    const result = await run(REDOCLY, ['lint', join(dir, 'openapi.json'), '--config', join(dir, 'redocly.yaml'), '--format=json'], {
+      env,
+      cwd: dir,
+      timeout: 60_000,
+    }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? (err instanceof Error ? err.message : '') }));
     let report: { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location?: { pointer?: string }[] }[] };
     try {
       report = JSON.parse(result.stdout) as typeof report;
@@ -111,7 +116,12 @@ describe('the OpenAPI document', () => {
     // limit/offset ×2, windowDays ×7, interval, minDelta, syncType, maxEmails, batchSize at least.
     expect(defaults).toBeGreaterThanOrEqual(15);
     const interactions = doc.paths['/api/clients/{clientId}/interactions']?.get?.parameters ?? [];
-    expect(interactions.filter((p) => p.required).map((p) => p.name).sort()).toEqual(['clientId', 'workspaceId']);
+    expect(
+      interactions
+        .filter((p) => p.required)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['clientId', 'workspaceId']);
   });
 
   it('has its generated client types (src/http/openapi-types.ts) up to date', async () => {

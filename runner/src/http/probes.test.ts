@@ -59,7 +59,9 @@ describe('liveness and readiness probes', () => {
 
   it('are in the OpenAPI document, with their answers', async () => {
     const a = await app();
-    const doc = (await (await a.request('/api/openapi.json', { key: null })).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> };
+    const doc = (await (await a.request('/api/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+    };
     expect(doc.paths['/api/health']?.get?.responses['200']).toBeDefined();
     expect(doc.paths['/api/ready']?.get?.responses['503']).toBeDefined();
     expect(doc.paths['/api/ready']?.get?.security).toEqual([]);
@@ -67,8 +69,15 @@ describe('liveness and readiness probes', () => {
 
   it('ready is 503 NOT_READY, with the error body, when the database is not migrated', async () => {
     const a = await app();
-    const last = await a.engine.store.db.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never, 'desc').executeTakeFirstOrThrow();
-    await a.engine.store.db.deleteFrom('kysely_migration' as never).where('name' as never, '=', (last as { name: string }).name as never).execute();
+    const last = await a.engine.store.db
+      .selectFrom('kysely_migration' as never)
+      .select('name' as never)
+      .orderBy('name' as never, 'desc')
+      .executeTakeFirstOrThrow();
+    await a.engine.store.db
+      .deleteFrom('kysely_migration' as never)
+      .where('name' as never, '=', (last as { name: string }).name as never)
+      .execute();
     const ready = await a.request('/api/ready', { key: null });
     expect(ready.status).toBe(503);
     const body = (await ready.json()) as { code: string; status: number; error: string; checks: Record<string, string> };
@@ -79,7 +88,10 @@ describe('liveness and readiness probes', () => {
   });
 
   it('ready is 503 when Redis is configured and does not answer; 200 while it does', async () => {
-    const live = new RedisRateLimitStore({ url: process.env.CHS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `chs-probe-${process.pid}-${Date.now()}:` });
+    const live = new RedisRateLimitStore({
+      url: process.env.CHS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      prefix: `chs-probe-${process.pid}-${Date.now()}:`,
+    });
     const up = await app({ rateLimitStore: live });
     if ((await up.request('/api/ready', { key: null })).status !== 200 && process.env.CI !== 'true') return; // no local Redis
     expect(await (await up.request('/api/ready', { key: null })).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
@@ -103,17 +115,25 @@ describe('liveness and readiness probes', () => {
     const db: TestDatabase = await createTestDatabase('postgres');
     cleanup.push(() => db.drop());
     let proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
-    const viaProxy = (port: number) => { const u = new URL(db.url); u.port = String(port); return u.toString(); };
+    const viaProxy = (port: number) => {
+      const u = new URL(db.url);
+      u.port = String(port);
+      return u.toString();
+    };
     const url = viaProxy(proxy.port);
-    const runner = await serve(serves, { ...process.env as Record<string, string>, CHS_DATABASE_URL: url, CHS_LOG_LEVEL: 'silent', CHS_SCHEDULER: 'off' });
+    const runner = await serve(serves, { ...(process.env as Record<string, string>), CHS_DATABASE_URL: url, CHS_LOG_LEVEL: 'silent', CHS_SCHEDULER: 'off' });
     expect((await fetch(`${runner.base}/api/ready`)).status).toBe(200);
 
     const port = proxy.port;
     await proxy.cut();
-    const down = await until('ready to say 503', async () => {
-      const r = await fetch(`${runner.base}/api/ready`);
-      return r.status === 503 ? r : undefined;
-    }, 20_000);
+    const down = await until(
+      'ready to say 503',
+      async () => {
+        const r = await fetch(`${runner.base}/api/ready`);
+        return r.status === 503 ? r : undefined;
+      },
+      20_000,
+    );
     const body = await down.json();
     expect(body).toMatchObject({ code: 'NOT_READY', status: 503, checks: { database: 'failed' } });
     // No key is needed here: the answer names no host, port or driver message (the log has them).
@@ -129,7 +149,9 @@ describe('liveness and readiness probes', () => {
 
 describe('Prometheus metrics', () => {
   it('serves request durations by route pattern, jobs by state, 429s, and text promtool accepts; behind the token when set', async () => {
-    const a = await app({ config: { metricsToken: 'scrape-me', rateLimits: { perKeyMinute: 3, perKeyHour: 100, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } } });
+    const a = await app({
+      config: { metricsToken: 'scrape-me', rateLimits: { perKeyMinute: 3, perKeyHour: 100, perWorkspaceMinute: 1000, perWorkspaceDay: 1000 } },
+    });
     await enqueueJob(a.engine.store.db, { workspaceId: a.workspaceId, kind: 'ingest', source: 'mbox', params: {} });
     // The minute window is aligned to the clock: keep the five requests inside one minute.
     const intoMinute = Date.now() % 60_000;
@@ -165,8 +187,20 @@ describe('Prometheus metrics', () => {
   it('`chs serve` with CHS_METRICS_PORT serves /metrics there and not on the API port; `chs --version` prints the version', async () => {
     const db = await createTestDatabase();
     cleanup.push(() => db.drop());
-    const free = await new Promise<number>((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => r(p)); }); });
-    const runner = await serve(serves, { ...process.env as Record<string, string>, CHS_DATABASE_URL: db.url, CHS_METRICS_PORT: String(free), CHS_LOG_LEVEL: 'silent', CHS_SCHEDULER: 'off' });
+    const free = await new Promise<number>((r) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => r(p));
+      });
+    });
+    const runner = await serve(serves, {
+      ...(process.env as Record<string, string>),
+      CHS_DATABASE_URL: db.url,
+      CHS_METRICS_PORT: String(free),
+      CHS_LOG_LEVEL: 'silent',
+      CHS_SCHEDULER: 'off',
+    });
     const metrics = await fetch(`http://127.0.0.1:${free}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('# TYPE http_request_duration_seconds histogram');

@@ -29,7 +29,12 @@ const request = (path: string, query: Record<string, string> = {}): FastifyReque
 
 function setup(maxEntries?: number, maxChars?: number) {
   Object.assign(state, { version: 'v1', now: Date.parse('2024-06-30T12:00:00.000Z'), runs: 0 });
-  const cache = new ReadCache({ dataVersion: () => state.version, clock: () => new Date(state.now), ...(maxEntries ? { maxEntries } : {}), ...(maxChars ? { maxChars } : {}) });
+  const cache = new ReadCache({
+    dataVersion: () => state.version,
+    clock: () => new Date(state.now),
+    ...(maxEntries ? { maxEntries } : {}),
+    ...(maxChars ? { maxChars } : {}),
+  });
   const compute = (validUntil?: string) => async () => {
     state.runs += 1;
     return { value: { run: state.runs }, ...(validUntil ? { validUntil: new Date(validUntil) } : {}) };

@@ -50,9 +50,18 @@ describe.runIf(hasRedis)('rate limits when Redis goes away (CHS_REDIS_URL set)',
     cleanup.push(() => proxy.stop());
     const lines: Line[] = [];
     const prefix = `chs:test:fallback:${randomBytes(6).toString('hex')}:`;
-    const store = new RedisRateLimitStore({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300, retryAfterMs: 200, logger: capturingLogger(lines) });
+    const store = new RedisRateLimitStore({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      prefix,
+      commandTimeoutMs: 300,
+      retryAfterMs: 200,
+      logger: capturingLogger(lines),
+    });
     await store.connect();
-    const t = await startTestApp({ rateLimitStore: store, config: { rateLimits: { perKeyMinute, perKeyHour: 1000, perWorkspaceMinute: 1000, perWorkspaceDay: 10_000 } } });
+    const t = await startTestApp({
+      rateLimitStore: store,
+      config: { rateLimits: { perKeyMinute, perKeyHour: 1000, perWorkspaceMinute: 1000, perWorkspaceDay: 10_000 } },
+    });
     cleanup.push(() => t.close());
     const direct = new Redis(TEST_REDIS_URL);
     cleanup.push(async () => {

@@ -38,7 +38,12 @@ describe.runIf(hasRedis)('RedisRateLimitStore (real Redis)', () => {
       counts.push([r.allowed ? 1 : 0, ...r.states.map((x) => x.count)]);
     }
     // Three allowed (1,1 → 3,3), the fourth refused with the counts unchanged.
-    expect(counts).toEqual([[1, 1, 1], [1, 2, 2], [1, 3, 3], [0, 3, 3]]);
+    expect(counts).toEqual([
+      [1, 1, 1],
+      [1, 2, 2],
+      [1, 3, 3],
+      [0, 3, 3],
+    ]);
     const refused = await s.consume(windows, T + 10);
     expect(refused.states.map((x) => [x.key, x.remaining, x.resetAt])).toEqual([
       ['k:minute', 0, Date.UTC(2030, 0, 15, 12, 1, 0)],
@@ -57,15 +62,29 @@ describe.runIf(hasRedis)('RedisRateLimitStore (real Redis)', () => {
     const prefix = freshPrefix();
     const a = store(prefix);
     const b = store(prefix);
-    const windows = windowsFor({ keyId: 'key_1', workspaceId: 'acme.com' }, { perKeyMinute: 100, perKeyHour: 1000, perWorkspaceMinute: 10_000, perWorkspaceDay: 10_000 });
+    const windows = windowsFor(
+      { keyId: 'key_1', workspaceId: 'acme.com' },
+      { perKeyMinute: 100, perKeyHour: 1000, perWorkspaceMinute: 10_000, perWorkspaceDay: 10_000 },
+    );
     // Interleaved and concurrent: the script's atomicity, not request order, keeps the count exact.
     const results = await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 === 0 ? a : b).consume(windows, T + i)));
     expect(results.filter((r) => r.allowed)).toHaveLength(100);
-    const minuteCounts = results.filter((r) => r.allowed).map((r) => r.states[0]!.count).sort((x, y) => x - y);
+    const minuteCounts = results
+      .filter((r) => r.allowed)
+      .map((r) => r.states[0]!.count)
+      .sort((x, y) => x - y);
     expect(minuteCounts).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     // The refused 50 burned nothing in the hour or the day.
-    const after = await a.consume(windowsFor({ keyId: 'key_1', workspaceId: 'acme.com' }, { perKeyMinute: 1000, perKeyHour: 1000, perWorkspaceMinute: 10_000, perWorkspaceDay: 10_000 }), T + 1000);
-    expect(after.states.map((x) => [x.key, x.count])).toEqual([['key:key_1:minute', 101], ['key:key_1:hour', 101], ['ws:acme.com:minute', 101], ['ws:acme.com:day', 101]]);
+    const after = await a.consume(
+      windowsFor({ keyId: 'key_1', workspaceId: 'acme.com' }, { perKeyMinute: 1000, perKeyHour: 1000, perWorkspaceMinute: 10_000, perWorkspaceDay: 10_000 }),
+      T + 1000,
+    );
+    expect(after.states.map((x) => [x.key, x.count])).toEqual([
+      ['key:key_1:minute', 101],
+      ['key:key_1:hour', 101],
+      ['ws:acme.com:minute', 101],
+      ['ws:acme.com:day', 101],
+    ]);
   });
 
   it('a counter expires shortly after its window ends', async () => {

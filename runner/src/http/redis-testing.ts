@@ -12,7 +12,13 @@ let available: Promise<boolean> | undefined;
 
 export function redisAvailable(): Promise<boolean> {
   available ??= (async () => {
-    const r = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 2000, retryStrategy: () => null });
+    const r = new Redis(TEST_REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      connectTimeout: 2000,
+      retryStrategy: () => null,
+    });
     r.on('error', () => undefined);
     try {
       await r.connect();

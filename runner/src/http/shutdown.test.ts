@@ -18,8 +18,21 @@ describe('graceful shutdown', () => {
       signals: [],
       httpTimeoutMs: 100,
       phases: [
-        { name: 'jobs', timeoutMs: 1_000, run: async () => { await sleep(300); order.push('jobs drained'); } },
-        { name: 'database', timeoutMs: 200, run: async () => { order.push('database closed'); } },
+        {
+          name: 'jobs',
+          timeoutMs: 1_000,
+          run: async () => {
+            await sleep(300);
+            order.push('jobs drained');
+          },
+        },
+        {
+          name: 'database',
+          timeoutMs: 200,
+          run: async () => {
+            order.push('database closed');
+          },
+        },
       ],
       exit: (code) => exits.push(code),
     });
@@ -36,8 +49,21 @@ describe('graceful shutdown', () => {
     const { shutdown } = installGracefulShutdown(app, {
       signals: [],
       phases: [
-        { name: 'jobs', timeoutMs: 50, run: () => sleep(2_000).then(() => { order.push('too late'); }) },
-        { name: 'database', timeoutMs: 200, run: async () => { order.push('database closed'); } },
+        {
+          name: 'jobs',
+          timeoutMs: 50,
+          run: () =>
+            sleep(2_000).then(() => {
+              order.push('too late');
+            }),
+        },
+        {
+          name: 'database',
+          timeoutMs: 200,
+          run: async () => {
+            order.push('database closed');
+          },
+        },
       ],
       exit: (code) => exits.push(code),
     });
@@ -55,8 +81,20 @@ describe('graceful shutdown', () => {
     const { shutdown } = installGracefulShutdown(app, {
       signals: [],
       phases: [
-        { name: 'jobs', timeoutMs: 100, run: async () => { throw new Error('boom'); } },
-        { name: 'database', timeoutMs: 100, run: async () => { order.push('database closed'); } },
+        {
+          name: 'jobs',
+          timeoutMs: 100,
+          run: async () => {
+            throw new Error('boom');
+          },
+        },
+        {
+          name: 'database',
+          timeoutMs: 100,
+          run: async () => {
+            order.push('database closed');
+          },
+        },
       ],
       exit: (code) => exits.push(code),
     });

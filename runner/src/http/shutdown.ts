@@ -33,7 +33,16 @@ async function within(ms: number, fn: () => Promise<void>, onError: (err: unknow
     timer = setTimeout(() => r(false), ms);
   });
   try {
-    return await Promise.race([fn().then(() => true, (err: unknown) => { onError(err); return true; }), late]);
+    return await Promise.race([
+      fn().then(
+        () => true,
+        (err: unknown) => {
+          onError(err);
+          return true;
+        },
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -43,7 +52,10 @@ async function within(ms: number, fn: () => Promise<void>, onError: (err: unknow
  * Installs signal handlers; resolves the returned promise once shut down. A second signal while
  * closing exits at once.
  */
-export function installGracefulShutdown(app: FastifyInstance, options: ShutdownOptions = {}): { done: Promise<void>; shutdown: (reason: string) => Promise<void> } {
+export function installGracefulShutdown(
+  app: FastifyInstance,
+  options: ShutdownOptions = {},
+): { done: Promise<void>; shutdown: (reason: string) => Promise<void> } {
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let resolveDone!: () => void;
@@ -55,7 +67,10 @@ export function installGracefulShutdown(app: FastifyInstance, options: ShutdownO
   const shutdown = (reason: string): Promise<void> => {
     closing ??= (async () => {
       app.log.info({ reason }, 'shutting down');
-      const phases: ShutdownPhase[] = [{ name: 'http', timeoutMs: options.httpTimeoutMs ?? DEFAULT_HTTP_SHUTDOWN_MS, run: () => app.close() }, ...(options.phases ?? [])];
+      const phases: ShutdownPhase[] = [
+        { name: 'http', timeoutMs: options.httpTimeoutMs ?? DEFAULT_HTTP_SHUTDOWN_MS, run: () => app.close() },
+        ...(options.phases ?? []),
+      ];
       let clean = true;
       try {
         for (const phase of phases) {

@@ -124,7 +124,10 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     check = TypeCompiler.Compile(schema);
   } catch (err) {
     // Fail at start-up, naming the route, rather than at the first request.
-    throw new Error(`${method} ${url}: the ${httpPart ?? 'request'} schema must be built with TypeBox (Type.Object(…)), not plain JSON Schema: ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `${method} ${url}: the ${httpPart ?? 'request'} schema must be built with TypeBox (Type.Object(…)), not plain JSON Schema: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const convert = httpPart !== 'body';
   // Filling defaults walks the schema and the value on every request: only when there are some.
@@ -135,7 +138,11 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     if (check.Check(value)) {
       const nul = nulPath(value);
       if (nul === undefined) return { value };
-      return { error: [{ keyword: 'nul', instancePath: nul, schemaPath: '', params: {}, message: 'Expected text without the NUL character (U+0000)' }] as unknown as Error };
+      return {
+        error: [
+          { keyword: 'nul', instancePath: nul, schemaPath: '', params: {}, message: 'Expected text without the NUL character (U+0000)' },
+        ] as unknown as Error,
+      };
     }
     const errors: FastifySchemaValidationError[] = [];
     for (const e of check.Errors(value)) {

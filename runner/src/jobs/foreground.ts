@@ -6,9 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  createJobHandlers, getJob, heartbeatJob, isChsError, toError, transitionJob, type Engine, type Job, type JobOutcome,
-} from '@chs/core';
+import { createJobHandlers, getJob, heartbeatJob, isChsError, toError, transitionJob, type Engine, type Job, type JobOutcome } from '@chs/core';
 
 export interface ForegroundOptions {
   leaseMs: number;
@@ -27,17 +25,33 @@ export async function runJobInForeground(engine: Engine, queued: Job, o: Foregro
   const owner = `${hostname()}:${process.pid}:cli:${randomBytes(4).toString('hex')}`;
   const pollMs = o.pollMs ?? 500;
   const claimed = await transitionJob(db, queued.id, 'queued', 'running', {
-    patch: { leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + o.leaseMs).toISOString() }, event: { owner, foreground: true },
+    patch: { leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + o.leaseMs).toISOString() },
+    event: { owner, foreground: true },
   });
   if (!claimed) return follow(engine, queued.id, o, pollMs);
 
   const abort = new AbortController();
   const onAbort = () => abort.abort(new Error('interrupted'));
   o.signal?.addEventListener('abort', onAbort, { once: true });
-  const beat = setInterval(() => {
-    heartbeatJob(db, claimed.id, owner, o.leaseMs).then((ok) => { if (!ok) abort.abort(new Error('lease lost')); }, () => undefined);
-  }, Math.max(50, Math.floor(o.leaseMs / 3)));
-  const progress = setInterval(() => { void getJob(db, claimed.id).then((j) => { if (j) o.onProgress?.(j); }, () => undefined); }, pollMs);
+  const beat = setInterval(
+    () => {
+      heartbeatJob(db, claimed.id, owner, o.leaseMs).then(
+        (ok) => {
+          if (!ok) abort.abort(new Error('lease lost'));
+        },
+        () => undefined,
+      );
+    },
+    Math.max(50, Math.floor(o.leaseMs / 3)),
+  );
+  const progress = setInterval(() => {
+    void getJob(db, claimed.id).then(
+      (j) => {
+        if (j) o.onProgress?.(j);
+      },
+      () => undefined,
+    );
+  }, pollMs);
   let outcome: JobOutcome;
   try {
     const handler = createJobHandlers(engine)[claimed.kind];
@@ -56,12 +70,18 @@ export async function runJobInForeground(engine: Engine, queued: Job, o: Foregro
     await transitionJob(db, claimed.id, 'running', 'completed', { owner });
   } else if (outcome.outcome === 'failed') {
     await transitionJob(db, claimed.id, 'running', 'failed', {
-      owner, patch: { lastError: outcome.error, error: { message: outcome.error, count: 1, severity: 'fatal', recoverable: outcome.recoverable ?? false } },
+      owner,
+      patch: { lastError: outcome.error, error: { message: outcome.error, count: 1, severity: 'fatal', recoverable: outcome.recoverable ?? false } },
     });
   } else if (outcome.outcome === 'parked') {
     const until = outcome.until.toISOString();
     await transitionJob(db, claimed.id, 'running', 'parked', {
-      owner, patch: { parkedUntil: until, lastError: outcome.reason, error: { message: `${outcome.reason}; resumes at ${until}`, count: 1, severity: 'warning', recoverable: true } },
+      owner,
+      patch: {
+        parkedUntil: until,
+        lastError: outcome.reason,
+        error: { message: `${outcome.reason}; resumes at ${until}`, count: 1, severity: 'warning', recoverable: true },
+      },
     });
   } else {
     await transitionJob(db, claimed.id, 'running', 'cancelled', { owner, event: { reason: 'interrupted (foreground)' } });

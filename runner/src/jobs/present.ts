@@ -50,9 +50,12 @@ export interface CurrentJobView {
 
 /** Earliest start and latest end of a group; the end only when every job has ended. */
 function span(jobs: Job[]): { startedAt: string | null; completedAt: string | null } {
-  const starts = jobs.map((j) => j.startedAt).filter((s): s is string => s !== null).sort();
+  const starts = jobs
+    .map((j) => j.startedAt)
+    .filter((s): s is string => s !== null)
+    .sort();
   const ends = jobs.map((j) => j.completedAt);
-  const completedAt = ends.every((e) => e !== null) ? (ends).sort().at(-1) ?? null : null;
+  const completedAt = ends.every((e) => e !== null) ? (ends.sort().at(-1) ?? null) : null;
   return { startedAt: starts[0] ?? null, completedAt };
 }
 

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DAY_MS,
-  connectIntegration, createWorkspace, enqueueJob, listJobs, markIntegrationSynced, markNeedsReauth, transitionJob, updateSettings, type Db,
+import {
+  DAY_MS,
+  connectIntegration,
+  createWorkspace,
+  enqueueJob,
+  listJobs,
+  markIntegrationSynced,
+  markNeedsReauth,
+  transitionJob,
+  updateSettings,
+  type Db,
 } from '@chs/core';
 import { dropTestSchemas, testDialects } from '@chs/core/testing';
 import { Scheduler } from './scheduler.js';
@@ -14,16 +23,55 @@ const KEY = randomBytes(32);
 const MIN = 60_000;
 
 async function seedClient(db: Db, ws: string, at: string): Promise<void> {
-  await db.insertInto('clients').values({ id: `cl_${ws}`, workspace_id: ws, name: 'Globex', name_source: 'domain', primary_domain: `globex-${ws}`, mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null, last_interaction_at: at, created_at: at, updated_at: at }).execute();
-  await db.insertInto('interactions').values({
-    id: `in_${ws}`, workspace_id: ws, client_id: `cl_${ws}`, type: 'email', source: 'google', dedupe_key: 'k', provider_id: null, thread_id: null, subject: 's', summary: 's',
-    sentiment_label: 'positive', sentiment_score: 0.5, occurred_at: at, from_email: 'a@globex.com', to_emails: `rep@${ws}`, direction: 'inbound', opened: null, signals: 0, content_hash: 'h', created_at: at, updated_at: at,
-  }).execute();
+  await db
+    .insertInto('clients')
+    .values({
+      id: `cl_${ws}`,
+      workspace_id: ws,
+      name: 'Globex',
+      name_source: 'domain',
+      primary_domain: `globex-${ws}`,
+      mrr: null,
+      renewal_date: null,
+      csm_owner: null,
+      is_excluded: 0,
+      health_score: null,
+      health_updated_at: null,
+      last_interaction_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  await db
+    .insertInto('interactions')
+    .values({
+      id: `in_${ws}`,
+      workspace_id: ws,
+      client_id: `cl_${ws}`,
+      type: 'email',
+      source: 'google',
+      dedupe_key: 'k',
+      provider_id: null,
+      thread_id: null,
+      subject: 's',
+      summary: 's',
+      sentiment_label: 'positive',
+      sentiment_score: 0.5,
+      occurred_at: at,
+      from_email: 'a@globex.com',
+      to_emails: `rep@${ws}`,
+      direction: 'inbound',
+      opened: null,
+      signals: 0,
+      content_hash: 'h',
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
 }
 
 const snapshotDays = async (db: Db, ws: string) =>
   (await db.selectFrom('health_snapshots').select('date').where('workspace_id', '=', ws).orderBy('date').execute()).map((r) => r.date);
-
 
 describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', (dialect) => {
   it('queues quick syncs per interval, runs the daily snapshot once per local day of each workspace, and treats JOB_CONFLICT as "already active"', async () => {
@@ -41,14 +89,23 @@ describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', 
 
       let now = new Date('2024-05-20T03:30:00Z'); // New York: 2024-05-19 23:30; UTC: 2024-05-20
       let nudged = 0;
-      const scheduler = new Scheduler({ db, dataClock: () => now, onEnqueued: () => { nudged += 1; } });
+      const scheduler = new Scheduler({
+        db,
+        dataClock: () => now,
+        onEnqueued: () => {
+          nudged += 1;
+        },
+      });
 
       let r = await scheduler.tick(now);
       expect(r.errors).toEqual([]);
       // Google is due (never synced); HubSpot needs re-auth and is left alone; initech has nothing connected.
       expect(r.syncsQueued.map((s) => [s.workspaceId, s.provider])).toEqual([['acme.com', 'google']]);
       expect(nudged).toBe(1);
-      expect(r.daily.map((d) => [d.workspaceId, d.localDay])).toEqual([['acme.com', '2024-05-19'], ['initech.com', '2024-05-20']]);
+      expect(r.daily.map((d) => [d.workspaceId, d.localDay])).toEqual([
+        ['acme.com', '2024-05-19'],
+        ['initech.com', '2024-05-20'],
+      ]);
       expect((await snapshotDays(db, 'acme.com')).at(-1)).toBe('2024-05-20');
       const googleJob = (await listJobs(db, { workspaceId: 'acme.com', limit: 10, offset: 0 })).jobs[0]!;
       expect(googleJob).toMatchObject({ kind: 'sync', source: 'google', state: 'queued', params: { mode: 'quick' } });
@@ -105,20 +162,73 @@ describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', 
       };
       const oldJob = await jobAt(old, 'google');
       const newJob = await jobAt(recent, 'hubspot');
-      const run = (id: string, at: Date) => db.insertInto('ingestion_runs').values({
-        id, workspace_id: 'acme.com', job_id: null, source: 'mbox', status: 'completed', started_at: at.toISOString(), completed_at: at.toISOString(), filtered_json: '{}',
-        items_processed: 1, items_added: 1, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 1, parse_errors: 1, charset_errors: 0, attachment_errors: 0, sentiment_errors: 0, clients_created: 0, contacts_created: 0,
-      }).execute();
+      const run = (id: string, at: Date) =>
+        db
+          .insertInto('ingestion_runs')
+          .values({
+            id,
+            workspace_id: 'acme.com',
+            job_id: null,
+            source: 'mbox',
+            status: 'completed',
+            started_at: at.toISOString(),
+            completed_at: at.toISOString(),
+            filtered_json: '{}',
+            items_processed: 1,
+            items_added: 1,
+            items_updated: 0,
+            items_skipped: 0,
+            items_filtered: 0,
+            errors_count: 1,
+            parse_errors: 1,
+            charset_errors: 0,
+            attachment_errors: 0,
+            sentiment_errors: 0,
+            clients_created: 0,
+            contacts_created: 0,
+          })
+          .execute();
       await run('run_old', old);
       await run('run_new', recent);
-      await db.insertInto('ingestion_errors').values([
-        { run_id: 'run_old', at: old.toISOString(), kind: 'parse', reason: 'bad', location: 'x' },
-        { run_id: 'run_new', at: recent.toISOString(), kind: 'parse', reason: 'bad', location: 'y' },
-      ]).execute();
-      await db.insertInto('ingestion_sessions').values({ id: 'ing_old', workspace_id: 'acme.com', job_id: null, status: 'completed', config_json: '{}', stats_json: '{}', errors_json: '[]', started_at: old.toISOString(), updated_at: old.toISOString(), completed_at: old.toISOString() }).execute();
+      await db
+        .insertInto('ingestion_errors')
+        .values([
+          { run_id: 'run_old', at: old.toISOString(), kind: 'parse', reason: 'bad', location: 'x' },
+          { run_id: 'run_new', at: recent.toISOString(), kind: 'parse', reason: 'bad', location: 'y' },
+        ])
+        .execute();
+      await db
+        .insertInto('ingestion_sessions')
+        .values({
+          id: 'ing_old',
+          workspace_id: 'acme.com',
+          job_id: null,
+          status: 'completed',
+          config_json: '{}',
+          stats_json: '{}',
+          errors_json: '[]',
+          started_at: old.toISOString(),
+          updated_at: old.toISOString(),
+          completed_at: old.toISOString(),
+        })
+        .execute();
       await seedClient(db, 'acme.com', old.toISOString());
-      const snap = (date: string) => ({ workspace_id: 'acme.com', client_id: 'cl_acme.com', date, score: 60, confidence: 1, components_json: '{}', reason: null, reason_text: null, evidence_json: null, created_at: now.toISOString() });
-      await db.insertInto('health_snapshots').values([snap('2024-04-10'), snap('2024-04-19'), snap('2024-04-20'), snap('2024-05-01')]).execute();
+      const snap = (date: string) => ({
+        workspace_id: 'acme.com',
+        client_id: 'cl_acme.com',
+        date,
+        score: 60,
+        confidence: 1,
+        components_json: '{}',
+        reason: null,
+        reason_text: null,
+        evidence_json: null,
+        created_at: now.toISOString(),
+      });
+      await db
+        .insertInto('health_snapshots')
+        .values([snap('2024-04-10'), snap('2024-04-19'), snap('2024-04-20'), snap('2024-05-01')])
+        .execute();
 
       const r = await new Scheduler({ db, dataClock: () => now }).tick(now);
       expect(r.errors).toEqual([]);

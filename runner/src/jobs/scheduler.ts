@@ -11,8 +11,22 @@
  *   keeps each at most once across runners and restarts).
  */
 import {
-  enqueueJob, getSettings, isChsError, lastJobQueuedAt, listIntegrations, listWorkspaceIds, pruneHistory, localTime, recomputeHealth, silentLogger, toError, utcDay,
-  type Db, type Logger, type Provider, type PruneCounts,
+  enqueueJob,
+  getSettings,
+  isChsError,
+  lastJobQueuedAt,
+  listIntegrations,
+  listWorkspaceIds,
+  pruneHistory,
+  localTime,
+  recomputeHealth,
+  silentLogger,
+  toError,
+  utcDay,
+  type Db,
+  type Logger,
+  type Provider,
+  type PruneCounts,
 } from '@chs/core';
 
 export interface SchedulerOptions {

@@ -32,7 +32,10 @@ export function createJobService({ engine, config, logger = silentLogger }: JobS
   const jc = config.jobs ?? DEFAULT_JOBS_CONFIG;
   const db = engine.store.db;
   const onEvent = (e: JobEvent): void => {
-    if (e.type === 'worker:error') { logger.error({ err: e.error.message }, 'job worker error'); return; }
+    if (e.type === 'worker:error') {
+      logger.error({ err: e.error.message }, 'job worker error');
+      return;
+    }
     const base = { jobId: e.job.id, kind: e.job.kind, source: e.job.source, workspaceId: e.job.workspaceId };
     if (e.type === 'job:start') logger.info({ ...base, attempt: e.job.attempts }, 'job started');
     else if (e.type === 'job:success') logger.info({ ...base, items: e.job.itemsProcessed }, 'job completed');
@@ -41,10 +44,26 @@ export function createJobService({ engine, config, logger = silentLogger }: JobS
     else if (e.type === 'job:failed') logger.error({ ...base, err: e.error }, 'job failed');
   };
   const worker = new JobWorker({
-    db, handlers: createJobHandlers(engine), concurrency: jc.concurrency, leaseMs: jc.leaseMs, pollMs: jc.pollMs, sweepMs: jc.sweepMs, logger, onEvent,
+    db,
+    handlers: createJobHandlers(engine),
+    concurrency: jc.concurrency,
+    leaseMs: jc.leaseMs,
+    pollMs: jc.pollMs,
+    sweepMs: jc.sweepMs,
+    logger,
+    onEvent,
   });
   const scheduler = jc.schedulerEnabled
-    ? new Scheduler({ db, dataClock: engine.clock, logger, onEnqueued: () => worker.nudge(), notify: ((n) => (ws, now) => n.run(ws, now))(createNotifier(engine, config, logger)) })
+    ? new Scheduler({
+        db,
+        dataClock: engine.clock,
+        logger,
+        onEnqueued: () => worker.nudge(),
+        notify: (
+          (n) => (ws, now) =>
+            n.run(ws, now)
+        )(createNotifier(engine, config, logger)),
+      })
     : undefined;
   let timer: NodeJS.Timeout | undefined;
   let tick: Promise<unknown> = Promise.resolve();
@@ -56,7 +75,9 @@ export function createJobService({ engine, config, logger = silentLogger }: JobS
       worker.start();
       if (scheduler) {
         // The first tick waits one period, so a runner that just started serves requests first.
-        timer = setInterval(() => { tick = scheduler.tick(new Date()).catch((err: unknown) => logger.error({ err: String(err) }, 'scheduler tick failed')); }, jc.schedulerTickMs);
+        timer = setInterval(() => {
+          tick = scheduler.tick(new Date()).catch((err: unknown) => logger.error({ err: String(err) }, 'scheduler tick failed'));
+        }, jc.schedulerTickMs);
         timer.unref();
       }
     },

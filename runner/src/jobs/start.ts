@@ -13,9 +13,13 @@ export async function connectedProviders(db: Db, workspaceId: string): Promise<P
 export async function requireConnected(db: Db, workspaceId: string, provider: Provider): Promise<void> {
   const i = await getIntegration(db, workspaceId, provider);
   if (!i || i.state === 'disconnected') {
-    throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}; connect it first (chs connect ${provider})`, { details: { provider } });
+    throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}; connect it first (chs connect ${provider})`, {
+      details: { provider },
+    });
   }
   if (i.state === 'needs_reauth') {
-    throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${i.lastError ? ` (${i.lastError})` : ''}`, { details: { provider } });
+    throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${i.lastError ? ` (${i.lastError})` : ''}`, {
+      details: { provider },
+    });
   }
 }

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 /** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
 export const CHS_BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
 
-export interface Env { [k: string]: string }
+export interface Env {
+  [k: string]: string;
+}
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -32,8 +34,12 @@ export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout
     const p = spawn(process.execPath, [CHS_BIN, ...args], { env });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     p.on('error', reject);
     p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
@@ -47,10 +53,19 @@ export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout
 export function chsEnv(database: string, dir: string, api: string, token: string, extra: Env = {}): Env {
   return {
     ...(process.env as Env),
-    CHS_DATABASE_URL: database, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_SMTP_URL: '', CHS_NOW: '',
-    CHS_GOOGLE_API_URL: api, CHS_GOOGLE_TOKEN_URL: token, CHS_SCHEDULER: 'off', CHS_JOB_POLL_MS: '200',
+    CHS_DATABASE_URL: database,
+    CHS_DATA_DIR: dir,
+    CHS_LOG_LEVEL: 'warn',
+    CHS_SMTP_URL: '',
+    CHS_NOW: '',
+    CHS_GOOGLE_API_URL: api,
+    CHS_GOOGLE_TOKEN_URL: token,
+    CHS_SCHEDULER: 'off',
+    CHS_JOB_POLL_MS: '200',
     // Status is polled every 50 ms; on a loaded machine the default limits would answer 429 first.
-    CHS_RATE_LIMIT_PER_MINUTE: '100000', CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000', CHS_RATE_LIMIT_PER_HOUR: '1000000',
+    CHS_RATE_LIMIT_PER_MINUTE: '100000',
+    CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
+    CHS_RATE_LIMIT_PER_HOUR: '1000000',
     ...extra,
   };
 }
@@ -63,13 +78,36 @@ export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string>
   const init = await chs(env, 'init', '--workspace', ws, '--name', 'Acme', '--owner-email', `ana@${ws}`, '--json');
   if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
   const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
-  const c = await chs(env, 'connect', 'google', '--workspace', ws, '--email', `rep@${ws}`, '--access-token', 'stale-token',
-    '--refresh-token', 'fake-refresh-token', '--client-id', 'cid', '--client-secret', 'csecret', '--expires-at', '2020-01-01T00:00:00Z');
+  const c = await chs(
+    env,
+    'connect',
+    'google',
+    '--workspace',
+    ws,
+    '--email',
+    `rep@${ws}`,
+    '--access-token',
+    'stale-token',
+    '--refresh-token',
+    'fake-refresh-token',
+    '--client-id',
+    'cid',
+    '--client-secret',
+    'csecret',
+    '--expires-at',
+    '2020-01-01T00:00:00Z',
+  );
   if (c.code !== 0) throw new Error(`chs connect failed: ${c.stderr}`);
   return apiKey;
 }
 
-export interface Serve { name: string; proc: ChildProcess; base: string; /** stderr apart from the address line. */ stderr: () => string; exited: Promise<number | null> }
+export interface Serve {
+  name: string;
+  proc: ChildProcess;
+  base: string;
+  /** stderr apart from the address line. */ stderr: () => string;
+  exited: Promise<number | null>;
+}
 
 /**
  * `chs serve --port 0` in a child process, resolved once it prints its address. Every one
@@ -88,9 +126,16 @@ export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutM
     proc.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /serving (http:\/\/[^\s/]+)\/api/.exec(err);
-      if (m && !entry.base) { clearTimeout(timer); entry.base = m[1]!; resolve(entry); }
+      if (m && !entry.base) {
+        clearTimeout(timer);
+        entry.base = m[1]!;
+        resolve(entry);
+      }
     });
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`chs serve ${name} exited ${code}: ${err}`)); });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`chs serve ${name} exited ${code}: ${err}`));
+    });
   });
 }
 
@@ -129,7 +174,10 @@ const CLIENT_DOMAINS = ['globex.com', 'initech.com', 'umbrella.com', 'hooli.com'
  * `n` messages, newest first from `newest` back, one every `spacingMs`; message i comes from
  * `contact{i%7}@<CLIENT_DOMAINS[i%5]>` to `rep@<workspace>`, with Message-ID `<m{i}@<domain>>`.
  */
-export function makeMailbox(n: number, opts: { workspace?: string; newest?: number; spacingMs?: number } = {}): { messages: TestGmailMessage[]; messageIds: Set<string>; perDomain: Map<string, number> } {
+export function makeMailbox(
+  n: number,
+  opts: { workspace?: string; newest?: number; spacingMs?: number } = {},
+): { messages: TestGmailMessage[]; messageIds: Set<string>; perDomain: Map<string, number> } {
   const ws = opts.workspace ?? 'acme.com';
   const newest = opts.newest ?? Date.now() - 60_000;
   const spacing = opts.spacingMs ?? 60_000;
@@ -170,7 +218,10 @@ export async function startDelayProxy(target: string, delayMs: number, slow: Reg
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
       });
-      up.on('error', () => { if (!res.headersSent) res.writeHead(502); res.end(); });
+      up.on('error', () => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
       req.pipe(up);
     };
     if (slow.test((req.url ?? '').split('?')[0] ?? '')) setTimeout(forward, delayMs);
@@ -180,7 +231,11 @@ export async function startDelayProxy(target: string, delayMs: number, slow: Reg
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -195,16 +250,20 @@ export async function startTcpProxy(targetPort: number, listenPort = 0): Promise
     upstream.connect(targetPort, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
-    const drop = () => { client.destroy(); upstream.destroy(); };
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
   });
   await new Promise<void>((r) => server.listen(listenPort, '127.0.0.1', () => r()));
   return {
     port: (server.address() as AddressInfo).port,
-    cut: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    cut: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

@@ -59,12 +59,20 @@ beforeEach(() => {
 const WS = 'acme.com';
 /** Monday 2024-05-20, 09:00 UTC. */
 const NOW = new Date('2024-05-20T09:00:00.000Z');
-const notifier = (db: Db, dataNow?: Date) => new Notifier({ db, mailer: createMailer({ smtpUrl, outboxDir: '/nonexistent' }), ...(dataNow ? { dataClock: () => dataNow } : {}) });
+const notifier = (db: Db, dataNow?: Date) =>
+  new Notifier({ db, mailer: createMailer({ smtpUrl, outboxDir: '/nonexistent' }), ...(dataNow ? { dataClock: () => dataNow } : {}) });
 
 /** One client whose score fell 80 → 60 today (25 %), one that moved 80 → 75 (6.25 %), one renewing in 10 days at risk. */
 async function seed(db: Db): Promise<void> {
   await seedClient(db, WS, { id: 'cl_globex', name: 'Globex', domain: 'globex.com', mrr: 4000, score: 60, csmOwner: 'cy@acme.com' });
-  await seedInteraction(db, WS, { id: 'in_1', clientId: 'cl_globex', at: '2024-05-20T07:12:00.000Z', subject: 'Outage again <urgent>', sentiment: -0.9, from: 'cto@globex.com' });
+  await seedInteraction(db, WS, {
+    id: 'in_1',
+    clientId: 'cl_globex',
+    at: '2024-05-20T07:12:00.000Z',
+    subject: 'Outage again <urgent>',
+    sentiment: -0.9,
+    from: 'cto@globex.com',
+  });
   await seedScores(db, WS, 'cl_globex', { '2024-05-13': 78, '2024-05-19': 80 });
   await seedSnapshot(db, WS, 'cl_globex', '2024-05-20', 60, ['in_1']);
   await seedClient(db, WS, { id: 'cl_hooli', name: 'Hooli', domain: 'hooli.com', mrr: 1000, score: 75 });
@@ -133,7 +141,9 @@ describe.each(await testDialects())('notifications through a real SMTP server on
       expect([off.planned, off.sent, received]).toEqual([[], [], []]);
       expect(await db.selectFrom('notification_log').selectAll().execute()).toEqual([]);
 
-      await updateSettings(db, WS, { notifications: { channels: { email: true }, alertOnScoreDrop: false, alertOnRenewals: false, dailyDigest: false, weeklyDigest: false } });
+      await updateSettings(db, WS, {
+        notifications: { channels: { email: true }, alertOnScoreDrop: false, alertOnRenewals: false, dailyDigest: false, weeklyDigest: false },
+      });
       const none = await notifier(db, NOW).run(WS, NOW);
       expect(none.sent).toEqual([]);
       expect(received).toEqual([]);
@@ -152,7 +162,10 @@ describe.each(await testDialects())('notifications through a real SMTP server on
     try {
       const db = t.engine.store.db;
       await seed(db);
-      await updateSettings(db, WS, { timezone: 'Asia/Tokyo', notifications: { alertOnScoreDrop: false, alertOnRenewals: false, dailyDigest: true, weeklyDigest: true } });
+      await updateSettings(db, WS, {
+        timezone: 'Asia/Tokyo',
+        notifications: { alertOnScoreDrop: false, alertOnRenewals: false, dailyDigest: true, weeklyDigest: true },
+      });
       // Sunday 22:59 UTC is Monday 07:59 in Tokyo: too early.
       const n = notifier(db, NOW);
       expect((await n.run(WS, new Date('2024-05-19T22:59:00Z'))).planned).toEqual([]);
@@ -166,9 +179,15 @@ describe.each(await testDialects())('notifications through a real SMTP server on
       const summary = (await res.json()) as Awaited<ReturnType<typeof getSummary>>;
       const daily = r.planned.find((m) => m.kind === 'digest_daily')!.content as Digest;
       expect(daily.figures).toEqual({
-        clients: summary.totals.clients, avgScore: summary.health.avgScore, change7: summary.health.change7, threshold: summary.health.threshold,
-        atRiskCount: summary.health.atRiskCount, mrrTotal: summary.revenue.mrrTotal, mrrAtRisk: summary.revenue.mrrAtRisk,
-        renewals30d: summary.totals.renewals30d, renewals30dValue: summary.revenue.renewals30dValue,
+        clients: summary.totals.clients,
+        avgScore: summary.health.avgScore,
+        change7: summary.health.change7,
+        threshold: summary.health.threshold,
+        atRiskCount: summary.health.atRiskCount,
+        mrrTotal: summary.revenue.mrrTotal,
+        mrrAtRisk: summary.revenue.mrrAtRisk,
+        renewals30d: summary.totals.renewals30d,
+        renewals30dValue: summary.revenue.renewals30dValue,
       });
       // By hand: at risk = Initech (30 < 40), MRR 2,500 of 7,500; average (60 + 75 + 30) / 3 = 55.
       expect(daily.figures).toMatchObject({ clients: 3, atRiskCount: 1, mrrAtRisk: 2500, mrrTotal: 7500, avgScore: 55 });
@@ -186,14 +205,19 @@ describe.each(await testDialects())('notifications through a real SMTP server on
       expect(tue.sent.map((s) => s.dedupeKey)).toEqual(['digest_daily:2024-05-21']);
       const tueDigest = tue.planned[0]!.content as Digest;
       expect([tueDigest.fromDay, tueDigest.toDay]).toEqual(['2024-05-20', '2024-05-20']);
-      expect(tueDigest.movers.map((c) => [c.name, c.delta])).toEqual([['Globex', -20], ['Hooli', -5]]);
+      expect(tueDigest.movers.map((c) => [c.name, c.delta])).toEqual([
+        ['Globex', -20],
+        ['Hooli', -5],
+      ]);
       expect(tueDigest.newRisks).toEqual([]);
       expect(received[2]!.mail.text).toContain('Globex: 80.0 → 60.0 (−20.0), MRR $4,000. Score fell 20.0 points');
       // Wednesday: no snapshot for 05-21 was written, so nothing changed: quiet, recorded as skipped, not sent.
       const wed = await notifier(db, new Date('2024-05-22T09:00:00Z')).run(WS, new Date('2024-05-21T23:00:00Z'));
       expect(wed.sent).toEqual([]);
       expect(wed.quiet.map((q) => q.dedupeKey)).toEqual(['digest_daily:2024-05-22']);
-      expect((await db.selectFrom('notification_log').select('status').where('dedupe_key', '=', 'digest_daily:2024-05-22').executeTakeFirst())?.status).toBe('skipped');
+      expect((await db.selectFrom('notification_log').select('status').where('dedupe_key', '=', 'digest_daily:2024-05-22').executeTakeFirst())?.status).toBe(
+        'skipped',
+      );
       expect(received).toHaveLength(3);
     } finally {
       await t.close();
@@ -249,11 +273,37 @@ describe.each(await testDialects())('notifications through a real SMTP server on
       const db = t.engine.store.db;
       await seedClient(db, WS, { id: 'cl_initech', name: 'Initech', domain: 'initech.com', mrr: 2500, renewalDate: '2024-05-25' });
       // An ingestion problem for the digest to report: a sync that failed at 10:00 UTC.
-      await db.insertInto('jobs').values({
-        id: 'job_1', workspace_id: WS, kind: 'sync', source: 'google', state: 'failed', group_id: null, params_json: '{}', progress_json: '{}', items_processed: 0, total_items: null,
-        items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 1, errors_json: '[]', cursor_json: null, lease_owner: null, lease_expires_at: null,
-        parked_until: null, attempts: 3, last_error: 'Gmail answered 500', created_at: '2024-05-20T09:55:00.000Z', started_at: '2024-05-20T09:55:00.000Z', completed_at: '2024-05-20T10:00:00.000Z', updated_at: '2024-05-20T10:00:00.000Z',
-      }).execute();
+      await db
+        .insertInto('jobs')
+        .values({
+          id: 'job_1',
+          workspace_id: WS,
+          kind: 'sync',
+          source: 'google',
+          state: 'failed',
+          group_id: null,
+          params_json: '{}',
+          progress_json: '{}',
+          items_processed: 0,
+          total_items: null,
+          items_added: 0,
+          items_updated: 0,
+          items_skipped: 0,
+          items_filtered: 0,
+          errors_count: 1,
+          errors_json: '[]',
+          cursor_json: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          parked_until: null,
+          attempts: 3,
+          last_error: 'Gmail answered 500',
+          created_at: '2024-05-20T09:55:00.000Z',
+          started_at: '2024-05-20T09:55:00.000Z',
+          completed_at: '2024-05-20T10:00:00.000Z',
+          updated_at: '2024-05-20T10:00:00.000Z',
+        })
+        .execute();
       await updateSettings(db, WS, { timezone: 'America/New_York', notifications: { dailyDigest: true, weeklyDigest: false } });
       const n = notifier(db, NOW);
       const scheduler = new Scheduler({ db, dataClock: () => NOW, notify: (ws, now) => n.run(ws, now) });

@@ -5,8 +5,21 @@
  */
 import { join } from 'node:path';
 import {
-  claimNotification, effectiveSender, markFailed, markSent, planNotifications, recordSkipped, silentLogger, toError,
-  type Db, type DigestKind, type Engine, type Logger, type NotificationKind, type NotificationMessage, type QuietDigest,
+  claimNotification,
+  effectiveSender,
+  markFailed,
+  markSent,
+  planNotifications,
+  recordSkipped,
+  silentLogger,
+  toError,
+  type Db,
+  type DigestKind,
+  type Engine,
+  type Logger,
+  type NotificationKind,
+  type NotificationMessage,
+  type QuietDigest,
 } from '@chs/core';
 import type { RunnerConfig } from '../config.js';
 import { createMailer, type Mailer } from './mailer.js';
@@ -74,9 +87,20 @@ export class Notifier {
   async run(workspaceId: string, now: Date, options: NotifyRunOptions = {}): Promise<NotifyResult> {
     const dryRun = options.dryRun ?? false;
     const plan = await planNotifications(this.#db, workspaceId, {
-      now, dataNow: this.#dataClock?.() ?? now, ...(options.forceDigests ? { forceDigests: options.forceDigests } : {}),
+      now,
+      dataNow: this.#dataClock?.() ?? now,
+      ...(options.forceDigests ? { forceDigests: options.forceDigests } : {}),
     });
-    const result: NotifyResult = { workspaceId, dryRun, planned: plan.messages, sent: [], failed: [], claimedElsewhere: [], quiet: plan.quiet, notes: plan.notes };
+    const result: NotifyResult = {
+      workspaceId,
+      dryRun,
+      planned: plan.messages,
+      sent: [],
+      failed: [],
+      claimedElsewhere: [],
+      quiet: plan.quiet,
+      notes: plan.notes,
+    };
     if (dryRun) return result;
     for (const q of plan.quiet) await recordSkipped(this.#db, workspaceId, q.kind, q.dedupeKey, q.reason, now);
     // A sender stored before senders were checked (or allowed by an entry since removed) is not used.
@@ -92,7 +116,13 @@ export class Notifier {
     }
     for (const m of plan.messages) {
       const attempt = await claimNotification(this.#db, {
-        workspaceId, kind: m.kind, dedupeKey: m.dedupeKey, recipients: m.to, subject: m.subject, transport: this.#mailer.transport, now,
+        workspaceId,
+        kind: m.kind,
+        dedupeKey: m.dedupeKey,
+        recipients: m.to,
+        subject: m.subject,
+        transport: this.#mailer.transport,
+        now,
       });
       if (attempt === null) {
         result.claimedElsewhere.push(m.dedupeKey);

@@ -41,14 +41,24 @@ export interface OnDemandSlot {
  */
 export async function reserveOnDemand(
   options: OnDemandOptions,
-  mail: { workspaceId: string; kind: OnDemandKind; to: string; /** Default: the stored `notifications.emailFrom` (a PUT changing it passes the new one). */ from?: string },
+  mail: {
+    workspaceId: string;
+    kind: OnDemandKind;
+    to: string;
+    /** Default: the stored `notifications.emailFrom` (a PUT changing it passes the new one). */ from?: string;
+  },
 ): Promise<OnDemandSlot> {
   const { db, mailer } = options;
   const now = options.now ?? new Date();
   const from = mail.from ?? (await getSettings(db, mail.workspaceId)).notifications.emailFrom;
   await assertSenderAllowed(db, mail.workspaceId, from, options.allowList ?? []);
   const dedupeKey = await claimOnDemand(db, {
-    workspaceId: mail.workspaceId, kind: mail.kind, recipient: mail.to, subject: mail.kind, transport: mailer.transport, now,
+    workspaceId: mail.workspaceId,
+    kind: mail.kind,
+    recipient: mail.to,
+    subject: mail.kind,
+    transport: mailer.transport,
+    now,
     perHour: options.perHour ?? ON_DEMAND_EMAILS_PER_HOUR,
   });
   let used = false;

@@ -39,7 +39,8 @@ function isValidDate(s: string): boolean {
 export function validateAttributes(a: ClientAttributes): void {
   if (a.name !== undefined && a.name.trim() === '') throw new ChsError('INVALID_INPUT', 'name must not be empty');
   if (a.mrr !== undefined && a.mrr !== null && (!Number.isFinite(a.mrr) || a.mrr < 0)) throw new ChsError('INVALID_INPUT', 'mrr must be a number ≥ 0');
-  if (a.renewalDate !== undefined && a.renewalDate !== null && !isValidDate(a.renewalDate)) throw new ChsError('INVALID_INPUT', 'renewalDate must be a date YYYY-MM-DD');
+  if (a.renewalDate !== undefined && a.renewalDate !== null && !isValidDate(a.renewalDate))
+    throw new ChsError('INVALID_INPUT', 'renewalDate must be a date YYYY-MM-DD');
   if (a.csmOwner !== undefined && a.csmOwner !== null && !EMAIL.test(a.csmOwner)) throw new ChsError('INVALID_INPUT', 'csmOwner must be an e-mail address');
   for (const d of a.domains ?? []) {
     if (registrableDomain(d) === null) throw new ChsError('INVALID_DOMAIN', `not a registrable domain: ${d}`);
@@ -47,7 +48,13 @@ export function validateAttributes(a: ClientAttributes): void {
 }
 
 /** Applies attributes to a client of the workspace; returns the updated row. */
-export async function updateClientAttributes(db: Db, workspaceId: string, clientId: string, attrs: ClientAttributes, now: Date = new Date()): Promise<ClientsTable> {
+export async function updateClientAttributes(
+  db: Db,
+  workspaceId: string,
+  clientId: string,
+  attrs: ClientAttributes,
+  now: Date = new Date(),
+): Promise<ClientsTable> {
   validateAttributes(attrs);
   return db.transaction().execute((trx) => applyClientAttributes(trx, workspaceId, clientId, attrs, now));
 }
@@ -60,13 +67,17 @@ export async function applyClientAttributes(trx: Db, workspaceId: string, client
     await attachDomains(trx, workspaceId, clientId, attrs.domains ?? []);
     // By hand: outranks every provider, so every value given is written and pinned as `manual`.
     const patch: Partial<ClientsTable> = {
-      ...attributePatch(row, {
-        name: attrs.name?.trim(),
-        mrr: attrs.mrr,
-        renewalDate: attrs.renewalDate,
-        csmOwner: attrs.csmOwner === null ? null : attrs.csmOwner?.toLowerCase(),
-        isExcluded: attrs.isExcluded,
-      }, 'manual'),
+      ...attributePatch(
+        row,
+        {
+          name: attrs.name?.trim(),
+          mrr: attrs.mrr,
+          renewalDate: attrs.renewalDate,
+          csmOwner: attrs.csmOwner === null ? null : attrs.csmOwner?.toLowerCase(),
+          isExcluded: attrs.isExcluded,
+        },
+        'manual',
+      ),
       updated_at: now.toISOString(),
     };
     await trx.updateTable('clients').set(patch).where('id', '=', clientId).execute();
@@ -78,7 +89,12 @@ async function attachDomains(db: Db, workspaceId: string, clientId: string, doma
   for (const raw of domains) {
     const domain = registrableDomain(raw);
     if (domain === null) throw new ChsError('INVALID_DOMAIN', `not a registrable domain: ${raw}`);
-    const owner = await db.selectFrom('client_domains').select('client_id').where('workspace_id', '=', workspaceId).where('domain', '=', domain).executeTakeFirst();
+    const owner = await db
+      .selectFrom('client_domains')
+      .select('client_id')
+      .where('workspace_id', '=', workspaceId)
+      .where('domain', '=', domain)
+      .executeTakeFirst();
     if (owner && owner.client_id !== clientId) throw new ChsError('CONFLICT', `domain ${domain} already belongs to client ${owner.client_id}`);
     if (!owner) await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: clientId }).execute();
   }
@@ -98,4 +114,3 @@ export async function createClient(db: Db, workspaceId: string, domain: string, 
   await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: id }).execute();
   return id;
 }
-

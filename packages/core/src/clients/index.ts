@@ -1,9 +1,2 @@
-export {
-  updateClientAttributes,
-  applyClientAttributes,
-  validateAttributes,
-  findClientByDomain,
-  createClient,
-  type ClientAttributes,
-} from './attributes.js';
+export { updateClientAttributes, applyClientAttributes, validateAttributes, findClientByDomain, createClient, type ClientAttributes } from './attributes.js';
 export { importClientsCsv, parseCsv, CSV_COLUMNS, type CsvImportResult } from './import-csv.js';

@@ -54,36 +54,75 @@ export interface AttributeOffer {
  */
 export function attributePatch(current: AttributeColumns, offer: AttributeOffer, source: string): Partial<AttributeColumns> {
   const patch: Partial<AttributeColumns> = {};
-  const settle = <V extends string | number | null>(value: V | undefined, held: V, heldBy: string | null, set: (value: V, by: string | null) => void, clears: boolean): void => {
+  const settle = <V extends string | number | null>(
+    value: V | undefined,
+    held: V,
+    heldBy: string | null,
+    set: (value: V, by: string | null) => void,
+    clears: boolean,
+  ): void => {
     if (value === undefined || !mayOverwrite(source, heldBy)) return;
     const by = value === null && clears ? null : source;
     if (value !== held || by !== heldBy) set(value, by);
   };
-  settle(offer.name, current.name, current.name_source, (v, by) => {
-    if (v !== current.name) patch.name = v;
-    patch.name_source = by ?? source;
-  }, false);
-  settle(offer.mrr, current.mrr, current.mrr_source, (v, by) => {
-    if (v !== current.mrr) patch.mrr = v;
-    if (by !== current.mrr_source) patch.mrr_source = by;
-  }, true);
-  settle(offer.renewalDate, current.renewal_date, current.renewal_source, (v, by) => {
-    if (v !== current.renewal_date) patch.renewal_date = v;
-    if (by !== current.renewal_source) patch.renewal_source = by;
-  }, true);
-  settle(offer.csmOwner, current.csm_owner, current.csm_source, (v, by) => {
-    if (v !== current.csm_owner) patch.csm_owner = v;
-    if (by !== current.csm_source) patch.csm_source = by;
-  }, true);
-  settle(offer.isExcluded === undefined ? undefined : offer.isExcluded ? 1 : 0, current.is_excluded, current.excluded_source, (v, by) => {
-    if (v !== current.is_excluded) patch.is_excluded = v;
-    if (by !== current.excluded_source) patch.excluded_source = by;
-  }, false);
+  settle(
+    offer.name,
+    current.name,
+    current.name_source,
+    (v, by) => {
+      if (v !== current.name) patch.name = v;
+      patch.name_source = by ?? source;
+    },
+    false,
+  );
+  settle(
+    offer.mrr,
+    current.mrr,
+    current.mrr_source,
+    (v, by) => {
+      if (v !== current.mrr) patch.mrr = v;
+      if (by !== current.mrr_source) patch.mrr_source = by;
+    },
+    true,
+  );
+  settle(
+    offer.renewalDate,
+    current.renewal_date,
+    current.renewal_source,
+    (v, by) => {
+      if (v !== current.renewal_date) patch.renewal_date = v;
+      if (by !== current.renewal_source) patch.renewal_source = by;
+    },
+    true,
+  );
+  settle(
+    offer.csmOwner,
+    current.csm_owner,
+    current.csm_source,
+    (v, by) => {
+      if (v !== current.csm_owner) patch.csm_owner = v;
+      if (by !== current.csm_source) patch.csm_source = by;
+    },
+    true,
+  );
+  settle(
+    offer.isExcluded === undefined ? undefined : offer.isExcluded ? 1 : 0,
+    current.is_excluded,
+    current.excluded_source,
+    (v, by) => {
+      if (v !== current.is_excluded) patch.is_excluded = v;
+      if (by !== current.excluded_source) patch.excluded_source = by;
+    },
+    false,
+  );
   return patch;
 }
 
 /** The sources a new client row records for the attributes it is created with. */
-export function initialSources(values: { mrr: number | null; renewalDate: string | null; csmOwner: string | null }, source: string): Pick<AttributeColumns, 'mrr_source' | 'renewal_source' | 'csm_source'> {
+export function initialSources(
+  values: { mrr: number | null; renewalDate: string | null; csmOwner: string | null },
+  source: string,
+): Pick<AttributeColumns, 'mrr_source' | 'renewal_source' | 'csm_source'> {
   return {
     mrr_source: values.mrr === null ? null : source,
     renewal_source: values.renewalDate === null ? null : source,

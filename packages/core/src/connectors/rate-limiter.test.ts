@@ -11,8 +11,13 @@ function fakeTime() {
   const slept: number[] = [];
   return {
     now: () => t,
-    sleep: async (ms: number) => { slept.push(ms); t += ms; },
-    advance: (ms: number) => { t += ms; },
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      t += ms;
+    },
+    advance: (ms: number) => {
+      t += ms;
+    },
     slept,
   };
 }

@@ -32,8 +32,14 @@ export const connectorFactories: { readonly [P in Provider]: Factory<P> } = Obje
   google: async (o: CreateConnectorOptions<'google'>) => {
     const { createGoogleConnector } = await import('./google/google-connector.js');
     const perMinute = o.urls?.googleQuotaPerMinute;
-    const quota = perMinute === undefined ? undefined : perMinute > 0 ? { units: perMinute, windowMs: 60_000 } : false as const;
-    return createGoogleConnector({ ...o, apiUrl: o.urls?.googleApi, tokenUrl: o.urls?.googleToken, onTokens: o.onTokens, ...(quota !== undefined ? { quota } : {}) });
+    const quota = perMinute === undefined ? undefined : perMinute > 0 ? { units: perMinute, windowMs: 60_000 } : (false as const);
+    return createGoogleConnector({
+      ...o,
+      apiUrl: o.urls?.googleApi,
+      tokenUrl: o.urls?.googleToken,
+      onTokens: o.onTokens,
+      ...(quota !== undefined ? { quota } : {}),
+    });
   },
   hubspot: async (o: CreateConnectorOptions<'hubspot'>) => {
     const { createHubSpotConnector } = await import('./hubspot/hubspot-connector.js');

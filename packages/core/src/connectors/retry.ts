@@ -94,12 +94,7 @@ function parkError(provider: string, resumeAt: Date, reason: string): ChsError {
  * Runs `op` until it succeeds, a verdict is fatal, or the retries are spent (then the last error
  * is thrown, wrapped as PROVIDER_ERROR unless it is already a ChsError).
  */
-export async function withRetry<T>(
-  provider: string,
-  op: (attempt: number) => Promise<T>,
-  classify: (err: unknown) => Verdict,
-  ctx: RetryContext,
-): Promise<T> {
+export async function withRetry<T>(provider: string, op: (attempt: number) => Promise<T>, classify: (err: unknown) => Verdict, ctx: RetryContext): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     ctx.signal?.throwIfAborted();
     try {

@@ -5,7 +5,12 @@ import { htmlToText as mailHtmlToText } from '../parse/html.js';
 export function normaliseDomain(value: string): string {
   let v = value.trim().toLowerCase();
   if (!v) return '';
-  v = v.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/\.$/, '');
+  v = v
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/^www\./, '')
+    .replace(/\.$/, '');
   return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(v) ? v : '';
 }
 

@@ -105,7 +105,12 @@ async function rescore(db: Db, workspaceId: string, touched: ReadonlyMap<string,
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const store =
     typeof options.database === 'string'
-      ? await openStore({ url: options.database, ...(options.poolSize ? { poolSize: options.poolSize } : {}), ...(options.schema ? { schema: options.schema } : {}), ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) } satisfies StoreOptions)
+      ? await openStore({
+          url: options.database,
+          ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+          ...(options.schema ? { schema: options.schema } : {}),
+          ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+        } satisfies StoreOptions)
       : options.database;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;

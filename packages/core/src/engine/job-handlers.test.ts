@@ -31,13 +31,21 @@ function message(i: number) {
   return {
     id: `g${String(i).padStart(5, '0')}`,
     internalDate: at,
-    raw: [`From: Contact <c${i % 4}@${domain}>`, 'To: Rep <rep@acme.com>', `Subject: Note ${i}`, `Date: ${new Date(at).toUTCString()}`, `Message-ID: <m${i}@${domain}>`, '', `Thanks for item ${i}, all good.`, ''].join('\r\n'),
+    raw: [
+      `From: Contact <c${i % 4}@${domain}>`,
+      'To: Rep <rep@acme.com>',
+      `Subject: Note ${i}`,
+      `Date: ${new Date(at).toUTCString()}`,
+      `Message-ID: <m${i}@${domain}>`,
+      '',
+      `Thanks for item ${i}, all good.`,
+      '',
+    ].join('\r\n'),
   };
 }
 
 const dialects = await testDialects();
 afterAll(dropTestSchemas);
-
 
 // Two Gmail pages through the whole pipeline, twice per dialect: generous for a loaded machine.
 const SLOW = 120_000;
@@ -53,12 +61,19 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     server = await startFakeGmailServer({ messages: Array.from({ length: 620 }, (_, i) => message(i)) });
     const key = randomBytes(32);
     engine = await createEngine({
-      database: await dialect.open(), clock: () => new Date(NOW), secretKey: key,
+      database: await dialect.open(),
+      clock: () => new Date(NOW),
+      secretKey: key,
       providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 },
       faults: (point, n) => fault(point, n),
     });
     await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
-    await connectIntegration(engine.store.db, key, { workspaceId: 'acme.com', provider: 'google', credentials: { accessToken: 'fake-access-token' }, accountEmail: 'rep@acme.com' });
+    await connectIntegration(engine.store.db, key, {
+      workspaceId: 'acme.com',
+      provider: 'google',
+      credentials: { accessToken: 'fake-access-token' },
+      accountEmail: 'rep@acme.com',
+    });
   });
   afterEach(async () => {
     fault = () => undefined;
@@ -68,82 +83,115 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
     await server.close();
   });
 
-  const stored = async () => Number((await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const stored = async () =>
+    Number(
+      (
+        await engine.store.db
+          .selectFrom('interactions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
-  it('a large ingestion whose job fails in an embedded worker ends its session failed, with the error', async () => {
-    server.injectFailure({ path: /\/messages$/, status: 400, times: 1000 });
-    const { session } = await startIngestionSession(engine.store.db, CONFIG);
-    worker = new JobWorker({ db: engine.store.db, handlers: createJobHandlers(engine), pollMs: 20 });
-    worker.start();
-    await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed', SLOW / 2);
-    const ended = await getIngestionSession(engine.store.db, session.id);
-    expect(ended?.status).toBe('failed');
-    expect(ended?.completedAt).not.toBeNull();
-    expect(ended?.errors).toEqual([{ timestamp: expect.any(String), message: expect.stringMatching(/Gmail.*400|Injected failure/), recoverable: false }]);
-  }, SLOW);
+  it(
+    'a large ingestion whose job fails in an embedded worker ends its session failed, with the error',
+    async () => {
+      server.injectFailure({ path: /\/messages$/, status: 400, times: 1000 });
+      const { session } = await startIngestionSession(engine.store.db, CONFIG);
+      worker = new JobWorker({ db: engine.store.db, handlers: createJobHandlers(engine), pollMs: 20 });
+      worker.start();
+      await until(async () => (await getJob(engine.store.db, session.id))?.state === 'failed', SLOW / 2);
+      const ended = await getIngestionSession(engine.store.db, session.id);
+      expect(ended?.status).toBe('failed');
+      expect(ended?.completedAt).not.toBeNull();
+      expect(ended?.errors).toEqual([{ timestamp: expect.any(String), message: expect.stringMatching(/Gmail.*400|Injected failure/), recoverable: false }]);
+    },
+    SLOW,
+  );
 
-  it('a job stopped mid-way and taken up again reports the totals of both attempts, equal to the store, in the job and in its session', async () => {
-    const { session, job } = await startIngestionSession(engine.store.db, CONFIG);
-    const handlers = createJobHandlers(engine);
-    // Attempt 1: stopped (as on shutdown) once the second Gmail page arrives, mid-way through the first.
-    const first = await claimNextJob(engine.store.db, 'worker-1', 60_000);
-    expect(first?.id).toBe(job.id);
-    const stop = new AbortController();
-    fault = (point, n) => { if (point === 'fetch' && n === 2) stop.abort(new Error('shutdown')); };
-    expect(await handlers.ingest(first!, { owner: 'worker-1', signal: stop.signal })).toEqual({ outcome: 'released' });
-    await transitionJob(engine.store.db, job.id, 'running', 'queued', { owner: 'worker-1' });
-    const mid = await getJob(engine.store.db, job.id);
-    const midStored = await stored();
-    expect(midStored).toBeGreaterThan(0);
-    expect(midStored).toBeLessThan(620);
-    expect(mid).toMatchObject({ itemsProcessed: midStored, itemsAdded: midStored });
-    expect((await getIngestionSession(engine.store.db, session.id))?.status).toBe('processing');
+  it(
+    'a job stopped mid-way and taken up again reports the totals of both attempts, equal to the store, in the job and in its session',
+    async () => {
+      const { session, job } = await startIngestionSession(engine.store.db, CONFIG);
+      const handlers = createJobHandlers(engine);
+      // Attempt 1: stopped (as on shutdown) once the second Gmail page arrives, mid-way through the first.
+      const first = await claimNextJob(engine.store.db, 'worker-1', 60_000);
+      expect(first?.id).toBe(job.id);
+      const stop = new AbortController();
+      fault = (point, n) => {
+        if (point === 'fetch' && n === 2) stop.abort(new Error('shutdown'));
+      };
+      expect(await handlers.ingest(first!, { owner: 'worker-1', signal: stop.signal })).toEqual({ outcome: 'released' });
+      await transitionJob(engine.store.db, job.id, 'running', 'queued', { owner: 'worker-1' });
+      const mid = await getJob(engine.store.db, job.id);
+      const midStored = await stored();
+      expect(midStored).toBeGreaterThan(0);
+      expect(midStored).toBeLessThan(620);
+      expect(mid).toMatchObject({ itemsProcessed: midStored, itemsAdded: midStored });
+      expect((await getIngestionSession(engine.store.db, session.id))?.status).toBe('processing');
 
-    // Attempt 2, by another worker.
-    fault = () => undefined;
-    const second = await claimNextJob(engine.store.db, 'worker-2', 60_000);
-    expect(second?.attempts).toBe(2);
-    expect(await handlers.ingest(second!, { owner: 'worker-2', signal: new AbortController().signal })).toEqual({ outcome: 'completed' });
-    await transitionJob(engine.store.db, job.id, 'running', 'completed', { owner: 'worker-2' });
-    expect(await stored()).toBe(620);
-    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 620, itemsAdded: 620, itemsUpdated: 0, itemsSkipped: 0, totalItems: 620 });
-    const done = await getIngestionSession(engine.store.db, session.id);
-    expect(done?.status).toBe('completed');
-    expect(done?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620, batchesCompleted: 13, errorsCount: 0 });
-  }, SLOW);
+      // Attempt 2, by another worker.
+      fault = () => undefined;
+      const second = await claimNextJob(engine.store.db, 'worker-2', 60_000);
+      expect(second?.attempts).toBe(2);
+      expect(await handlers.ingest(second!, { owner: 'worker-2', signal: new AbortController().signal })).toEqual({ outcome: 'completed' });
+      await transitionJob(engine.store.db, job.id, 'running', 'completed', { owner: 'worker-2' });
+      expect(await stored()).toBe(620);
+      expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 620, itemsAdded: 620, itemsUpdated: 0, itemsSkipped: 0, totalItems: 620 });
+      const done = await getIngestionSession(engine.store.db, session.id);
+      expect(done?.status).toBe('completed');
+      expect(done?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620, batchesCompleted: 13, errorsCount: 0 });
+    },
+    SLOW,
+  );
 
-  it('a job parked by the daily limit mid-way and claimed again reports the totals of both attempts', async () => {
-    const { job } = await startIngestionSession(engine.store.db, CONFIG);
-    const handlers = createJobHandlers(engine);
-    const first = await claimNextJob(engine.store.db, 'worker-1', 60_000);
-    // Page 1 arrived; the look-ahead now fetches page 2, and Gmail says the day's quota is spent.
-    fault = (point, n) => { if (point === 'fetch' && n === 1) server.injectFailure({ path: /\/messages\/g/, status: 403, reason: 'dailyLimitExceeded', times: 1 }); };
-    const parked = await handlers.ingest(first!, { owner: 'worker-1', signal: new AbortController().signal });
-    expect(parked).toMatchObject({ outcome: 'parked' });
-    await transitionJob(engine.store.db, job.id, 'running', 'parked', { owner: 'worker-1', patch: { parkedUntil: new Date(Date.now() - 1000).toISOString() } });
-    const partial = await stored();
-    expect(partial).toBeLessThan(620);
-    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: partial, itemsAdded: partial });
+  it(
+    'a job parked by the daily limit mid-way and claimed again reports the totals of both attempts',
+    async () => {
+      const { job } = await startIngestionSession(engine.store.db, CONFIG);
+      const handlers = createJobHandlers(engine);
+      const first = await claimNextJob(engine.store.db, 'worker-1', 60_000);
+      // Page 1 arrived; the look-ahead now fetches page 2, and Gmail says the day's quota is spent.
+      fault = (point, n) => {
+        if (point === 'fetch' && n === 1) server.injectFailure({ path: /\/messages\/g/, status: 403, reason: 'dailyLimitExceeded', times: 1 });
+      };
+      const parked = await handlers.ingest(first!, { owner: 'worker-1', signal: new AbortController().signal });
+      expect(parked).toMatchObject({ outcome: 'parked' });
+      await transitionJob(engine.store.db, job.id, 'running', 'parked', {
+        owner: 'worker-1',
+        patch: { parkedUntil: new Date(Date.now() - 1000).toISOString() },
+      });
+      const partial = await stored();
+      expect(partial).toBeLessThan(620);
+      expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: partial, itemsAdded: partial });
 
-    fault = () => undefined;
-    const again = await claimNextJob(engine.store.db, 'worker-2', 60_000);
-    expect(again?.id).toBe(job.id);
-    expect(await handlers.ingest(again!, { owner: 'worker-2', signal: new AbortController().signal })).toEqual({ outcome: 'completed' });
-    expect(await stored()).toBe(620);
-    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 620, itemsAdded: 620, itemsSkipped: 0 });
-    expect((await getIngestionSession(engine.store.db, job.id))?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620 });
-  }, SLOW);
+      fault = () => undefined;
+      const again = await claimNextJob(engine.store.db, 'worker-2', 60_000);
+      expect(again?.id).toBe(job.id);
+      expect(await handlers.ingest(again!, { owner: 'worker-2', signal: new AbortController().signal })).toEqual({ outcome: 'completed' });
+      expect(await stored()).toBe(620);
+      expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 620, itemsAdded: 620, itemsSkipped: 0 });
+      expect((await getIngestionSession(engine.store.db, job.id))?.stats).toMatchObject({ emailsProcessed: 620, interactionsCreated: 620 });
+    },
+    SLOW,
+  );
 
-  it('a worker that lost its lease commits nothing: its batch is rolled back', async () => {
-    const { job } = await startIngestionSession(engine.store.db, CONFIG);
-    const mine = await claimNextJob(engine.store.db, 'worker-1', 60_000);
-    // Swept and taken by another worker meanwhile.
-    await transitionJob(engine.store.db, job.id, 'running', 'queued', { owner: 'worker-1', event: { reason: 'lease expired' } });
-    await claimNextJob(engine.store.db, 'worker-2', 60_000);
-    await expect(createJobHandlers(engine).ingest(mine!, { owner: 'worker-1', signal: new AbortController().signal })).rejects.toMatchObject({ code: 'CONFLICT' });
-    expect(await stored()).toBe(0);
-    expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 0, leaseOwner: 'worker-2', state: 'running' });
-    // The session is the new owner's to finish: still processing.
-    expect((await getIngestionSession(engine.store.db, job.id))?.status).toBe('processing');
-  }, SLOW);
+  it(
+    'a worker that lost its lease commits nothing: its batch is rolled back',
+    async () => {
+      const { job } = await startIngestionSession(engine.store.db, CONFIG);
+      const mine = await claimNextJob(engine.store.db, 'worker-1', 60_000);
+      // Swept and taken by another worker meanwhile.
+      await transitionJob(engine.store.db, job.id, 'running', 'queued', { owner: 'worker-1', event: { reason: 'lease expired' } });
+      await claimNextJob(engine.store.db, 'worker-2', 60_000);
+      await expect(createJobHandlers(engine).ingest(mine!, { owner: 'worker-1', signal: new AbortController().signal })).rejects.toMatchObject({
+        code: 'CONFLICT',
+      });
+      expect(await stored()).toBe(0);
+      expect(await getJob(engine.store.db, job.id)).toMatchObject({ itemsProcessed: 0, leaseOwner: 'worker-2', state: 'running' });
+      // The session is the new owner's to finish: still processing.
+      expect((await getIngestionSession(engine.store.db, job.id))?.status).toBe('processing');
+    },
+    SLOW,
+  );
 });

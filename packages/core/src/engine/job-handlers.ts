@@ -47,7 +47,14 @@ interface JobCheckpoint {
 }
 
 const isTotals = shape<Totals>({
-  processed: 'number', added: 'number', updated: 'number', skipped: 'number', filtered: 'number', errors: 'number', clientsCreated: 'number', contactsCreated: 'number',
+  processed: 'number',
+  added: 'number',
+  updated: 'number',
+  skipped: 'number',
+  filtered: 'number',
+  errors: 'number',
+  clientsCreated: 'number',
+  contactsCreated: 'number',
 });
 const isDays = recordOf((v): v is string => typeof v === 'string');
 
@@ -59,10 +66,18 @@ function isCheckpoint(v: unknown): v is JobCheckpoint {
 function loadCheckpoint(job: Job): JobCheckpoint {
   if (isCheckpoint(job.cursor)) return job.cursor;
   return {
-    phase: 'read', batches: 0, touched: {},
+    phase: 'read',
+    batches: 0,
+    touched: {},
     totals: {
-      processed: job.itemsProcessed, added: job.itemsAdded, updated: job.itemsUpdated, skipped: job.itemsSkipped, filtered: job.itemsFiltered,
-      errors: 0, clientsCreated: 0, contactsCreated: 0,
+      processed: job.itemsProcessed,
+      added: job.itemsAdded,
+      updated: job.itemsUpdated,
+      skipped: job.itemsSkipped,
+      filtered: job.itemsFiltered,
+      errors: 0,
+      clientsCreated: 0,
+      contactsCreated: 0,
     },
   };
 }
@@ -78,8 +93,14 @@ function advance(before: JobCheckpoint, attempt: Readonly<Totals>, touched: Read
 
 function attemptCounts(s: ProviderSyncSummary): Totals {
   return {
-    processed: s.itemsProcessed, added: s.itemsAdded, updated: s.itemsUpdated, skipped: s.itemsSkipped, filtered: s.itemsFiltered,
-    errors: s.errorsCount, clientsCreated: s.clientsCreated, contactsCreated: s.contactsCreated,
+    processed: s.itemsProcessed,
+    added: s.itemsAdded,
+    updated: s.itemsUpdated,
+    skipped: s.itemsSkipped,
+    filtered: s.itemsFiltered,
+    errors: s.errorsCount,
+    clientsCreated: s.clientsCreated,
+    contactsCreated: s.contactsCreated,
   };
 }
 
@@ -111,14 +132,16 @@ interface ReadPlan extends Pick<ProviderSyncInput, 'mode' | 'since' | 'until' | 
 /** Runs in the transaction of every batch (and of the finish), after the job's checkpoint. */
 type BatchHook = (trx: Transaction<Database>, checkpoint: JobCheckpoint, total: number | undefined) => Promise<void>;
 
-
 function sourceProgress(checkpoint: JobCheckpoint, total: number | undefined, status: SourceProgress['status']): SourceProgress {
   const t = checkpoint.totals;
   return {
     status,
     itemsProcessed: t.processed,
     ...(total !== undefined ? { totalItems: total, progress: total > 0 ? Math.min(100, round1((t.processed / total) * 100)) : 100 } : {}),
-    added: t.added, updated: t.updated, skipped: t.skipped, filtered: t.filtered,
+    added: t.added,
+    updated: t.updated,
+    skipped: t.skipped,
+    filtered: t.filtered,
   };
 }
 
@@ -127,11 +150,22 @@ function sourceProgress(checkpoint: JobCheckpoint, total: number | undefined, st
  * worker's (swept, cancelled) refuses the write, which rolls the batch back: only the attempt
  * that holds the lease commits, so nothing is stored that its counts do not include.
  */
-async function saveCheckpoint(trx: Transaction<Database>, job: Job, owner: string, checkpoint: JobCheckpoint, total: number | undefined, status: SourceProgress['status']): Promise<void> {
+async function saveCheckpoint(
+  trx: Transaction<Database>,
+  job: Job,
+  owner: string,
+  checkpoint: JobCheckpoint,
+  total: number | undefined,
+  status: SourceProgress['status'],
+): Promise<void> {
   const t = checkpoint.totals;
   const progress = sourceProgress(checkpoint, total, status);
   const ok = await recordJobProgress(trx, job.id, owner, {
-    itemsProcessed: t.processed, itemsAdded: t.added, itemsUpdated: t.updated, itemsSkipped: t.skipped, itemsFiltered: t.filtered,
+    itemsProcessed: t.processed,
+    itemsAdded: t.added,
+    itemsUpdated: t.updated,
+    itemsSkipped: t.skipped,
+    itemsFiltered: t.filtered,
     totalItems: total ?? null,
     sources: { [job.source]: status === 'completed' ? { ...progress, lastSyncAt: new Date().toISOString() } : progress },
     cursor: { ...checkpoint },
@@ -144,19 +178,41 @@ function readErrors(provider: Provider, summary: ProviderSyncSummary | undefined
   const errors: Array<Omit<JobError, 'at'>> = [];
   const lost = summary?.unreconciled ?? [];
   if (lost.length) {
-    const sample = lost.slice(0, 5).map((u) => `${u.providerId} (${u.reason})`).join('; ');
-    errors.push({ message: `${lost.length} item(s) listed by ${provider} could not be read: ${sample}`, count: lost.length, severity: 'error', recoverable: true });
+    const sample = lost
+      .slice(0, 5)
+      .map((u) => `${u.providerId} (${u.reason})`)
+      .join('; ');
+    errors.push({
+      message: `${lost.length} item(s) listed by ${provider} could not be read: ${sample}`,
+      count: lost.length,
+      severity: 'error',
+      recoverable: true,
+    });
   }
-  if (totals.errors) errors.push({ message: `${totals.errors} message(s) could not be parsed and were skipped`, count: totals.errors, severity: 'warning', recoverable: false });
+  if (totals.errors)
+    errors.push({ message: `${totals.errors} message(s) could not be parsed and were skipped`, count: totals.errors, severity: 'warning', recoverable: false });
   // A mailbox left out because its grant is dead (the others synced): reconnecting it recovers.
   for (const a of summary?.accounts ?? []) {
-    if (a.status === 'needs_reauth') errors.push({ message: `${provider} account ${a.account} needs to be connected again: ${a.error ?? 'its credentials were refused'}`, count: 1, severity: 'error', recoverable: true });
+    if (a.status === 'needs_reauth')
+      errors.push({
+        message: `${provider} account ${a.account} needs to be connected again: ${a.error ?? 'its credentials were refused'}`,
+        count: 1,
+        severity: 'error',
+        recoverable: true,
+      });
   }
   return errors;
 }
 
 /** The read phase, from the checkpoint on; null when it stopped early (shutdown, cancel) and the job goes back to the queue. */
-async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, before: JobCheckpoint, onBatch: BatchHook | undefined): Promise<JobCheckpoint | null> {
+async function read(
+  engine: Engine,
+  job: Job,
+  ctx: JobContext,
+  plan: ReadPlan,
+  before: JobCheckpoint,
+  onBatch: BatchHook | undefined,
+): Promise<JobCheckpoint | null> {
   const provider = providerOf(job);
   let total = job.totalItems ?? undefined;
   const known = (processed: number) => (total === undefined ? undefined : Math.max(total, processed));
@@ -165,7 +221,10 @@ async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, b
   let batches = 0;
   if (left === undefined || left > 0) {
     summary = await engine.readProvider({
-      workspaceId: job.workspaceId, provider, jobId: job.id, signal: ctx.signal,
+      workspaceId: job.workspaceId,
+      provider,
+      jobId: job.id,
+      signal: ctx.signal,
       // An attempt after committed batches continues from the cursor, whatever the job's mode.
       mode: before.batches > 0 ? 'quick' : plan.mode,
       ...(plan.since ? { since: plan.since } : {}),
@@ -174,7 +233,9 @@ async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, b
       ...(plan.cursorKey ? { cursorKey: plan.cursorKey } : {}),
       ...(left !== undefined ? { maxItems: left } : {}),
       // The provider's own count, capped by the job's limit (not this attempt's remainder).
-      onProgress: (p) => { if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity)); },
+      onProgress: (p) => {
+        if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity));
+      },
       checkpoint: async (trx, counts, _cursor, touched) => {
         const now = advance(before, counts, touched, ++batches);
         await saveCheckpoint(trx, job, ctx.owner, now, known(now.totals.processed), 'running');
@@ -190,7 +251,8 @@ async function read(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, b
     await saveCheckpoint(trx, job, ctx.owner, done, finalTotal, 'completed');
     if (plan.oneOff && plan.cursorKey) await dropSyncCursors(trx, job.workspaceId, provider, plan.cursorKey);
     await appendJobErrors(trx, job.id, readErrors(provider, summary, done.totals));
-    if (summary?.unreconciled.length) await recordIntegrationError(trx, job.workspaceId, provider, `${summary.unreconciled.length} unreconciled item(s) in the last sync`);
+    if (summary?.unreconciled.length)
+      await recordIntegrationError(trx, job.workspaceId, provider, `${summary.unreconciled.length} unreconciled item(s) in the last sync`);
     await onBatch?.(trx, done, finalTotal);
   });
   return done;
@@ -221,9 +283,14 @@ function sessionStats(checkpoint: JobCheckpoint, total: number | undefined, maxE
   const t = checkpoint.totals;
   const totalEmails = Math.min(maxEmails, Math.max(total ?? maxEmails, t.processed));
   return {
-    emailsProcessed: t.processed, totalEmails,
-    batchesCompleted: Math.ceil(t.processed / batchSize), totalBatches: Math.ceil(totalEmails / batchSize),
-    clientsIdentified: t.clientsCreated, contactsCreated: t.contactsCreated, interactionsCreated: t.added, errorsCount: t.errors,
+    emailsProcessed: t.processed,
+    totalEmails,
+    batchesCompleted: Math.ceil(t.processed / batchSize),
+    totalBatches: Math.ceil(totalEmails / batchSize),
+    clientsIdentified: t.clientsCreated,
+    contactsCreated: t.contactsCreated,
+    interactionsCreated: t.added,
+    errorsCount: t.errors,
   };
 }
 
@@ -232,13 +299,20 @@ function sessionStats(checkpoint: JobCheckpoint, total: number | undefined, maxE
  * job failed, or was cancelled); otherwise (parked, released, or the job is another worker's
  * now) it stays `processing` for the next attempt.
  */
-async function closeSession(engine: Engine, job: Job, ctx: JobContext, sessionId: string, outcome: JobOutcome | { outcome: 'threw'; error: string }): Promise<void> {
+async function closeSession(
+  engine: Engine,
+  job: Job,
+  ctx: JobContext,
+  sessionId: string,
+  outcome: JobOutcome | { outcome: 'threw'; error: string },
+): Promise<void> {
   const db = engine.store.db;
   if (outcome.outcome === 'completed') return finishIngestionSession(db, sessionId, { status: 'completed' });
   const current = await getJob(db, job.id);
   if (current?.state === 'cancelled') return finishIngestionSession(db, sessionId, { status: 'failed', error: 'the ingestion was cancelled' });
   const ours = current?.state === 'running' && current.leaseOwner === ctx.owner;
-  if (ours && (outcome.outcome === 'failed' || outcome.outcome === 'threw')) return finishIngestionSession(db, sessionId, { status: 'failed', error: outcome.error });
+  if (ours && (outcome.outcome === 'failed' || outcome.outcome === 'threw'))
+    return finishIngestionSession(db, sessionId, { status: 'failed', error: outcome.error });
 }
 
 async function runIngestJob(engine: Engine, job: Job, ctx: JobContext): Promise<JobOutcome> {
@@ -249,15 +323,21 @@ async function runIngestJob(engine: Engine, job: Job, ctx: JobContext): Promise<
   await markSessionProcessing(engine.store.db, sessionId);
   let ending: JobOutcome | { outcome: 'threw'; error: string } = { outcome: 'released' };
   try {
-    ending = await runProviderJob(engine, job, ctx, { mode: 'full', since, maxItems: maxEmails, batchSize, cursorKey: `google:v2:${sessionId}`, oneOff: true },
-      (trx, checkpoint, total) => recordSessionStats(trx, sessionId, sessionStats(checkpoint, total, maxEmails, batchSize)));
+    ending = await runProviderJob(
+      engine,
+      job,
+      ctx,
+      { mode: 'full', since, maxItems: maxEmails, batchSize, cursorKey: `google:v2:${sessionId}`, oneOff: true },
+      (trx, checkpoint, total) => recordSessionStats(trx, sessionId, sessionStats(checkpoint, total, maxEmails, batchSize)),
+    );
     return ending;
   } catch (err) {
     ending = { outcome: 'threw', error: toError(err).message };
     throw err;
   } finally {
-    await closeSession(engine, job, ctx, sessionId, ending)
-      .catch((err: unknown) => engine.logger.error({ jobId: job.id, sessionId, err: toError(err).message }, 'could not close the ingestion session'));
+    await closeSession(engine, job, ctx, sessionId, ending).catch((err: unknown) =>
+      engine.logger.error({ jobId: job.id, sessionId, err: toError(err).message }, 'could not close the ingestion session'),
+    );
   }
 }
 
@@ -268,7 +348,13 @@ export function createJobHandlers(engine: Engine): Record<JobKind, JobHandler> {
       const since = dateParam(job, 'since');
       const until = dateParam(job, 'until');
       if (!since) throw new ChsError('INVALID_INPUT', `job ${job.id}: a backfill needs params.since`);
-      return runProviderJob(engine, job, ctx, { mode: 'full', since, ...(until ? { until } : {}), cursorKey: `${job.source}:backfill:${job.id}`, oneOff: true });
+      return runProviderJob(engine, job, ctx, {
+        mode: 'full',
+        since,
+        ...(until ? { until } : {}),
+        cursorKey: `${job.source}:backfill:${job.id}`,
+        oneOff: true,
+      });
     },
     ingest: (job, ctx) => runIngestJob(engine, job, ctx),
   };

@@ -102,8 +102,14 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
       sql<number>`case when direction = 'inbound' then 1 else 0 end`.as('inbound'),
       sql<number>`case when direction = 'outbound' and type = 'email' then 1 else 0 end`.as('out_email'),
       sql<number>`case sentiment_label when 'negative' then -1 when 'positive' then 1 else 0 end`.as('pol'),
-      sql<number | null>`case when ${threaded} and direction = 'outbound' and lag(direction) over (${thread}) = 'inbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then ${sinceLag} end`.as('reply_h'),
-      sql<number>`case when ${threaded} and direction = 'inbound' and lag(direction) over (${thread}) = 'outbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then 1 else 0 end`.as('theirs'),
+      sql<
+        number | null
+      >`case when ${threaded} and direction = 'outbound' and lag(direction) over (${thread}) = 'inbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then ${sinceLag} end`.as(
+        'reply_h',
+      ),
+      sql<number>`case when ${threaded} and direction = 'inbound' and lag(direction) over (${thread}) = 'outbound' and ${sinceLag} <= ${REPLY_WINDOW_HOURS} then 1 else 0 end`.as(
+        'theirs',
+      ),
     ])
     .$if(req.evidenceInQuery, (qb) => qb.select(evidenceRank.as('rn')))
     // Client ids are unique across workspaces: filtering on them alone keeps the planner on
@@ -171,7 +177,11 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
       'signals',
       'sentiment_label',
       sql<number>`case when ${threaded} then 1 else 0 end`.as('threaded'),
-      sql<string | null>`case when ${threaded} then min(case when direction = 'outbound' then occurred_at end) over (${thread} rows between 1 following and unbounded following) end`.as('answered_at'),
+      sql<
+        string | null
+      >`case when ${threaded} then min(case when direction = 'outbound' then occurred_at end) over (${thread} rows between 1 following and unbounded following) end`.as(
+        'answered_at',
+      ),
     ])
     .where('client_id', 'in', req.clientIds)
     .where('occurred_at', '>=', fetchStart)

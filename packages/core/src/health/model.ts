@@ -104,8 +104,20 @@ export function noDataBuckets(length: number): DayBucket[] {
 
 export function emptyBucket(): DayBucket {
   return {
-    n: 0, contacts: 0, meetings: 0, sentimentSum: 0, sentimentCount: 0, positive: 0, negative: 0, engaged: 0,
-    outboundEmails: 0, ourReplies: 0, ourReplyHours: 0, ourReplyPromptness: 0, theirReplies: 0, topIds: [],
+    n: 0,
+    contacts: 0,
+    meetings: 0,
+    sentimentSum: 0,
+    sentimentCount: 0,
+    positive: 0,
+    negative: 0,
+    engaged: 0,
+    outboundEmails: 0,
+    ourReplies: 0,
+    ourReplyHours: 0,
+    ourReplyPromptness: 0,
+    theirReplies: 0,
+    topIds: [],
   };
 }
 
@@ -240,7 +252,6 @@ export interface Explanation {
   interactionIds?: string[];
 }
 
-
 export function normaliseWeights(w: HealthWeights): Record<HealthComponent, number> {
   const parts = HEALTH_COMPONENTS.map((c) => Math.max(0, Number(w[c]) || 0));
   const total = parts.reduce((a, b) => a + b, 0);
@@ -360,7 +371,13 @@ function assemble(
   // The risk is kept whether or not its cap binds (a client already below it is still one that
   // says it will leave); `points` is what the cap takes, 0 when it does not bind.
   const risk: StoredRisk | null = top
-    ? { code: top.code, cap: top.cap, points: top.cap < weighted ? round2(score - sumContributions(components)) : 0, text: top.text, interactionIds: top.interactionIds }
+    ? {
+        code: top.code,
+        cap: top.cap,
+        points: top.cap < weighted ? round2(score - sumContributions(components)) : 0,
+        text: top.text,
+        interactionIds: top.interactionIds,
+      }
     : null;
   const dataConfidence = Math.min(1, inputs.n90 / CONFIDENCE_FULL_COUNT);
   const d = inputs.daysSinceContact;
@@ -375,19 +392,55 @@ function sumContributions(c: Record<HealthComponent, ComponentScore>): number {
 /** The documented default for a client without interactions. */
 export function defaultResult(weights: Record<HealthComponent, number>): HealthResult {
   const values = { sentiment: 50, engagement: 50, responsiveness: 50, recency: 50 };
-  const inputs: HealthInputs = { avgSentiment: null, recent30: 0, baseline30: 0, ourReplyHours: null, theirReplyRate: null, daysSinceContact: null, usualGapDays: null, n90: 0 };
+  const inputs: HealthInputs = {
+    avgSentiment: null,
+    recent30: 0,
+    baseline30: 0,
+    ourReplyHours: null,
+    theirReplyRate: null,
+    daysSinceContact: null,
+    usualGapDays: null,
+    n90: 0,
+  };
   const r = assemble(values, weights, [], emptyRiskInputs(), inputs);
   return { ...r, score: DEFAULT_SCORE, confidence: 0 };
 }
 
 function emptyRiskInputs(): RiskInputs {
-  return { churnMessages: 0, negative14: 0, negativeContacts14: 0, unanswered: 0, oldestWaitingDays: null, usualGapDays: null, ourReplyHours28: null, ourReplyHoursBefore: null, followUps21: 0, tone21: null, toneBefore: null };
+  return {
+    churnMessages: 0,
+    negative14: 0,
+    negativeContacts14: 0,
+    unanswered: 0,
+    oldestWaitingDays: null,
+    usualGapDays: null,
+    ourReplyHours28: null,
+    ourReplyHoursBefore: null,
+    followUps21: 0,
+    tone21: null,
+    toneBefore: null,
+  };
 }
 
 const MOVES: Record<HealthComponent, { down: ReasonCode; up: ReasonCode; downText: string; upText: string }> = {
-  sentiment: { down: 'sentiment_declining', up: 'sentiment_improving', downText: 'the tone of recent interactions turned more negative', upText: 'the tone of recent interactions improved' },
-  engagement: { down: 'engagement_dropped', up: 'engagement_rose', downText: 'two-way exchange fell against its usual level', upText: 'two-way exchange rose against its usual level' },
-  responsiveness: { down: 'slower_replies', up: 'faster_replies', downText: 'replies became slower or rarer', upText: 'replies became faster or more frequent' },
+  sentiment: {
+    down: 'sentiment_declining',
+    up: 'sentiment_improving',
+    downText: 'the tone of recent interactions turned more negative',
+    upText: 'the tone of recent interactions improved',
+  },
+  engagement: {
+    down: 'engagement_dropped',
+    up: 'engagement_rose',
+    downText: 'two-way exchange fell against its usual level',
+    upText: 'two-way exchange rose against its usual level',
+  },
+  responsiveness: {
+    down: 'slower_replies',
+    up: 'faster_replies',
+    downText: 'replies became slower or rarer',
+    upText: 'replies became faster or more frequent',
+  },
   recency: { down: 'no_recent_contact', up: 'contact_resumed', downText: 'there has been no recent two-way contact', upText: 'two-way contact resumed' },
 };
 
@@ -403,8 +456,15 @@ const CHANGE_KEYS: readonly ChangeKey[] = [...HEALTH_COMPONENTS, 'risk'];
 const isNumberOrAbsent = (x: unknown) => x === undefined || typeof x === 'number';
 
 function isStoredRisk(x: unknown): x is StoredRisk {
-  return isRecord(x) && (RISK_CODES as readonly unknown[]).includes(x.code) && typeof x.cap === 'number' && typeof x.points === 'number'
-    && typeof x.text === 'string' && Array.isArray(x.interactionIds) && x.interactionIds.every((id) => typeof id === 'string');
+  return (
+    isRecord(x) &&
+    (RISK_CODES as readonly unknown[]).includes(x.code) &&
+    typeof x.cap === 'number' &&
+    typeof x.points === 'number' &&
+    typeof x.text === 'string' &&
+    Array.isArray(x.interactionIds) &&
+    x.interactionIds.every((id) => typeof id === 'string')
+  );
 }
 
 /** The guard of a snapshot's stored components (health_snapshots.components_json). */
@@ -431,12 +491,20 @@ export function explainChange(prevScore: number | null, prev: StoredComponents |
   changes.risk = round2((cur.risk?.points ?? 0) - (prev?.risk?.points ?? 0));
   const risk = cur.risk ?? null;
   if (prevScore === null || prev === null) {
-    if (risk) return { reason: risk.code, text: `First score: ${curScore.toFixed(1)}: ${risk.text}.`, changes, driver: 'risk', interactionIds: risk.interactionIds };
+    if (risk)
+      return { reason: risk.code, text: `First score: ${curScore.toFixed(1)}: ${risk.text}.`, changes, driver: 'risk', interactionIds: risk.interactionIds };
     return { reason: 'stable', text: `First score: ${curScore.toFixed(1)}.`, changes, driver: null };
   }
   const delta = round1(curScore - prevScore);
   if (Math.abs(delta) < STABLE_BELOW) {
-    if (risk) return { reason: risk.code, text: `Score ${curScore.toFixed(1)} (${signed(delta)} points): ${risk.text}.`, changes, driver: null, interactionIds: risk.interactionIds };
+    if (risk)
+      return {
+        reason: risk.code,
+        text: `Score ${curScore.toFixed(1)} (${signed(delta)} points): ${risk.text}.`,
+        changes,
+        driver: null,
+        interactionIds: risk.interactionIds,
+      };
     return { reason: 'stable', text: `Score stable at ${curScore.toFixed(1)} (${signed(delta)} points).`, changes, driver: null };
   }
   let driver: ChangeKey = 'sentiment';

@@ -141,10 +141,19 @@ for (const dialect of await testDialects()) {
 
 describe('rebuild batches', () => {
   const ctx: BatchContext = {
-    today: '2024-06-30', now: NOW, retentionStart: '2023-01-01', fromDay: undefined, timeZone: 'UTC',
+    today: '2024-06-30',
+    now: NOW,
+    retentionStart: '2023-01-01',
+    fromDay: undefined,
+    timeZone: 'UTC',
     options: { weights: { sentiment: 0.4, engagement: 0.2, responsiveness: 0.2, recency: 0.2 }, replySlaBusinessDays: 2 },
   };
-  const client = (id: string, first: string | null, scored: string | null = null): ClientRow => ({ id, first_at: first, last_at: first, health_updated_at: scored });
+  const client = (id: string, first: string | null, scored: string | null = null): ClientRow => ({
+    id,
+    first_at: first,
+    last_at: first,
+    health_updated_at: scored,
+  });
 
   it('cut by the snapshots each client will write, not only by client count', () => {
     const clients = [

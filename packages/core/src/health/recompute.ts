@@ -68,8 +68,16 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
       .select((eb) => [
         'c.id',
         'c.health_updated_at',
-        eb.selectFrom('interactions as i').select((e) => e.fn.min('i.occurred_at').as('m')).whereRef('i.client_id', '=', 'c.id').as('first_at'),
-        eb.selectFrom('interactions as i').select((e) => e.fn.max('i.occurred_at').as('m')).whereRef('i.client_id', '=', 'c.id').as('last_at'),
+        eb
+          .selectFrom('interactions as i')
+          .select((e) => e.fn.min('i.occurred_at').as('m'))
+          .whereRef('i.client_id', '=', 'c.id')
+          .as('first_at'),
+        eb
+          .selectFrom('interactions as i')
+          .select((e) => e.fn.max('i.occurred_at').as('m'))
+          .whereRef('i.client_id', '=', 'c.id')
+          .as('last_at'),
       ])
       .where('c.workspace_id', '=', workspaceId);
     if (ids) q = q.where('c.id', 'in', ids);
@@ -96,7 +104,6 @@ export interface BatchContext {
   /** The workspace's zone: business days for the reply service level. */
   timeZone: string;
 }
-
 
 /** First day to rebuild for a client with data (see RecomputeHealthInput.fromDay). */
 function startDay(c: ClientRow & { first_at: string }, ctx: BatchContext): string {

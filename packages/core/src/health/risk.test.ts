@@ -28,12 +28,27 @@ let seq = 0;
  * A friendly exchange every `every` days from `fromDaysAgo` to `toDaysAgo`: they write (a question,
  * positive), we answer `replyHours` later in the same thread.
  */
-function routine(client: string, fromDaysAgo: number, toDaysAgo: number, every: number, opts: { sentiment?: number; replyHours?: number; from?: string } = {}): InteractionSpec[] {
+function routine(
+  client: string,
+  fromDaysAgo: number,
+  toDaysAgo: number,
+  every: number,
+  opts: { sentiment?: number; replyHours?: number; from?: string } = {},
+): InteractionSpec[] {
   const out: InteractionSpec[] = [];
   for (let d = fromDaysAgo; d >= toDaysAgo; d -= every) {
     const thread = `${client}-t${++seq}`;
     const sent = at(d, 9);
-    out.push({ id: `${thread}-in`, clientId: client, at: sent, direction: 'inbound', sentiment: opts.sentiment ?? 0.4, thread, signals: ASKS, ...(opts.from ? { from: opts.from } : {}) });
+    out.push({
+      id: `${thread}-in`,
+      clientId: client,
+      at: sent,
+      direction: 'inbound',
+      sentiment: opts.sentiment ?? 0.4,
+      thread,
+      signals: ASKS,
+      ...(opts.from ? { from: opts.from } : {}),
+    });
     const replyAt = new Date(Date.parse(sent) + (opts.replyHours ?? 3) * 3_600_000).toISOString();
     if (Date.parse(replyAt) <= NOW.getTime()) out.push({ id: `${thread}-out`, clientId: client, at: replyAt, direction: 'outbound', sentiment: 0.3, thread });
   }
@@ -139,7 +154,10 @@ for (const dialect of await testDialects()) {
       // On Tuesday noon UTC, with the workspace in Tokyo: the Friday question is due at 15:00 UTC,
       // so not yet late; the question of the Wednesday before was due on Friday and is.
       const late = [...routine('late', 90, 9, 7), message('late', 6, 0, ASKS, 'late-q')];
-      const fresh = [...routine('fresh', 90, 9, 7), { id: 'fresh-q', clientId: 'fresh', at: '2024-06-21T10:00:00.000Z', direction: 'inbound' as const, sentiment: 0, thread: 'fresh-q', signals: ASKS }];
+      const fresh = [
+        ...routine('fresh', 90, 9, 7),
+        { id: 'fresh-q', clientId: 'fresh', at: '2024-06-21T10:00:00.000Z', direction: 'inbound' as const, sentiment: 0, thread: 'fresh-q', signals: ASKS },
+      ];
       const { store, snap } = await scoreOf({ late, fresh }, async (db) => {
         await updateSettings(db, WS, { timezone: 'Asia/Tokyo' });
       });
@@ -171,8 +189,10 @@ for (const dialect of await testDialects()) {
         // Answered, but they had to chase twice in three weeks.
         chased: [
           ...routine('chased', 110, 3, 7),
-          message('chased', 12, 0, ASKS | FOLLOW_UP, 'c1'), { id: 'c1-r', clientId: 'chased', at: at(12, 16), direction: 'outbound', sentiment: 0.1, thread: 'c1' },
-          message('chased', 5, -0.1, ASKS | FOLLOW_UP, 'c2'), { id: 'c2-r', clientId: 'chased', at: at(5, 16), direction: 'outbound', sentiment: 0.1, thread: 'c2' },
+          message('chased', 12, 0, ASKS | FOLLOW_UP, 'c1'),
+          { id: 'c1-r', clientId: 'chased', at: at(12, 16), direction: 'outbound', sentiment: 0.1, thread: 'c1' },
+          message('chased', 5, -0.1, ASKS | FOLLOW_UP, 'c2'),
+          { id: 'c2-r', clientId: 'chased', at: at(5, 16), direction: 'outbound', sentiment: 0.1, thread: 'c2' },
         ],
       });
       expect(snap('slow').score).toBeLessThan(40);
@@ -185,10 +205,7 @@ for (const dialect of await testDialects()) {
 
     it('a tone that turns negative, or anger from several people at once, is a risk even when we answer', async () => {
       const { store, snap } = await scoreOf({
-        souring: [
-          ...routine('souring', 110, 25, 7, { sentiment: 0.5 }),
-          ...routine('souring', 20, 2, 6, { sentiment: -0.45 }),
-        ],
+        souring: [...routine('souring', 110, 25, 7, { sentiment: 0.5 }), ...routine('souring', 20, 2, 6, { sentiment: -0.45 })],
         escalated: [
           ...routine('escalated', 110, 10, 7, { sentiment: 0.3 }),
           message('escalated', 6, -0.6, ASKS, 'e1', 'ops@escalated.test'),
@@ -210,13 +227,16 @@ for (const dialect of await testDialects()) {
         // "We will cancel" ten days ago, then two warm messages once we fixed it.
         withdrawn: [
           ...routine('withdrawn', 110, 12, 7),
-          message('withdrawn', 10, -0.5, ASKS | CHURN, 'w1'), { id: 'w1-r', clientId: 'withdrawn', at: at(10, 15), direction: 'outbound', sentiment: 0.2, thread: 'w1' },
+          message('withdrawn', 10, -0.5, ASKS | CHURN, 'w1'),
+          { id: 'w1-r', clientId: 'withdrawn', at: at(10, 15), direction: 'outbound', sentiment: 0.2, thread: 'w1' },
           ...routine('withdrawn', 8, 1, 4, { sentiment: 0.6 }),
         ],
         // Angry two months ago (a threat among it), happy since.
         recovered: [
           ...routine('recovered', 115, 70, 7),
-          message('recovered', 65, -0.7, ASKS | CHURN, 'r1'), message('recovered', 63, -0.8, ASKS, 'r1'), message('recovered', 61, -0.6, ASKS, 'r1', 'cfo@recovered.test'),
+          message('recovered', 65, -0.7, ASKS | CHURN, 'r1'),
+          message('recovered', 63, -0.8, ASKS, 'r1'),
+          message('recovered', 61, -0.6, ASKS, 'r1', 'cfo@recovered.test'),
           { id: 'r1-r', clientId: 'recovered', at: at(61, 14), direction: 'outbound', sentiment: 0.2, thread: 'r1' },
           ...routine('recovered', 58, 1, 6, { sentiment: 0.5 }),
         ],
@@ -232,7 +252,12 @@ for (const dialect of await testDialects()) {
       const { store, db, snap } = await scoreOf({ inc: story });
       const full = snap('inc');
       await recomputeHealth(db, { workspaceId: WS, clientIds: ['inc'], fromDay: '2024-06-20', now: NOW });
-      const again = await db.selectFrom('health_snapshots').selectAll().where('client_id', '=', 'inc').where('date', '=', '2024-06-25').executeTakeFirstOrThrow();
+      const again = await db
+        .selectFrom('health_snapshots')
+        .selectAll()
+        .where('client_id', '=', 'inc')
+        .where('date', '=', '2024-06-25')
+        .executeTakeFirstOrThrow();
       expect(again.score).toBe(full.score);
       expect(again.components_json).toBe(full.components_json);
       expect(again.reason_text).toBe(full.reason_text);
@@ -247,13 +272,32 @@ for (const dialect of await testDialects()) {
       const full = snap('edge');
       for (const daysAgo of [0, 1, 2]) {
         const day = new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString().slice(0, 10);
-        const before = await db.selectFrom('health_snapshots').select(['components_json', 'score']).where('client_id', '=', 'edge').where('date', '=', day).executeTakeFirstOrThrow();
+        const before = await db
+          .selectFrom('health_snapshots')
+          .select(['components_json', 'score'])
+          .where('client_id', '=', 'edge')
+          .where('date', '=', day)
+          .executeTakeFirstOrThrow();
         await recomputeHealth(db, { workspaceId: WS, clientIds: ['edge'], fromDay: day, now: NOW });
-        const daily = await db.selectFrom('health_snapshots').select(['components_json', 'score']).where('client_id', '=', 'edge').where('date', '=', day).executeTakeFirstOrThrow();
+        const daily = await db
+          .selectFrom('health_snapshots')
+          .select(['components_json', 'score'])
+          .where('client_id', '=', 'edge')
+          .where('date', '=', day)
+          .executeTakeFirstOrThrow();
         expect(daily.components_json, day).toBe(before.components_json);
         expect(daily.score, day).toBe(before.score);
       }
-      expect((await db.selectFrom('health_snapshots').select('components_json').where('client_id', '=', 'edge').where('date', '=', '2024-06-25').executeTakeFirstOrThrow()).components_json).toBe(full.components_json);
+      expect(
+        (
+          await db
+            .selectFrom('health_snapshots')
+            .select('components_json')
+            .where('client_id', '=', 'edge')
+            .where('date', '=', '2024-06-25')
+            .executeTakeFirstOrThrow()
+        ).components_json,
+      ).toBe(full.components_json);
       await store.close();
     });
   });

@@ -74,13 +74,19 @@ describe.each(dialects)('the scenario suite on $name', (dialect) => {
     summary = await getSummary(engine.store.db, SCENARIO_WORKSPACE, { now: NOW });
     // The "before" and "after" figures of each archetype with the day's reason, printed for the lead's note.
     const reasons = new Map(
-      (await engine.store.db.selectFrom('health_snapshots').select(['client_id', 'reason', 'reason_text']).where('workspace_id', '=', SCENARIO_WORKSPACE).where('date', '=', utcDay(NOW)).execute())
-        .map((s) => [s.client_id, `${s.reason}: ${s.reason_text ?? ''}`]),
+      (
+        await engine.store.db
+          .selectFrom('health_snapshots')
+          .select(['client_id', 'reason', 'reason_text'])
+          .where('workspace_id', '=', SCENARIO_WORKSPACE)
+          .where('date', '=', utcDay(NOW))
+          .execute()
+      ).map((s) => [s.client_id, `${s.reason}: ${s.reason_text ?? ''}`]),
     );
     const table = scenarioClients
       .map((c) => {
         const r = byDomain.get(c.domain);
-        return `  ${c.expectedBand.padEnd(8)} ${String(r?.score ?? '—').padStart(5)}  ${c.archetype.padEnd(22)} ${c.domain.padEnd(28)} ${r ? reasons.get(r.id) ?? '' : ''}`;
+        return `  ${c.expectedBand.padEnd(8)} ${String(r?.score ?? '—').padStart(5)}  ${c.archetype.padEnd(22)} ${c.domain.padEnd(28)} ${r ? (reasons.get(r.id) ?? '') : ''}`;
       })
       .join('\n');
     const risks = summary.lists.topRisks.map((r) => `  ${r.name}: ${r.score} ${r.reasonCode} — ${r.reason}`).join('\n');
@@ -108,7 +114,7 @@ describe.each(dialects)('the scenario suite on $name', (dialect) => {
     for (const d of truth.noise.notClients) expect(byDomain.has(d), d).toBe(false);
   });
 
-  it('stores each client\'s interactions in the direction the truth says', async () => {
+  it("stores each client's interactions in the direction the truth says", async () => {
     const got = await engine.store.db
       .selectFrom('interactions as i')
       .innerJoin('clients as c', 'c.id', 'i.client_id')

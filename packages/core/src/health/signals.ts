@@ -131,7 +131,10 @@ function usualGap(history: ClientHistory, i: number, upTo: number): number | nul
     if (buckets[k]!.contacts > 0) days.push(k);
   }
   if (days.length < CADENCE_MIN_CONTACT_DAYS) return null;
-  const gaps = days.slice(1).map((d, j) => days[j]! - d).sort((a, b) => a - b);
+  const gaps = days
+    .slice(1)
+    .map((d, j) => days[j]! - d)
+    .sort((a, b) => a - b);
   const mid = gaps.length >> 1;
   return gaps.length % 2 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
 }
@@ -234,7 +237,10 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
       code: 'unanswered',
       cap,
       text: `${n} ${plural(n, 'message', 'messages')} from them ${plural(n, 'has', 'have')} waited more than ${slaBusinessDays} business ${plural(slaBusinessDays, 'day', 'days')} for our reply (the oldest ${oldestWaitingDays} days)`,
-      interactionIds: [...waiting].reverse().slice(0, MAX_IDS).map((e) => e.id),
+      interactionIds: [...waiting]
+        .reverse()
+        .slice(0, MAX_IDS)
+        .map((e) => e.id),
     });
   }
 
@@ -254,11 +260,14 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   const mean28 = replies28 > 0 ? hours28 / replies28 : null;
   const meanBefore = repliesBefore > 0 ? hoursBefore / repliesBefore : null;
   const chasers = pick((e) => (e.bits & FOLLOW_UP_BIT) !== 0 && e.day > i - FOLLOW_UP_WINDOW_DAYS);
-  const slowMean = mean28 !== null && replies28 >= SLOW_MIN_REPLIES
-    && (mean28 > SLOW_REPLY_HOURS || (meanBefore !== null && mean28 > SLOW_TREND_HOURS && mean28 >= 2 * meanBefore));
+  const slowMean =
+    mean28 !== null &&
+    replies28 >= SLOW_MIN_REPLIES &&
+    (mean28 > SLOW_REPLY_HOURS || (meanBefore !== null && mean28 > SLOW_TREND_HOURS && mean28 >= 2 * meanBefore));
   if (slowMean || chasers.length >= FOLLOW_UP_MIN) {
     const parts: string[] = [];
-    if (slowMean && mean28 !== null) parts.push(`our replies took ${fmtDays(mean28)} on average over the last 4 weeks${meanBefore !== null ? ` (${fmtDays(meanBefore)} before)` : ''}`);
+    if (slowMean && mean28 !== null)
+      parts.push(`our replies took ${fmtDays(mean28)} on average over the last 4 weeks${meanBefore !== null ? ` (${fmtDays(meanBefore)} before)` : ''}`);
     if (chasers.length >= FOLLOW_UP_MIN) parts.push(`${chasers.length} messages in the last 3 weeks chase us for an answer`);
     active.push({ code: 'slow_replies', cap: SLOW_CAP, text: parts.join('; '), interactionIds: chasers.slice(0, MAX_IDS).map((e) => e.id) });
   }
@@ -267,14 +276,19 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
   const tone21 = tone21N > 0 ? tone21Sum / tone21N : null;
   const toneBefore = toneBeforeN > 0 ? toneBeforeSum / toneBeforeN : null;
   if (
-    tone21 !== null && tone21N >= TONE_MIN_MESSAGES && tone21 <= TONE_NEGATIVE_AT
-    && (toneBefore === null ? tone21N >= 3 : toneBefore - tone21 >= TONE_DROP)
+    tone21 !== null &&
+    tone21N >= TONE_MIN_MESSAGES &&
+    tone21 <= TONE_NEGATIVE_AT &&
+    (toneBefore === null ? tone21N >= 3 : toneBefore - tone21 >= TONE_DROP)
   ) {
     active.push({
       code: 'negative_tone',
       cap: TONE_CAP,
       text: `the tone of their messages turned negative over the last 3 weeks (${fmtSentiment(tone21)}${toneBefore !== null ? `, against ${fmtSentiment(toneBefore)} before` : ''})`,
-      interactionIds: events.filter((e) => e.negative && e.day > i - TONE_WINDOW_DAYS).slice(0, MAX_IDS).map((e) => e.id),
+      interactionIds: events
+        .filter((e) => e.negative && e.day > i - TONE_WINDOW_DAYS)
+        .slice(0, MAX_IDS)
+        .map((e) => e.id),
     });
   }
 

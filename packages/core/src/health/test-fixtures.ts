@@ -82,7 +82,11 @@ export async function insertInteractions(db: Db, workspaceId: string, items: Int
     created_at: i.at,
     updated_at: i.at,
   }));
-  for (let k = 0; k < rows.length; k += 200) await db.insertInto('interactions').values(rows.slice(k, k + 200)).execute();
+  for (let k = 0; k < rows.length; k += 200)
+    await db
+      .insertInto('interactions')
+      .values(rows.slice(k, k + 200))
+      .execute();
 }
 
 /** A snapshot with the four contributions given (score = their sum unless stated). */

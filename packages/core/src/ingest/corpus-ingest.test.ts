@@ -28,7 +28,10 @@ function corpusSource(dir: string): Source<RawMessage> & { files: () => number }
         yield m;
       }
       for (const rel of CORPUS_MBOXES) {
-        for await (const m of mboxSource(join(dir, rel)).items()) { files += 1; yield m; }
+        for await (const m of mboxSource(join(dir, rel)).items()) {
+          files += 1;
+          yield m;
+        }
       }
     },
   };

@@ -12,16 +12,23 @@ type Executor = Kysely<Database> | Transaction<Database>;
 
 /** The saved cursor of a source, or undefined when it has none (never read, or read to its end). */
 export async function loadCursor(db: Executor, workspaceId: string, sourceKey: string): Promise<SourceCursor | undefined> {
-  const row = await db.selectFrom('source_cursors').select('cursor_json')
-    .where('workspace_id', '=', workspaceId).where('source_key', '=', sourceKey).executeTakeFirst();
+  const row = await db
+    .selectFrom('source_cursors')
+    .select('cursor_json')
+    .where('workspace_id', '=', workspaceId)
+    .where('source_key', '=', sourceKey)
+    .executeTakeFirst();
   return row ? readJson(row.cursor_json, isRecord, `source_cursors(${sourceKey}).cursor_json`) : undefined;
 }
 
 export async function saveCursor(db: Executor, workspaceId: string, sourceKey: string, cursor: SourceCursor, now: Date = new Date()): Promise<void> {
   const cursor_json = JSON.stringify(cursor);
   const updated_at = now.toISOString();
-  await db.insertInto('source_cursors').values({ workspace_id: workspaceId, source_key: sourceKey, cursor_json, updated_at })
-    .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at })).execute();
+  await db
+    .insertInto('source_cursors')
+    .values({ workspace_id: workspaceId, source_key: sourceKey, cursor_json, updated_at })
+    .onConflict((oc) => oc.columns(['workspace_id', 'source_key']).doUpdateSet({ cursor_json, updated_at }))
+    .execute();
 }
 
 /** Forgets where a source was: its next read starts from the beginning. */

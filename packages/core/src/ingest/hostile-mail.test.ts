@@ -66,7 +66,11 @@ describe('all of them through engine.ingest over an mbox and the worker pool', (
       expect(s.processingErrors.parseErrors).toBe(want('error').length);
 
       const stored = await engine.store.db.selectFrom('interactions').select('dedupe_key').execute();
-      expect(stored.map((r) => r.dedupe_key).sort()).toEqual(want('added').map((m) => `${m.name}@hostile.test`).sort());
+      expect(stored.map((r) => r.dedupe_key).sort()).toEqual(
+        want('added')
+          .map((m) => `${m.name}@hostile.test`)
+          .sort(),
+      );
       const errors = await engine.store.db.selectFrom('ingestion_errors').select(['location', 'reason']).where('run_id', '=', s.runId).execute();
       expect(errors).toHaveLength(want('error').length);
       for (const e of errors) expect(e.location).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}@\\d+$`));

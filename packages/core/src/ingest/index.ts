@@ -1,6 +1,17 @@
 export { ingestSource, type IngestOptions, type IngestProgress, type IngestSummary, type IngestDeps, type IngestStageTimes } from './ingest.js';
 export { createProcessPool, DEFAULT_PARSE_BUDGET_MS, type ProcessPool, type ProcessPoolOptions } from './pool.js';
-export { processOne, processBatch, SUMMARY_LENGTH, MAX_MESSAGE_BYTES, type ProcessResult, type ProcessedMessage, type FailedMessage, type DroppedMessage, type ProcessTask, type ProcessRules } from './process.js';
+export {
+  processOne,
+  processBatch,
+  SUMMARY_LENGTH,
+  MAX_MESSAGE_BYTES,
+  type ProcessResult,
+  type ProcessedMessage,
+  type FailedMessage,
+  type DroppedMessage,
+  type ProcessTask,
+  type ProcessRules,
+} from './process.js';
 export { type RunCounts, type BatchCheckpoint } from './writer.js';
 export { startIngestionRun, finishIngestionRun } from './runs.js';
 export { nameFromDomain, newClientRow, type NewClient } from '../store/clients.js';

@@ -34,8 +34,11 @@ async function freshEngine(dialect: TestDialect): Promise<Engine> {
 }
 
 async function perClient(engine: Engine) {
-  const rows = await engine.store.db.selectFrom('interactions as i').innerJoin('clients as c', 'c.id', 'i.client_id')
-    .select(['c.primary_domain as domain', 'i.direction']).execute();
+  const rows = await engine.store.db
+    .selectFrom('interactions as i')
+    .innerJoin('clients as c', 'c.id', 'i.client_id')
+    .select(['c.primary_domain as domain', 'i.direction'])
+    .execute();
   const out: Record<string, { interactions: number; inbound: number; outbound: number }> = {};
   for (const r of rows) {
     const c = (out[r.domain] ??= { interactions: 0, inbound: 0, outbound: 0 });
@@ -70,11 +73,17 @@ describe.each(cases)('ingest small $format on $dialect.name', ({ format, dialect
       expect(s.interactionsCreated).toBe(truth.clientInteractions);
       expect(s.clientsCreated).toBe(4);
 
-      const expected = Object.fromEntries(Object.entries(truth.clients).map(([d, c]) => [d, { interactions: c.interactions, inbound: c.inbound, outbound: c.outbound }]));
+      const expected = Object.fromEntries(
+        Object.entries(truth.clients).map(([d, c]) => [d, { interactions: c.interactions, inbound: c.inbound, outbound: c.outbound }]),
+      );
       expect(await perClient(engine)).toEqual(expected);
 
-      const contacts = await engine.store.db.selectFrom('contact_emails as e').innerJoin('contacts as c', 'c.id', 'e.contact_id')
-        .innerJoin('clients as cl', 'cl.id', 'c.client_id').select(['e.email', 'c.name', 'cl.primary_domain as domain']).execute();
+      const contacts = await engine.store.db
+        .selectFrom('contact_emails as e')
+        .innerJoin('contacts as c', 'c.id', 'e.contact_id')
+        .innerJoin('clients as cl', 'cl.id', 'c.client_id')
+        .select(['e.email', 'c.name', 'cl.primary_domain as domain'])
+        .execute();
       const got = Object.fromEntries(contacts.map((c) => [c.email, `${c.domain}|${c.name}`]));
       const want = Object.fromEntries(Object.entries(truth.clients).flatMap(([d, c]) => Object.entries(c.contacts).map(([e, n]) => [e, `${d}|${n}`])));
       expect(got).toEqual(want);
@@ -115,12 +124,19 @@ describe.each(cases)('ingest small $format on $dialect.name', ({ format, dialect
       const again = await engine.ingest({ workspaceId: 'ourco.com', source: formats[format]!(), workers: 0 });
       expect([again.itemsProcessed, again.itemsAdded, again.itemsUpdated, again.clientsCreated, again.contactsCreated]).toEqual([34, 0, 0, 0, 0]);
       expect(again.skipped.duplicate).toBe(24); // the 23 conversational messages and the in-mailbox duplicate
-      const n = await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const n = await engine.store.db
+        .selectFrom('interactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(n.n)).toBe(truth.clientInteractions);
       const multi = truth.perMessage.filter((m) => (m.clients?.length ?? 0) > 1);
       expect(multi).toHaveLength(1);
-      const rows = await engine.store.db.selectFrom('interactions as i').innerJoin('clients as c', 'c.id', 'i.client_id')
-        .select('c.primary_domain as d').where('i.dedupe_key', '=', multi[0]!.messageId).execute();
+      const rows = await engine.store.db
+        .selectFrom('interactions as i')
+        .innerJoin('clients as c', 'c.id', 'i.client_id')
+        .select('c.primary_domain as d')
+        .where('i.dedupe_key', '=', multi[0]!.messageId)
+        .execute();
       expect(rows.map((r) => r.d).sort()).toEqual([...multi[0]!.clients!].sort());
     } finally {
       await engine.close();
@@ -153,7 +169,10 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
       expect(second.resumedFrom).not.toBeNull();
       expect(first.itemsProcessed + second.itemsProcessed).toBe(34);
       expect(first.itemsAdded + second.itemsAdded).toBe(23);
-      const n = await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const n = await engine.store.db
+        .selectFrom('interactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(n.n)).toBe(24);
       // Completed: the cursor is gone, so the next run reads the whole mailbox again.
       const third = await engine.ingest({ workspaceId: 'ourco.com', source: formats.mbox!(), workers: 0 });
@@ -168,7 +187,9 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
     try {
       const s = await engine.ingest({ workspaceId: 'ourco.com', source: formats.mbox!(), workers: 2 });
       expect([s.itemsProcessed, s.itemsAdded, s.itemsFiltered, s.itemsSkipped, s.errorsCount]).toEqual([34, 23, 6, 4, 1]);
-      expect(await perClient(engine)).toEqual(Object.fromEntries(Object.entries(truth.clients).map(([d, c]) => [d, { interactions: c.interactions, inbound: c.inbound, outbound: c.outbound }])));
+      expect(await perClient(engine)).toEqual(
+        Object.fromEntries(Object.entries(truth.clients).map(([d, c]) => [d, { interactions: c.interactions, inbound: c.inbound, outbound: c.outbound }])),
+      );
     } finally {
       await engine.close();
     }

@@ -126,7 +126,11 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   const runId = await startIngestionRun(db, { workspaceId, source: source.kind, jobId: options.jobId });
 
   const writer = await IngestWriter.open({
-    db, workspaceId, runId, sourceKind: source.kind, sourceKey: source.key,
+    db,
+    workspaceId,
+    runId,
+    sourceKind: source.kind,
+    sourceKey: source.key,
     now: () => new Date(),
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   });
@@ -152,8 +156,15 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     const secs = Math.max((Date.now() - started) / 1000, 0.001);
     const rate = c.processed / secs;
     options.onProgress({
-      processed: c.processed, total, added: c.added, updated: c.updated, skipped: c.skipped, filtered: c.filtered, errors: c.errors,
-      rate, etaSeconds: total !== undefined && rate > 0 ? Math.max(0, (total - c.processed) / rate) : undefined,
+      processed: c.processed,
+      total,
+      added: c.added,
+      updated: c.updated,
+      skipped: c.skipped,
+      filtered: c.filtered,
+      errors: c.errors,
+      rate,
+      etaSeconds: total !== undefined && rate > 0 ? Math.max(0, (total - c.processed) / rate) : undefined,
     });
   };
 
@@ -184,7 +195,9 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     const submit = async (): Promise<void> => {
       if (task.length === 0) return;
       const results = pool.run({
-        messages: task, rules, ...(options.parser ? { parser: options.parser } : {}),
+        messages: task,
+        rules,
+        ...(options.parser ? { parser: options.parser } : {}),
         ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
       });
       results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
@@ -200,10 +213,18 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       let asked = performance.now();
       for await (const m of source.items(resumedFrom ?? undefined)) {
         stages.readMs += performance.now() - asked;
-        task.push({ raw: m.raw, location: m.location, ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}), ...(m.refused ? { refused: m.refused } : {}) });
+        task.push({
+          raw: m.raw,
+          location: m.location,
+          ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}),
+          ...(m.refused ? { refused: m.refused } : {}),
+        });
         cursors.push(m.cursor);
         if (task.length >= TASK_SIZE) await submit();
-        if (options.signal?.aborted) { status = 'cancelled'; break; }
+        if (options.signal?.aborted) {
+          status = 'cancelled';
+          break;
+        }
         read += 1;
         if (options.maxItems !== undefined && read >= options.maxItems) break;
         asked = performance.now();
@@ -229,13 +250,29 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
       if (!mine || day < mine) writer.touched.set(clientId, day);
     }
     return {
-      runId, status,
-      itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped,
-      itemsFiltered: c.filtered, errorsCount: c.errors,
-      skipped: { ...c.skippedBy }, filtered: { ...c.filteredBy },
-      processingErrors: { parseErrors: c.problems.parse, charsetErrors: c.problems.charset, attachmentErrors: c.problems.attachment, sentimentErrors: c.problems.sentiment },
-      clientsCreated: c.clientsCreated, contactsCreated: c.contactsCreated, interactionsCreated: c.interactionsCreated,
-      resumedFrom, durationMs: Date.now() - started, stages, touched: writer.touched,
+      runId,
+      status,
+      itemsProcessed: c.processed,
+      itemsAdded: c.added,
+      itemsUpdated: c.updated,
+      itemsSkipped: c.skipped,
+      itemsFiltered: c.filtered,
+      errorsCount: c.errors,
+      skipped: { ...c.skippedBy },
+      filtered: { ...c.filteredBy },
+      processingErrors: {
+        parseErrors: c.problems.parse,
+        charsetErrors: c.problems.charset,
+        attachmentErrors: c.problems.attachment,
+        sentimentErrors: c.problems.sentiment,
+      },
+      clientsCreated: c.clientsCreated,
+      contactsCreated: c.contactsCreated,
+      interactionsCreated: c.interactionsCreated,
+      resumedFrom,
+      durationMs: Date.now() - started,
+      stages,
+      touched: writer.touched,
     };
   } catch (err) {
     await finishIngestionRun(db, runId, 'failed').catch(() => undefined);
@@ -253,17 +290,30 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
  * mailboxes of the same kind, writes by other sources meanwhile): it only costs rescoring.
  */
 async function touchedByUnfinishedRuns(db: Db, workspaceId: string, sourceKind: string): Promise<Map<string, string>> {
-  const lastFinished = await db.selectFrom('ingestion_runs').select((eb) => eb.fn.max<string>('started_at').as('at'))
-    .where('workspace_id', '=', workspaceId).where('source', '=', sourceKind).where('status', 'in', ['completed', 'cancelled'])
+  const lastFinished = await db
+    .selectFrom('ingestion_runs')
+    .select((eb) => eb.fn.max<string>('started_at').as('at'))
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', sourceKind)
+    .where('status', 'in', ['completed', 'cancelled'])
     .executeTakeFirst();
-  let unfinished = db.selectFrom('ingestion_runs').select((eb) => eb.fn.min<string>('started_at').as('at'))
-    .where('workspace_id', '=', workspaceId).where('source', '=', sourceKind).where('status', 'in', ['failed', 'running']);
+  let unfinished = db
+    .selectFrom('ingestion_runs')
+    .select((eb) => eb.fn.min<string>('started_at').as('at'))
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', sourceKind)
+    .where('status', 'in', ['failed', 'running']);
   if (lastFinished?.at) unfinished = unfinished.where('started_at', '>', lastFinished.at);
   const since = (await unfinished.executeTakeFirst())?.at;
   const out = new Map<string, string>();
   if (!since) return out;
-  const rows = await db.selectFrom('interactions').select((eb) => ['client_id', eb.fn.min<string>('occurred_at').as('first')])
-    .where('workspace_id', '=', workspaceId).where('updated_at', '>=', since).groupBy('client_id').execute();
+  const rows = await db
+    .selectFrom('interactions')
+    .select((eb) => ['client_id', eb.fn.min<string>('occurred_at').as('first')])
+    .where('workspace_id', '=', workspaceId)
+    .where('updated_at', '>=', since)
+    .groupBy('client_id')
+    .execute();
   for (const r of rows) out.set(r.client_id, r.first.slice(0, 10));
   return out;
 }

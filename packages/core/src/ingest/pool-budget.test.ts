@@ -28,7 +28,9 @@ afterAll(async () => {
 function spinningWorker(): string {
   const file = join(dir, 'spinning-worker.mjs');
   const processJs = pathToFileURL(workerFile().replace(/worker\.js$/, 'process.js')).href;
-  writeFileSync(file, `
+  writeFileSync(
+    file,
+    `
 import { processBatch } from ${JSON.stringify(processJs)};
 export default async function (task) {
   const out = [];
@@ -42,7 +44,8 @@ export default async function (task) {
   Atomics.store(task.progress, 0, task.messages.length);
   return out;
 }
-`);
+`,
+  );
   return file;
 }
 
@@ -67,7 +70,10 @@ describe('parse time budget in the worker pool', () => {
 
       const stored = await engine.store.db.selectFrom('interactions').select('dedupe_key').execute();
       expect(stored.map((r) => r.dedupe_key).sort()).toEqual(
-        Array.from({ length: 12 }, (_, n) => n).filter((n) => !spinning.has(n)).map((n) => `m${n}@budget.test`).sort(),
+        Array.from({ length: 12 }, (_, n) => n)
+          .filter((n) => !spinning.has(n))
+          .map((n) => `m${n}@budget.test`)
+          .sort(),
       );
       const errors = await engine.store.db.selectFrom('ingestion_errors').select(['kind', 'reason', 'location']).where('run_id', '=', s.runId).execute();
       expect(errors.map((e) => e.reason).sort()).toEqual(
@@ -76,7 +82,10 @@ describe('parse time budget in the worker pool', () => {
       expect(errors.every((e) => e.kind === 'parse' && e.location.startsWith(`${file}@`))).toBe(true);
 
       // The terminated threads were replaced: the same pool still processes messages.
-      const after = await pool.run({ messages: [{ raw: Buffer.from(message(20, false).replace(/^From a@b.*\n/, '')), location: 'after' }], rules: { blocklist: [], ownDomains: ['ourco.com'] } });
+      const after = await pool.run({
+        messages: [{ raw: Buffer.from(message(20, false).replace(/^From a@b.*\n/, '')), location: 'after' }],
+        rules: { blocklist: [], ownDomains: ['ourco.com'] },
+      });
       expect(after).toMatchObject([{ ok: true, outcome: 'kept', messageId: 'm20@budget.test' }]);
     } finally {
       await pool.close();

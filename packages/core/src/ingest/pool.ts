@@ -20,9 +20,7 @@ export interface ProcessPool {
  */
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.ts')
-    ? here.replace(/([\\/])src([\\/]ingest[\\/])pool\.ts$/, '$1dist$2worker.js')
-    : here.replace(/pool\.js$/, 'worker.js');
+  const file = here.endsWith('.ts') ? here.replace(/([\\/])src([\\/]ingest[\\/])pool\.ts$/, '$1dist$2worker.js') : here.replace(/pool\.js$/, 'worker.js');
   if (!existsSync(file)) throw new Error(`ingest worker not built: ${file} (run \`npm run build\`)`);
   return file;
 }
@@ -63,7 +61,9 @@ export function peekMessageId(raw: Uint8Array): string | undefined {
 function overBudget(input: ProcessInput, budgetMs: number): FailedMessage {
   const id = peekMessageId(input.raw);
   return {
-    ok: false, location: input.location, kind: 'parse',
+    ok: false,
+    location: input.location,
+    kind: 'parse',
     reason: `parse time budget of ${budgetMs} ms exceeded: abandoned${id ? ` (Message-ID <${id}>)` : ''}`,
   };
 }
@@ -75,7 +75,10 @@ export function createProcessPool(threads: number, options: ProcessPoolOptions =
   const budgetMs = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   const tickMs = Math.max(5, Math.min(250, Math.floor(budgetMs / 4)));
   const piscina = new Piscina({
-    filename: options.filename ?? workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000,
+    filename: options.filename ?? workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 60_000,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
 

@@ -54,7 +54,10 @@ describe('processBatch decides on the header block first', () => {
     const [bad, good] = await processBatch({
       rules,
       parser: 'mailparser',
-      messages: [msg('a', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`), msg('b', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`)],
+      messages: [
+        msg('a', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`),
+        msg('b', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com\n${FLOWED}`),
+      ],
     });
     expect(bad).toEqual({ ok: false, location: 'a', kind: 'parse', reason: 'mailparser: boom' });
     expect(good?.ok && good.outcome).toBe('kept');
@@ -62,14 +65,11 @@ describe('processBatch decides on the header block first', () => {
 });
 
 describe('what a message says beyond tone', () => {
-  it('is read from the client\'s mail, never from ours', async () => {
+  it("is read from the client's mail, never from ours", async () => {
     const text = 'We have decided not to renew the contract when it ends in March.';
     const [theirs, ours] = await processBatch({
       rules,
-      messages: [
-        msg('theirs', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com`, text),
-        msg('ours', `${DATE}\nFrom: ann@ourco.com\nTo: jane@acme.com`, text),
-      ],
+      messages: [msg('theirs', `${DATE}\nFrom: jane@acme.com\nTo: ann@ourco.com`, text), msg('ours', `${DATE}\nFrom: ann@ourco.com\nTo: jane@acme.com`, text)],
     });
     if (!theirs?.ok || theirs.outcome !== 'kept' || !ours?.ok || ours.outcome !== 'kept') throw new Error('both are client mail');
     expect(theirs.direction).toBe('inbound');

@@ -101,14 +101,19 @@ export function summarise(text: string): string {
 }
 
 function failure(location: string, err: unknown, warnings?: ParseWarning[]): FailedMessage {
-  const base = err instanceof MessageParseError
-    ? { ok: false as const, location, kind: err.kind, reason: err.reason }
-    : { ok: false as const, location, kind: 'parse' as const, reason: err instanceof Error ? err.message : String(err) };
+  const base =
+    err instanceof MessageParseError
+      ? { ok: false as const, location, kind: err.kind, reason: err.reason }
+      : { ok: false as const, location, kind: 'parse' as const, reason: err instanceof Error ? err.message : String(err) };
   return warnings?.length ? { ...base, warnings } : base;
 }
 
 export async function processOne(
-  input: ProcessInput, rules: ProcessRules, parser?: BackendName, resolver?: Resolver, maxMessageBytes: number = MAX_MESSAGE_BYTES,
+  input: ProcessInput,
+  rules: ProcessRules,
+  parser?: BackendName,
+  resolver?: Resolver,
+  maxMessageBytes: number = MAX_MESSAGE_BYTES,
 ): Promise<ProcessResult> {
   if (input.refused) return { ok: true, outcome: 'skipped', location: input.location, reason: input.refused, warnings: [] };
   if (input.raw.byteLength > maxMessageBytes) return { ok: true, outcome: 'skipped', location: input.location, reason: 'too_large', warnings: [] };
@@ -126,7 +131,9 @@ export async function processOne(
     // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01 would
     // corrupt the client's history, so it is an error instead.
     return {
-      ok: false, location: input.location, kind: 'parse',
+      ok: false,
+      location: input.location,
+      kind: 'parse',
       reason: 'no usable date (Date, Received and envelope all missing or invalid)',
       ...(head.warnings.length ? { warnings: head.warnings } : {}),
     };
@@ -158,7 +165,20 @@ export async function processOne(
   }
   const summary = summarise(body.newText);
   const contentHash = createHash('sha1')
-    .update(JSON.stringify([head.subject, head.date, head.from?.email ?? '', head.to.map((a) => a.email), head.cc.map((a) => a.email), summary, sentiment.label, sentiment.score, head.threadId, signals]))
+    .update(
+      JSON.stringify([
+        head.subject,
+        head.date,
+        head.from?.email ?? '',
+        head.to.map((a) => a.email),
+        head.cc.map((a) => a.email),
+        summary,
+        sentiment.label,
+        sentiment.score,
+        head.threadId,
+        signals,
+      ]),
+    )
     .digest('base64url');
   return {
     ok: true,
@@ -194,5 +214,3 @@ export async function processBatch(task: ProcessTask): Promise<ProcessResult[]> 
   if (task.progress) Atomics.store(task.progress, 0, task.messages.length); // done: nothing left to watch
   return out;
 }
-
-;

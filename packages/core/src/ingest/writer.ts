@@ -23,7 +23,6 @@ export interface WriteItem {
 
 type SkipReason = 'duplicate' | 'internal' | 'no_client';
 
-
 /** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */
 export interface RunCounts {
   processed: number;
@@ -43,11 +42,18 @@ export interface RunCounts {
 
 export function emptyCounts(): RunCounts {
   return {
-    processed: 0, added: 0, updated: 0, skipped: 0, filtered: 0, errors: 0,
+    processed: 0,
+    added: 0,
+    updated: 0,
+    skipped: 0,
+    filtered: 0,
+    errors: 0,
     skippedBy: { duplicate: 0, internal: 0, no_client: 0 },
     filteredBy: {},
     problems: { parse: 0, charset: 0, attachment: 0, sentiment: 0 },
-    clientsCreated: 0, contactsCreated: 0, interactionsCreated: 0,
+    clientsCreated: 0,
+    contactsCreated: 0,
+    interactionsCreated: 0,
   };
 }
 
@@ -78,7 +84,12 @@ export interface WriterOptions {
  * A hook run in the batch's transaction, with the run's counts, the cursor just saved and the
  * clients touched so far (client id → earliest day). Throwing rolls the batch back.
  */
-export type BatchCheckpoint = (trx: Transaction<Database>, counts: Readonly<RunCounts>, cursor: SourceCursor, touched: ReadonlyMap<string, string>) => Promise<void>;
+export type BatchCheckpoint = (
+  trx: Transaction<Database>,
+  counts: Readonly<RunCounts>,
+  cursor: SourceCursor,
+  touched: ReadonlyMap<string, string>,
+) => Promise<void>;
 
 export class IngestWriter {
   readonly counts: RunCounts = emptyCounts();
@@ -165,8 +176,14 @@ export class IngestWriter {
       return;
     }
     let changed = false;
-    if (!existing.name && p.name) { existing.name = p.name; changed = true; }
-    if (!existing.lastSeen || date > existing.lastSeen) { existing.lastSeen = date; changed = true; }
+    if (!existing.name && p.name) {
+      existing.name = p.name;
+      changed = true;
+    }
+    if (!existing.lastSeen || date > existing.lastSeen) {
+      existing.lastSeen = date;
+      changed = true;
+    }
     if (changed) batch.changedContacts.add(existing);
   }
 
@@ -202,16 +219,38 @@ export class IngestWriter {
     const now = this.#o.now().toISOString();
     const ws = this.#o.workspaceId;
     if (batch.newClients.length) {
-      await insertRows(trx, 'clients', batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now })));
-      await insertRows(trx, 'client_domains', batch.newClients.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id })));
+      await insertRows(
+        trx,
+        'clients',
+        batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now })),
+      );
+      await insertRows(
+        trx,
+        'client_domains',
+        batch.newClients.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id })),
+      );
       this.counts.clientsCreated += batch.newClients.length;
     }
     if (batch.newContacts.length) {
-      await insertRows(trx, 'contacts', batch.newContacts.map((c) => ({
-        id: c.state.id, workspace_id: ws, client_id: this.#domains.get(c.domain) ?? null, name: c.state.name, title: '',
-        last_seen_at: c.state.lastSeen, created_at: now, updated_at: now,
-      })));
-      await insertRows(trx, 'contact_emails', batch.newContacts.map((c) => ({ workspace_id: ws, email: c.email, contact_id: c.state.id })));
+      await insertRows(
+        trx,
+        'contacts',
+        batch.newContacts.map((c) => ({
+          id: c.state.id,
+          workspace_id: ws,
+          client_id: this.#domains.get(c.domain) ?? null,
+          name: c.state.name,
+          title: '',
+          last_seen_at: c.state.lastSeen,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
+      await insertRows(
+        trx,
+        'contact_emails',
+        batch.newContacts.map((c) => ({ workspace_id: ws, email: c.email, contact_id: c.state.id })),
+      );
       this.counts.contactsCreated += batch.newContacts.length;
       for (const c of batch.newContacts) batch.changedContacts.delete(c.state);
     }
@@ -229,7 +268,9 @@ export class IngestWriter {
     for (const { rows } of plans) for (const r of rows) pairs.set(`${r.client_id}\u0000${r.dedupe_key}`, [r.client_id, r.dedupe_key]);
     const existing = new Map<string, { id: string; hash: string }>();
     for (const part of chunks([...pairs.values()], INSERT_CHUNK)) {
-      const rows = await trx.selectFrom('interactions').select(['id', 'client_id', 'dedupe_key', 'content_hash'])
+      const rows = await trx
+        .selectFrom('interactions')
+        .select(['id', 'client_id', 'dedupe_key', 'content_hash'])
         .where('workspace_id', '=', ws)
         .where(sql<boolean>`(client_id, dedupe_key) in (values ${sql.join(part.map(([c, k]) => sql`(${c}, ${k})`))})`)
         .execute();
@@ -249,7 +290,10 @@ export class IngestWriter {
           // The same Message-ID twice in one batch: a copy with other content updates the first.
           if (prior.row.content_hash === row.content_hash) continue;
           Object.assign(prior.row, { ...row, id: prior.row.id, created_at: prior.row.created_at });
-          if (prior.op === 'none') { prior.op = 'update'; updates.push(prior.row); }
+          if (prior.op === 'none') {
+            prior.op = 'update';
+            updates.push(prior.row);
+          }
           if (outcome !== 'added') outcome = 'updated';
           this.#touch(row);
         } else if (!stored) {
@@ -267,16 +311,32 @@ export class IngestWriter {
           pending.set(k, { row: { ...row, id: stored.id }, op: 'none' });
         }
       }
-      if (outcome === 'skipped') { this.counts.skipped += 1; this.counts.skippedBy.duplicate += 1; } else this.counts[outcome] += 1;
+      if (outcome === 'skipped') {
+        this.counts.skipped += 1;
+        this.counts.skippedBy.duplicate += 1;
+      } else this.counts[outcome] += 1;
     }
     await insertRows(trx, 'interactions', inserts);
     this.counts.interactionsCreated += inserts.length;
     for (const u of updates) {
-      await trx.updateTable('interactions').set({
-        subject: u.subject, summary: u.summary, sentiment_label: u.sentiment_label, sentiment_score: u.sentiment_score,
-        occurred_at: u.occurred_at, from_email: u.from_email, to_emails: u.to_emails, direction: u.direction,
-        thread_id: u.thread_id, signals: u.signals, content_hash: u.content_hash, updated_at: u.updated_at,
-      }).where('id', '=', u.id).execute();
+      await trx
+        .updateTable('interactions')
+        .set({
+          subject: u.subject,
+          summary: u.summary,
+          sentiment_label: u.sentiment_label,
+          sentiment_score: u.sentiment_score,
+          occurred_at: u.occurred_at,
+          from_email: u.from_email,
+          to_emails: u.to_emails,
+          direction: u.direction,
+          thread_id: u.thread_id,
+          signals: u.signals,
+          content_hash: u.content_hash,
+          updated_at: u.updated_at,
+        })
+        .where('id', '=', u.id)
+        .execute();
     }
   }
 

@@ -33,8 +33,16 @@ export interface DisconnectOptions {
   googleRevokeUrl?: string | undefined;
 }
 
-export async function disconnectAndRevoke(db: Db, key: SecretKeyInput, workspaceId: string, provider: Provider, opts: DisconnectOptions = {}): Promise<DisconnectResult> {
-  const accounts = (await listIntegrationAccounts(db, workspaceId, provider)).filter((a) => opts.account === undefined || a.account === opts.account.toLowerCase());
+export async function disconnectAndRevoke(
+  db: Db,
+  key: SecretKeyInput,
+  workspaceId: string,
+  provider: Provider,
+  opts: DisconnectOptions = {},
+): Promise<DisconnectResult> {
+  const accounts = (await listIntegrationAccounts(db, workspaceId, provider)).filter(
+    (a) => opts.account === undefined || a.account === opts.account.toLowerCase(),
+  );
   const failures: string[] = [];
   let revokedAny = false;
   if (provider === 'google') {

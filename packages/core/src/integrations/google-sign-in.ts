@@ -69,7 +69,8 @@ export async function finishGoogleSignIn(
   const bound = await consumeOAuthState(db, key, { state: q.state ?? '', provider: 'google', now: input.now() });
   const { consentRefused, exchangeGoogleCode } = await import('../connectors/google/google-oauth.js');
   if (q.error) throw consentRefused(q.error.slice(0, 100), q.error_description?.slice(0, 300));
-  if (!q.code) throw new ChsError('OAUTH_FAILED', 'Google sign-in failed: the redirect carried no code', { details: { provider: 'google', reason: 'provider' } });
+  if (!q.code)
+    throw new ChsError('OAUTH_FAILED', 'Google sign-in failed: the redirect carried no code', { details: { provider: 'google', reason: 'provider' } });
   const credentials = await exchangeGoogleCode({
     ...input.client,
     redirectUri: bound.redirectUri,

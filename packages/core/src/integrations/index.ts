@@ -34,6 +34,13 @@ export {
   type ConnectInput,
   type SecretRotation,
 } from './repository.js';
-export { createOAuthState, consumeOAuthState, OAUTH_STATE_TTL_MS, type OAuthStateRefusal, type NewOAuthState, type ConsumedOAuthState } from './oauth-states.js';
+export {
+  createOAuthState,
+  consumeOAuthState,
+  OAUTH_STATE_TTL_MS,
+  type OAuthStateRefusal,
+  type NewOAuthState,
+  type ConsumedOAuthState,
+} from './oauth-states.js';
 export { startGoogleSignIn, finishGoogleSignIn, type GoogleWebClient, type GoogleCallbackQuery } from './google-sign-in.js';
 export { disconnectAndRevoke, type DisconnectResult, type DisconnectOptions } from './disconnect.js';

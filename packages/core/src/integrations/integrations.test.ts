@@ -37,7 +37,10 @@ function sealV1(key: Buffer, plaintext: string): string {
 }
 
 async function reasonOf(p: Promise<unknown>): Promise<unknown> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(isChsError(err, 'CREDENTIALS_UNREADABLE'), String(err)).toBe(true);
   return (err as ChsError).details?.reason;
 }
@@ -72,7 +75,10 @@ describe('secrets', () => {
 
   it('binds a value to its workspace and provider: moved to another row it fails with reason "binding"', async () => {
     const sealed = await encryptSecret(key, 'ya29.x', ACME_GOOGLE);
-    for (const other of [{ workspaceId: 'evil.test', provider: 'google' }, { workspaceId: 'acme.test', provider: 'hubspot' }]) {
+    for (const other of [
+      { workspaceId: 'evil.test', provider: 'google' },
+      { workspaceId: 'acme.test', provider: 'hubspot' },
+    ]) {
       const err = await decryptSecret(key, sealed, other).catch((e: unknown) => e as ChsError);
       expect(err).toMatchObject({ code: 'CREDENTIALS_UNREADABLE', details: { reason: 'binding', ...other } });
       expect((err as Error).message).toMatch(/sealed for google of workspace acme\.test: a value copied from another row is refused/);
@@ -145,7 +151,12 @@ describe('integrations repository', async () => {
         const store = await open();
         try {
           const db = store.db;
-          expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({ connected: false, state: 'not_connected', hasRefresh: false, email: null });
+          expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({
+            connected: false,
+            state: 'not_connected',
+            hasRefresh: false,
+            email: null,
+          });
           await connectIntegration(db, key, {
             workspaceId: 'acme.test',
             provider: 'google',
@@ -158,16 +169,35 @@ describe('integrations repository', async () => {
           expect(row.credentials_enc).not.toContain('ya29');
           expect(row.credentials_enc).not.toContain('1//r');
           expect(await integrationStatus(db, 'acme.test', 'google')).toEqual({
-            connected: true, provider: 'google', workspaceId: 'acme.test', email: 'rep@acme.test', expiresAt: '2024-05-20T01:00:00.000Z',
-            hasRefresh: true, lastSyncAt: null, scope: 'https://www.googleapis.com/auth/gmail.readonly', state: 'connected',
-            accounts: [{
-              account: 'rep@acme.test', email: 'rep@acme.test', state: 'connected', lastSyncAt: null, lastError: null, expiresAt: '2024-05-20T01:00:00.000Z', hasRefresh: true,
-              connectedAt: expect.any(String),
-            }],
+            connected: true,
+            provider: 'google',
+            workspaceId: 'acme.test',
+            email: 'rep@acme.test',
+            expiresAt: '2024-05-20T01:00:00.000Z',
+            hasRefresh: true,
+            lastSyncAt: null,
+            scope: 'https://www.googleapis.com/auth/gmail.readonly',
+            state: 'connected',
+            accounts: [
+              {
+                account: 'rep@acme.test',
+                email: 'rep@acme.test',
+                state: 'connected',
+                lastSyncAt: null,
+                lastError: null,
+                expiresAt: '2024-05-20T01:00:00.000Z',
+                hasRefresh: true,
+                connectedAt: expect.any(String),
+              },
+            ],
           });
           expect(await getIntegrationCredentials(db, key, 'acme.test', 'google')).toMatchObject({ accessToken: 'ya29.first', refreshToken: '1//r' });
 
-          await updateIntegrationTokens(db, key, 'acme.test', 'google', { accessToken: 'ya29.second', refreshToken: '1//r', expiresAt: '2024-05-20T02:00:00.000Z' });
+          await updateIntegrationTokens(db, key, 'acme.test', 'google', {
+            accessToken: 'ya29.second',
+            refreshToken: '1//r',
+            expiresAt: '2024-05-20T02:00:00.000Z',
+          });
           expect((await getIntegrationCredentials(db, key, 'acme.test', 'google')).accessToken).toBe('ya29.second');
           expect((await integrationStatus(db, 'acme.test', 'google')).expiresAt).toBe('2024-05-20T02:00:00.000Z');
 
@@ -177,7 +207,12 @@ describe('integrations repository', async () => {
           await markNeedsReauth(db, 'acme.test', 'google', 'invalid_grant');
           expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({ connected: false, state: 'needs_reauth' });
           // Reconnecting clears it.
-          await connectIntegration(db, key, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'ya29.third' }, accountEmail: 'Rep@Acme.test' });
+          await connectIntegration(db, key, {
+            workspaceId: 'acme.test',
+            provider: 'google',
+            credentials: { accessToken: 'ya29.third' },
+            accountEmail: 'Rep@Acme.test',
+          });
           expect(await integrationStatus(db, 'acme.test', 'google')).toMatchObject({ connected: true, state: 'connected', hasRefresh: false });
           expect(await db.selectFrom('integrations').select('id').execute()).toHaveLength(1);
 
@@ -190,7 +225,7 @@ describe('integrations repository', async () => {
         }
       });
 
-      it('a ciphertext copied into another workspace\'s or provider\'s row fails with CREDENTIALS_UNREADABLE (binding)', async () => {
+      it("a ciphertext copied into another workspace's or provider's row fails with CREDENTIALS_UNREADABLE (binding)", async () => {
         const store = await open();
         try {
           const db = store.db;
@@ -216,7 +251,10 @@ describe('integrations repository', async () => {
         try {
           const db = store.db;
           await connectIntegration(db, key, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'placeholder' } });
-          await db.updateTable('integrations').set({ credentials_enc: sealV1(key, JSON.stringify({ accessToken: 'ya29.old', refreshToken: '1//r' })) }).execute();
+          await db
+            .updateTable('integrations')
+            .set({ credentials_enc: sealV1(key, JSON.stringify({ accessToken: 'ya29.old', refreshToken: '1//r' })) })
+            .execute();
           expect(await getIntegrationCredentials(db, key, 'acme.test', 'google')).toEqual({ accessToken: 'ya29.old', refreshToken: '1//r' });
           await updateIntegrationTokens(db, key, 'acme.test', 'google', { accessToken: 'ya29.new', refreshToken: '1//r' });
           const row = await db.selectFrom('integrations').select('credentials_enc').executeTakeFirstOrThrow();
@@ -237,10 +275,18 @@ describe('integrations repository', async () => {
           await connectIntegration(db, oldKey, { workspaceId: 'acme.test', provider: 'google', credentials: { accessToken: 'g-acme' } });
           await connectIntegration(db, oldKey, { workspaceId: 'acme.test', provider: 'hubspot', credentials: { accessToken: 'h-acme' } });
           await connectIntegration(db, oldKey, { workspaceId: 'beta.test', provider: 'intercom', credentials: { accessToken: 'placeholder' } });
-          await db.updateTable('integrations').set({ credentials_enc: sealV1(oldKey.legacyKey(), JSON.stringify({ accessToken: 'i-beta' })) }).where('workspace_id', '=', 'beta.test').execute();
+          await db
+            .updateTable('integrations')
+            .set({ credentials_enc: sealV1(oldKey.legacyKey(), JSON.stringify({ accessToken: 'i-beta' })) })
+            .where('workspace_id', '=', 'beta.test')
+            .execute();
 
           expect(await rotateIntegrationSecrets(db, oldKey, newKey)).toEqual({ rows: 3, resealed: 3, upgradedFromV1: 1, alreadyCurrent: 0 });
-          for (const [ws, provider, token] of [['acme.test', 'google', 'g-acme'], ['acme.test', 'hubspot', 'h-acme'], ['beta.test', 'intercom', 'i-beta']] as const) {
+          for (const [ws, provider, token] of [
+            ['acme.test', 'google', 'g-acme'],
+            ['acme.test', 'hubspot', 'h-acme'],
+            ['beta.test', 'intercom', 'i-beta'],
+          ] as const) {
             expect((await getIntegrationCredentials(db, newKey, ws, provider)).accessToken).toBe(token);
             expect(await reasonOf(getIntegrationCredentials(db, oldKey, ws, provider))).toBe('key');
           }
@@ -251,7 +297,11 @@ describe('integrations repository', async () => {
 
           // A row neither key opens: the rotation fails naming it, and no row changes.
           const before = await db.selectFrom('integrations').select(['id', 'credentials_enc']).orderBy('id').execute();
-          await connectIntegration(db, parseSecretKey(randomBytes(32).toString('hex')), { workspaceId: 'beta.test', provider: 'hubspot', credentials: { accessToken: 'x' } });
+          await connectIntegration(db, parseSecretKey(randomBytes(32).toString('hex')), {
+            workspaceId: 'beta.test',
+            provider: 'hubspot',
+            credentials: { accessToken: 'x' },
+          });
           // Last in the rotation's order, so the three other rows are re-sealed before it fails.
           await db.updateTable('integrations').set({ id: 'zzzz-last' }).where('workspace_id', '=', 'beta.test').where('provider', '=', 'hubspot').execute();
           const third = parseSecretKey(randomBytes(32).toString('base64'));

@@ -18,7 +18,10 @@ async function addWorkspace(db: Db, id: string): Promise<void> {
 }
 
 const refusal = async (p: Promise<unknown>): Promise<unknown> => {
-  const err = (await p.then(() => undefined, (e: unknown) => e)) as ChsError | undefined;
+  const err = (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as ChsError | undefined;
   expect(err?.code).toBe('OAUTH_FAILED');
   return err?.details?.reason;
 };
@@ -29,7 +32,14 @@ describe('oauth states', async () => {
       const key = randomBytes(32);
       const t0 = new Date('2026-01-10T12:00:00.000Z');
       const at = (ms: number) => new Date(t0.getTime() + ms);
-      const input = { workspaceId: 'acme.test', provider: 'google', codeVerifier: 'verifier-123', redirectUri: 'https://h.example/api/integrations/google/callback', userId: 'usr_1', now: t0 };
+      const input = {
+        workspaceId: 'acme.test',
+        provider: 'google',
+        codeVerifier: 'verifier-123',
+        redirectUri: 'https://h.example/api/integrations/google/callback',
+        userId: 'usr_1',
+        now: t0,
+      };
 
       it('stores a hash and a sealed verifier; consumes once, within 10 minutes, for its provider only', async () => {
         const store = await dialect.open();
@@ -46,7 +56,11 @@ describe('oauth states', async () => {
           expect(await refusal(consumeOAuthState(db, key, { state: `${state}x`, provider: 'google', now: at(1000) }))).toBe('unknown');
           expect(await refusal(consumeOAuthState(db, key, { state: 'x'.repeat(5000), provider: 'google', now: at(1000) }))).toBe('unknown');
           expect(await consumeOAuthState(db, key, { state, provider: 'google', now: at(OAUTH_STATE_TTL_MS - 1) })).toEqual({
-            workspaceId: 'acme.test', provider: 'google', codeVerifier: 'verifier-123', redirectUri: input.redirectUri, userId: 'usr_1',
+            workspaceId: 'acme.test',
+            provider: 'google',
+            codeVerifier: 'verifier-123',
+            redirectUri: input.redirectUri,
+            userId: 'usr_1',
           });
           expect(await refusal(consumeOAuthState(db, key, { state, provider: 'google', now: at(OAUTH_STATE_TTL_MS - 1) }))).toBe('used');
 

@@ -49,7 +49,10 @@ export async function createOAuthState(db: Db, key: SecretKeyInput, input: NewOA
   const state = randomBytes(32).toString('base64url');
   const expiresAt = new Date(input.now.getTime() + (input.ttlMs ?? OAUTH_STATE_TTL_MS)).toISOString();
   const verifier_enc = await encryptSecret(key, input.codeVerifier, binding(input.workspaceId, input.provider));
-  await db.deleteFrom('oauth_states').where('expires_at', '<', new Date(input.now.getTime() - KEEP_AFTER_EXPIRY_MS).toISOString()).execute();
+  await db
+    .deleteFrom('oauth_states')
+    .where('expires_at', '<', new Date(input.now.getTime() - KEEP_AFTER_EXPIRY_MS).toISOString())
+    .execute();
   await db
     .insertInto('oauth_states')
     .values({
@@ -88,7 +91,12 @@ export async function consumeOAuthState(db: Db, key: SecretKeyInput, input: { st
   if (!row) throw refused('unknown', provider);
   if (row.used_at !== null) throw refused('used', provider);
   if (row.expires_at <= now.toISOString()) throw refused('expired', provider);
-  const r = await db.updateTable('oauth_states').set({ used_at: now.toISOString() }).where('state_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('oauth_states')
+    .set({ used_at: now.toISOString() })
+    .where('state_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) throw refused('used', provider);
   return {
     workspaceId: row.workspace_id,

@@ -16,14 +16,31 @@ import type { Database } from '../store/schema.js';
 type Executor = Kysely<Database> | Transaction<Database>;
 
 const isGoogleFields = shape<CredentialsByProvider['google']>({
-  accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?', scope: 'string?', email: 'string?', serviceAccount: 'object?',
+  accessToken: 'string',
+  refreshToken: 'string?',
+  clientId: 'string?',
+  clientSecret: 'string?',
+  expiresAt: 'string?',
+  scope: 'string?',
+  email: 'string?',
+  serviceAccount: 'object?',
 });
 const isServiceAccountKey = shape<ServiceAccountKey>({ clientEmail: 'string', privateKey: 'string', privateKeyId: 'string?' });
 const isGoogleCredentials: Guard<CredentialsByProvider['google']> = (v): v is CredentialsByProvider['google'] =>
   isGoogleFields(v) && (v.serviceAccount === undefined || isServiceAccountKey(v.serviceAccount));
 const isTokenCredentials = shape<CredentialsByProvider['intercom']>({ accessToken: 'string' });
-const isHubSpotCredentials = shape<CredentialsByProvider['hubspot']>({ accessToken: 'string', refreshToken: 'string?', clientId: 'string?', clientSecret: 'string?', expiresAt: 'string?' });
-const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = { google: isGoogleCredentials, hubspot: isHubSpotCredentials, intercom: isTokenCredentials };
+const isHubSpotCredentials = shape<CredentialsByProvider['hubspot']>({
+  accessToken: 'string',
+  refreshToken: 'string?',
+  clientId: 'string?',
+  clientSecret: 'string?',
+  expiresAt: 'string?',
+});
+const CREDENTIALS: { [P in Provider]: Guard<CredentialsByProvider[P]> } = {
+  google: isGoogleCredentials,
+  hubspot: isHubSpotCredentials,
+  intercom: isTokenCredentials,
+};
 
 export const INTEGRATION_STATES = ['connected', 'needs_reauth', 'disconnected'] as const;
 export type IntegrationState = (typeof INTEGRATION_STATES)[number];
@@ -145,13 +162,28 @@ export async function connectIntegration<P extends Provider>(db: Db, key: Secret
     ...(input.config !== undefined ? { config_json: JSON.stringify(input.config) } : {}),
   };
   const account = accountOf(input);
-  const existing = await db.selectFrom('integrations').select('id').where('workspace_id', '=', input.workspaceId).where('provider', '=', input.provider).where('account', '=', account).executeTakeFirst();
+  const existing = await db
+    .selectFrom('integrations')
+    .select('id')
+    .where('workspace_id', '=', input.workspaceId)
+    .where('provider', '=', input.provider)
+    .where('account', '=', account)
+    .executeTakeFirst();
   if (existing) {
     await db.updateTable('integrations').set(values).where('id', '=', existing.id).execute();
   } else {
     await db
       .insertInto('integrations')
-      .values({ id: newId('int'), workspace_id: input.workspaceId, provider: input.provider, account, config_json: null, last_sync_at: null, created_at: at, ...values })
+      .values({
+        id: newId('int'),
+        workspace_id: input.workspaceId,
+        provider: input.provider,
+        account,
+        config_json: null,
+        last_sync_at: null,
+        created_at: at,
+        ...values,
+      })
       .execute();
   }
   const row = (await listIntegrationAccounts(db, input.workspaceId, input.provider)).find((i) => i.account === account);
@@ -171,11 +203,22 @@ type Filter = { workspaceId: string; provider: Provider; account?: string | unde
 
 /** One workspace's provider, and one account when given (else every account). */
 const scoped = (f: Filter) => (eb: ExpressionBuilder<Database, 'integrations'>) =>
-  eb.and([eb('workspace_id', '=', f.workspaceId), eb('provider', '=', f.provider), ...(f.account !== undefined ? [eb('account', '=', f.account.toLowerCase())] : [])]);
+  eb.and([
+    eb('workspace_id', '=', f.workspaceId),
+    eb('provider', '=', f.provider),
+    ...(f.account !== undefined ? [eb('account', '=', f.account.toLowerCase())] : []),
+  ]);
 
 /** Every account of a provider in a workspace (Google: one per mailbox), oldest first. */
 export async function listIntegrationAccounts(db: Executor, workspaceId: string, provider: Provider): Promise<Integration[]> {
-  const rows = await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).where('provider', '=', provider).orderBy('created_at').orderBy('account').execute();
+  const rows = await db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('provider', '=', provider)
+    .orderBy('created_at')
+    .orderBy('account')
+    .execute();
   return rows.map(toIntegration);
 }
 
@@ -202,7 +245,16 @@ export async function getIntegration(db: Db, workspaceId: string, provider: Prov
 
 /** One entry per connected provider, its accounts combined (see getIntegration). */
 export async function listIntegrations(db: Db, workspaceId: string): Promise<Integration[]> {
-  const rows = (await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).orderBy('provider').orderBy('created_at').orderBy('account').execute()).map(toIntegration);
+  const rows = (
+    await db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('provider')
+      .orderBy('created_at')
+      .orderBy('account')
+      .execute()
+  ).map(toIntegration);
   const out: Integration[] = [];
   for (const provider of new Set(rows.map((r) => r.provider))) {
     const one = combine(rows.filter((r) => r.provider === provider));
@@ -215,8 +267,20 @@ export async function listIntegrations(db: Db, workspaceId: string): Promise<Int
  * The decrypted credentials of one account (default: the first connected); INTEGRATION_NOT_CONNECTED
  * when there is no live connection.
  */
-export async function getIntegrationCredentials<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, account?: string): Promise<CredentialsByProvider[P]> {
-  const rows = await db.selectFrom('integrations').select(['status', 'credentials_enc']).where(scoped({ workspaceId, provider, account })).orderBy('created_at').orderBy('account').execute();
+export async function getIntegrationCredentials<P extends Provider>(
+  db: Db,
+  key: SecretKeyInput,
+  workspaceId: string,
+  provider: P,
+  account?: string,
+): Promise<CredentialsByProvider[P]> {
+  const rows = await db
+    .selectFrom('integrations')
+    .select(['status', 'credentials_enc'])
+    .where(scoped({ workspaceId, provider, account }))
+    .orderBy('created_at')
+    .orderBy('account')
+    .execute();
   const r = rows.find((x) => x.status === 'connected') ?? rows[0];
   if (!r || r.status === 'disconnected' || r.credentials_enc === '') {
     throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for workspace ${workspaceId}`, { details: { provider, workspaceId } });
@@ -225,7 +289,14 @@ export async function getIntegrationCredentials<P extends Provider>(db: Db, key:
 }
 
 /** Replaces the stored credentials after a token refresh (the connector's `onTokens`). */
-export async function updateIntegrationTokens<P extends Provider>(db: Db, key: SecretKeyInput, workspaceId: string, provider: P, credentials: CredentialsByProvider[P], account?: string): Promise<void> {
+export async function updateIntegrationTokens<P extends Provider>(
+  db: Db,
+  key: SecretKeyInput,
+  workspaceId: string,
+  provider: P,
+  credentials: CredentialsByProvider[P],
+  account?: string,
+): Promise<void> {
   const expiresAt = (credentials as { expiresAt?: unknown }).expiresAt;
   const scope = (credentials as { scope?: unknown }).scope;
   const credentials_enc = await encryptSecret(key, JSON.stringify(credentials), { workspaceId, provider });
@@ -241,17 +312,28 @@ export async function updateIntegrationTokens<P extends Provider>(db: Db, key: S
 
 /** The credentials are dead: keep the row (and its checkpoint elsewhere) until a reconnect. Every account without `account`. */
 export async function markNeedsReauth(db: Db, workspaceId: string, provider: Provider, reason: string, account?: string): Promise<void> {
-  await db.updateTable('integrations').set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() }).where(scoped({ workspaceId, provider, account })).execute();
+  await db
+    .updateTable('integrations')
+    .set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() })
+    .where(scoped({ workspaceId, provider, account }))
+    .execute();
 }
 
 /** A sync finished with a problem the user should see in the integration (items it could not read). */
 export async function recordIntegrationError(db: Executor, workspaceId: string, provider: Provider, message: string, account?: string): Promise<void> {
-  await db.updateTable('integrations').set({ last_error: message.slice(0, 1000), updated_at: nowIso() }).where(scoped({ workspaceId, provider, account })).execute();
+  await db
+    .updateTable('integrations')
+    .set({ last_error: message.slice(0, 1000), updated_at: nowIso() })
+    .where(scoped({ workspaceId, provider, account }))
+    .execute();
 }
 
 /** Records a finished sync: `lastSyncAt` in the status, and clears the last error. */
 export async function markIntegrationSynced(db: Db, workspaceId: string, provider: Provider, at: Date = new Date(), account?: string): Promise<void> {
-  await db.updateTable('integrations').set({ last_sync_at: at.toISOString(), last_error: null, updated_at: nowIso() }).where(scoped({ workspaceId, provider, account }))
+  await db
+    .updateTable('integrations')
+    .set({ last_sync_at: at.toISOString(), last_error: null, updated_at: nowIso() })
+    .where(scoped({ workspaceId, provider, account }))
     .where('status', '=', 'connected')
     .execute();
 }
@@ -266,7 +348,18 @@ export async function integrationStatus(db: Db, workspaceId: string, provider: P
   const all = await listIntegrationAccounts(db, workspaceId, provider);
   const i = combine(all);
   if (!i) {
-    return { connected: false, provider, workspaceId, email: null, expiresAt: null, hasRefresh: false, lastSyncAt: null, scope: null, state: 'not_connected', accounts: [] };
+    return {
+      connected: false,
+      provider,
+      workspaceId,
+      email: null,
+      expiresAt: null,
+      hasRefresh: false,
+      lastSyncAt: null,
+      scope: null,
+      state: 'not_connected',
+      accounts: [],
+    };
   }
   return {
     connected: i.state === 'connected',
@@ -279,7 +372,14 @@ export async function integrationStatus(db: Db, workspaceId: string, provider: P
     scope: i.scope,
     state: i.state,
     accounts: all.map((a) => ({
-      account: a.account, email: a.accountEmail, state: a.state, lastSyncAt: a.lastSyncAt, lastError: a.lastError, expiresAt: a.expiresAt, hasRefresh: a.hasRefresh, connectedAt: a.createdAt,
+      account: a.account,
+      email: a.accountEmail,
+      state: a.state,
+      lastSyncAt: a.lastSyncAt,
+      lastError: a.lastError,
+      expiresAt: a.expiresAt,
+      hasRefresh: a.hasRefresh,
+      connectedAt: a.createdAt,
     })),
   };
 }
@@ -308,7 +408,12 @@ export async function rotateIntegrationSecrets(db: Db, from: SecretKeyInput, to:
   const newKey = toSecretKey(to);
   const same = oldKey.equals(newKey);
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('integrations').select(['id', 'workspace_id', 'provider', 'credentials_enc']).where('credentials_enc', '!=', '').orderBy('id').execute();
+    const rows = await trx
+      .selectFrom('integrations')
+      .select(['id', 'workspace_id', 'provider', 'credentials_enc'])
+      .where('credentials_enc', '!=', '')
+      .orderBy('id')
+      .execute();
     const out: SecretRotation = { rows: rows.length, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 0 };
     for (const r of rows) {
       const binding = { workspaceId: r.workspace_id, provider: r.provider };

@@ -73,7 +73,9 @@ export class SecretKey {
   private constructor(raw: Buffer | undefined, passphrase: string | undefined) {
     this.#raw = raw;
     this.#passphrase = passphrase;
-    this.#id = createHash('sha256').update(raw ?? Buffer.from(passphrase ?? '', 'utf8')).digest('hex');
+    this.#id = createHash('sha256')
+      .update(raw ?? Buffer.from(passphrase ?? '', 'utf8'))
+      .digest('hex');
   }
 
   static fromBytes(key: Buffer): SecretKey {
@@ -97,7 +99,12 @@ export class SecretKey {
 
   /** The v1 key: the bytes, or the single unsalted SHA-256 of the passphrase earlier versions used. */
   legacyKey(): Buffer {
-    return this.#raw ?? createHash('sha256').update(this.#passphrase ?? '', 'utf8').digest();
+    return (
+      this.#raw ??
+      createHash('sha256')
+        .update(this.#passphrase ?? '', 'utf8')
+        .digest()
+    );
   }
 
   /** The `kdf` field this key seals with. */
@@ -213,7 +220,11 @@ export async function decryptSecret(key: SecretKeyInput, sealed: string, binding
   const root = k.root(kdf);
   if (!root) {
     const sealedWith = kdf === 'raw' ? 'a 32-byte key' : 'a passphrase';
-    throw unreadable('key', `cannot decrypt the stored ${where}: they were sealed with ${sealedWith}, and the key given is ${k.kind === 'bytes' ? 'a 32-byte key' : 'a passphrase'}`, binding);
+    throw unreadable(
+      'key',
+      `cannot decrypt the stored ${where}: they were sealed with ${sealedWith}, and the key given is ${k.kind === 'bytes' ? 'a 32-byte key' : 'a passphrase'}`,
+      binding,
+    );
   }
   try {
     return open(await hkdfAsync(await root, Buffer.from(salt, 'base64url')), iv, tag, ct, aad(binding));
@@ -234,7 +245,10 @@ export function parseSecretKey(value: string): SecretKey {
     if (key.length === KEY_BYTES) return SecretKey.fromBytes(key);
   }
   if (v.length >= 32) return SecretKey.fromPassphrase(v);
-  throw new ChsError('INVALID_INPUT', 'CHS_SECRET_KEY must be 64 hex characters, base64 of 32 bytes (`openssl rand -base64 32`), or a passphrase of at least 32 characters');
+  throw new ChsError(
+    'INVALID_INPUT',
+    'CHS_SECRET_KEY must be 64 hex characters, base64 of 32 bytes (`openssl rand -base64 32`), or a passphrase of at least 32 characters',
+  );
 }
 
 /** A new random key as the key file holds it (base64 of 32 bytes). */

@@ -26,23 +26,28 @@ describe.runIf(hasPg)('claiming jobs from several runners at once (PostgreSQL, S
     const setup = await openStore({ url: database.url, poolSize: 2 });
     stores.push(setup);
     const now = new Date().toISOString();
-    await setup.db.insertInto('workspaces').values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now }).execute();
+    await setup.db
+      .insertInto('workspaces')
+      .values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now })
+      .execute();
     // One active job per (workspace, source): distinct sources let them all wait at once.
     for (let i = 0; i < JOBS; i++) await enqueueJob(setup.db, { workspaceId: 'acme.com', kind: 'sync', source: `src${i}` });
 
     const claimers = await Promise.all(Array.from({ length: CLAIMERS }, () => openStore({ url: database.url, poolSize: 2 })));
     stores.push(...claimers);
     const t0 = performance.now();
-    const done = await Promise.all(claimers.map(async (s, c) => {
-      const mine: string[] = [];
-      for (;;) {
-        const job = await claimNextJob(s.db, `runner-${c}`, 30_000);
-        if (!job) return mine;
-        const finished = await transitionJob(s.db, job.id, 'running', 'completed', { owner: `runner-${c}` });
-        expect(finished?.state).toBe('completed');
-        mine.push(job.id);
-      }
-    }));
+    const done = await Promise.all(
+      claimers.map(async (s, c) => {
+        const mine: string[] = [];
+        for (;;) {
+          const job = await claimNextJob(s.db, `runner-${c}`, 30_000);
+          if (!job) return mine;
+          const finished = await transitionJob(s.db, job.id, 'running', 'completed', { owner: `runner-${c}` });
+          expect(finished?.state).toBe('completed');
+          mine.push(job.id);
+        }
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
 
     const all = done.flat();
@@ -51,8 +56,14 @@ describe.runIf(hasPg)('claiming jobs from several runners at once (PostgreSQL, S
     expect(done.every((d) => d.length > 0)).toBe(true);
     const rows = await setup.db.selectFrom('jobs').select(['state', 'attempts']).execute();
     expect(rows.every((r) => r.state === 'completed' && r.attempts === 1)).toBe(true);
-    const claims = await setup.db.selectFrom('job_events').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'job:running').executeTakeFirstOrThrow();
+    const claims = await setup.db
+      .selectFrom('job_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 'job:running')
+      .executeTakeFirstOrThrow();
     expect(Number(claims.n)).toBe(JOBS);
-    console.info(`[jobs] ${JOBS} claims + completions by ${CLAIMERS} claimers in ${seconds.toFixed(2)} s (${Math.round(JOBS / seconds)}/s); per claimer ${done.map((d) => d.length).join(', ')}`);
+    console.info(
+      `[jobs] ${JOBS} claims + completions by ${CLAIMERS} claimers in ${seconds.toFixed(2)} s (${Math.round(JOBS / seconds)}/s); per claimer ${done.map((d) => d.length).join(', ')}`,
+    );
   }, 60_000);
 });

@@ -8,9 +8,16 @@ import { claimNextJob, enqueueJob, getJob, heartbeatJob, jobEvents, listJobs, re
 describe('job transition table', () => {
   it('allows exactly the listed transitions and refuses every other', () => {
     const allowed: Array<[string, string]> = [
-      ['queued', 'running'], ['queued', 'cancelled'],
-      ['running', 'completed'], ['running', 'failed'], ['running', 'cancelled'], ['running', 'parked'], ['running', 'queued'],
-      ['parked', 'running'], ['parked', 'queued'], ['parked', 'cancelled'],
+      ['queued', 'running'],
+      ['queued', 'cancelled'],
+      ['running', 'completed'],
+      ['running', 'failed'],
+      ['running', 'cancelled'],
+      ['running', 'parked'],
+      ['running', 'queued'],
+      ['parked', 'running'],
+      ['parked', 'queued'],
+      ['parked', 'cancelled'],
     ];
     for (const from of JOB_STATES) {
       for (const to of JOB_STATES) {
@@ -34,7 +41,10 @@ describe.each(dialects)('jobs on $name', (dialect) => {
   beforeEach(async () => {
     store = await dialect.open();
     const now = t0.toISOString();
-    await store.db.insertInto('workspaces').values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now }).execute();
+    await store.db
+      .insertInto('workspaces')
+      .values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now })
+      .execute();
   });
   afterEach(async () => store.close());
 
@@ -87,8 +97,19 @@ describe.each(dialects)('jobs on $name', (dialect) => {
     const again = await claimNextJob(store.db, 'alive', 10_000, at(18));
     expect(again?.id).toBe(a.id);
     expect(again?.attempts).toBe(2);
-    expect(await recordJobProgress(store.db, a.id, 'dead', { itemsProcessed: 5, itemsAdded: 5, itemsUpdated: 0, itemsSkipped: 0, itemsFiltered: 0 })).toBe(false);
-    expect(await recordJobProgress(store.db, a.id, 'alive', { itemsProcessed: 7, itemsAdded: 6, itemsUpdated: 0, itemsSkipped: 1, itemsFiltered: 0, cursor: { offset: 9 } })).toBe(true);
+    expect(await recordJobProgress(store.db, a.id, 'dead', { itemsProcessed: 5, itemsAdded: 5, itemsUpdated: 0, itemsSkipped: 0, itemsFiltered: 0 })).toBe(
+      false,
+    );
+    expect(
+      await recordJobProgress(store.db, a.id, 'alive', {
+        itemsProcessed: 7,
+        itemsAdded: 6,
+        itemsUpdated: 0,
+        itemsSkipped: 1,
+        itemsFiltered: 0,
+        cursor: { offset: 9 },
+      }),
+    ).toBe(true);
     const j = await getJob(store.db, a.id);
     expect([j?.itemsProcessed, j?.itemsAdded, j?.itemsSkipped, j?.cursor]).toEqual([7, 6, 1, { offset: 9 }]);
   });
@@ -96,7 +117,10 @@ describe.each(dialects)('jobs on $name', (dialect) => {
   it('parks a job until a time, and claims it only after that time', async () => {
     const a = await enqueueJob(store.db, { workspaceId: 'acme.com', kind: 'sync', source: 'google' }, t0);
     await claimNextJob(store.db, 'w', 10_000, t0);
-    const parked = await transitionJob(store.db, a.id, 'running', 'parked', { owner: 'w', patch: { parkedUntil: at(60).toISOString(), error: { message: 'daily limit', count: 1, severity: 'warning', recoverable: true } } });
+    const parked = await transitionJob(store.db, a.id, 'running', 'parked', {
+      owner: 'w',
+      patch: { parkedUntil: at(60).toISOString(), error: { message: 'daily limit', count: 1, severity: 'warning', recoverable: true } },
+    });
     expect(parked?.parkedUntil).toBe(at(60).toISOString());
     expect(parked?.errors[0]?.message).toBe('daily limit');
     expect(await claimNextJob(store.db, 'w', 10_000, at(59))).toBeNull();

@@ -101,7 +101,10 @@ export function toJob(r: JobsTable): Job {
 }
 
 export async function appendJobEvent(db: Executor, jobId: string, type: string, data: Record<string, unknown>, at: Date = new Date()): Promise<void> {
-  await db.insertInto('job_events').values({ job_id: jobId, at: at.toISOString(), type, data_json: JSON.stringify(data) }).execute();
+  await db
+    .insertInto('job_events')
+    .values({ job_id: jobId, at: at.toISOString(), type, data_json: JSON.stringify(data) })
+    .execute();
 }
 
 export interface EnqueueInput {
@@ -137,10 +140,22 @@ export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Da
     progress_json: JSON.stringify(input.sources ?? {}),
     items_processed: 0,
     total_items: input.totalItems ?? null,
-    items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 0,
+    items_added: 0,
+    items_updated: 0,
+    items_skipped: 0,
+    items_filtered: 0,
+    errors_count: 0,
     errors_json: '[]',
-    cursor_json: null, lease_owner: null, lease_expires_at: null, parked_until: null, attempts: 0, last_error: null,
-    created_at: at, started_at: null, completed_at: null, updated_at: at,
+    cursor_json: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    parked_until: null,
+    attempts: 0,
+    last_error: null,
+    created_at: at,
+    started_at: null,
+    completed_at: null,
+    updated_at: at,
   };
   try {
     await db.transaction().execute(async (trx) => {
@@ -150,14 +165,22 @@ export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Da
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     const active = await findActiveJob(db, input.workspaceId, input.source);
-    throw new ChsError('JOB_CONFLICT', `a ${input.source} job is already ${active?.state ?? 'active'} for ${input.workspaceId}`, { cause: err, details: { jobId: active?.id ?? null } });
+    throw new ChsError('JOB_CONFLICT', `a ${input.source} job is already ${active?.state ?? 'active'} for ${input.workspaceId}`, {
+      cause: err,
+      details: { jobId: active?.id ?? null },
+    });
   }
   return toJob(row);
 }
 
 export async function findActiveJob(db: Executor, workspaceId: string, source: string): Promise<Job | null> {
-  const r = await db.selectFrom('jobs').selectAll().where('workspace_id', '=', workspaceId).where('source', '=', source)
-    .where('state', 'in', [...ACTIVE_STATES]).executeTakeFirst();
+  const r = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', source)
+    .where('state', 'in', [...ACTIVE_STATES])
+    .executeTakeFirst();
   return r ? toJob(r) : null;
 }
 
@@ -201,7 +224,10 @@ export interface TransitionPatch {
  * `owner`). Returns the updated job, or null when someone else changed it first.
  */
 export async function transitionJob(
-  db: Executor, id: string, from: JobState, to: JobState,
+  db: Executor,
+  id: string,
+  from: JobState,
+  to: JobState,
   opts: { owner?: string; patch?: TransitionPatch; now?: Date; event?: Record<string, unknown> } = {},
 ): Promise<Job | null> {
   assertTransition(from, to);
@@ -212,19 +238,23 @@ export async function transitionJob(
     const current = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!current || current.state !== from) return null;
     if (opts.owner !== undefined && current.lease_owner !== opts.owner) return null;
-    let q = trx.updateTable('jobs').set({
-      state: to,
-      updated_at: at,
-      ...(p.error ? withErrors(current, [p.error], at) : {}),
-      ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
-      ...(to === 'running' ? { attempts: current.attempts + 1 } : {}),
-      ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
-      ...(to === 'queued' || to === 'parked' ? { lease_owner: null, lease_expires_at: null } : {}),
-      ...(p.leaseOwner !== undefined ? { lease_owner: p.leaseOwner } : {}),
-      ...(p.leaseExpiresAt !== undefined ? { lease_expires_at: p.leaseExpiresAt } : {}),
-      ...(p.parkedUntil !== undefined ? { parked_until: p.parkedUntil } : {}),
-      ...(p.lastError !== undefined ? { last_error: p.lastError } : {}),
-    }).where('id', '=', id).where('state', '=', from);
+    let q = trx
+      .updateTable('jobs')
+      .set({
+        state: to,
+        updated_at: at,
+        ...(p.error ? withErrors(current, [p.error], at) : {}),
+        ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
+        ...(to === 'running' ? { attempts: current.attempts + 1 } : {}),
+        ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
+        ...(to === 'queued' || to === 'parked' ? { lease_owner: null, lease_expires_at: null } : {}),
+        ...(p.leaseOwner !== undefined ? { lease_owner: p.leaseOwner } : {}),
+        ...(p.leaseExpiresAt !== undefined ? { lease_expires_at: p.leaseExpiresAt } : {}),
+        ...(p.parkedUntil !== undefined ? { parked_until: p.parkedUntil } : {}),
+        ...(p.lastError !== undefined ? { last_error: p.lastError } : {}),
+      })
+      .where('id', '=', id)
+      .where('state', '=', from);
     if (opts.owner !== undefined) q = q.where('lease_owner', '=', opts.owner);
     const res = await q.executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return null;
@@ -232,7 +262,7 @@ export async function transitionJob(
     const updated = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return toJob(updated);
   };
-  return db.isTransaction ? run(db) : (db).transaction().execute(run);
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /**
@@ -244,32 +274,49 @@ export async function claimNextJob(db: Db, owner: string, leaseMs: number, now: 
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   const pg = dialectOf(db) === 'postgres';
   return db.transaction().execute(async (trx) => {
-    let pick = trx.selectFrom('jobs').select(['id', 'state'])
+    let pick = trx
+      .selectFrom('jobs')
+      .select(['id', 'state'])
       .where((eb) => eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'parked'), eb('parked_until', '<=', at)])]));
     if (kinds?.length) pick = pick.where('kind', 'in', kinds);
     pick = pick.orderBy('created_at').orderBy('id').limit(1);
     const candidate = await (pg ? pick.forUpdate().skipLocked() : pick).executeTakeFirst();
     if (!candidate) return null;
     return transitionJob(trx, candidate.id, candidate.state as JobState, 'running', {
-      now, patch: { leaseOwner: owner, leaseExpiresAt: lease, parkedUntil: null }, event: { owner },
+      now,
+      patch: { leaseOwner: owner, leaseExpiresAt: lease, parkedUntil: null },
+      event: { owner },
     });
   });
 }
 
 /** Extends the lease; false when the job is no longer this owner's (swept or cancelled). */
 export async function heartbeatJob(db: Executor, id: string, owner: string, leaseMs: number, now: Date = new Date()): Promise<boolean> {
-  const res = await db.updateTable('jobs').set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(), updated_at: now.toISOString() })
-    .where('id', '=', id).where('state', '=', 'running').where('lease_owner', '=', owner).executeTakeFirst();
+  const res = await db
+    .updateTable('jobs')
+    .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(), updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('state', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
 /** Puts every running job whose lease expired back in the queue. Returns how many. */
 export async function sweepExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
-  const expired = await db.selectFrom('jobs').select(['id', 'lease_owner']).where('state', '=', 'running')
-    .where('lease_expires_at', '<', now.toISOString()).execute();
+  const expired = await db
+    .selectFrom('jobs')
+    .select(['id', 'lease_owner'])
+    .where('state', '=', 'running')
+    .where('lease_expires_at', '<', now.toISOString())
+    .execute();
   let n = 0;
   for (const j of expired) {
-    const moved = await transitionJob(db, j.id, 'running', 'queued', { ...(j.lease_owner ? { owner: j.lease_owner } : {}), now, event: { reason: 'lease expired', owner: j.lease_owner } });
+    const moved = await transitionJob(db, j.id, 'running', 'queued', {
+      ...(j.lease_owner ? { owner: j.lease_owner } : {}),
+      now,
+      event: { reason: 'lease expired', owner: j.lease_owner },
+    });
     if (moved) n += 1;
   }
   return n;
@@ -287,7 +334,11 @@ export interface ProgressPatch {
 }
 
 /** The errors columns of `row` with `added` appended (each counts `count` toward errors_count). */
-function withErrors(row: Pick<JobsTable, 'errors_json' | 'errors_count'>, added: ReadonlyArray<Omit<JobError, 'at'>>, at: string): Pick<JobsTable, 'errors_json' | 'errors_count'> {
+function withErrors(
+  row: Pick<JobsTable, 'errors_json' | 'errors_count'>,
+  added: ReadonlyArray<Omit<JobError, 'at'>>,
+  at: string,
+): Pick<JobsTable, 'errors_json' | 'errors_count'> {
   const errors = readJson(row.errors_json, arrayOf(isJobError), 'jobs.errors_json');
   errors.push(...added.map((e) => ({ ...e, at })));
   return { errors_json: JSON.stringify(errors), errors_count: row.errors_count + added.reduce((n, e) => n + e.count, 0) };
@@ -298,19 +349,32 @@ export async function appendJobErrors(db: Executor, id: string, added: ReadonlyA
   if (!added.length) return;
   const current = await db.selectFrom('jobs').select(['errors_json', 'errors_count']).where('id', '=', id).executeTakeFirst();
   if (!current) return;
-  await db.updateTable('jobs').set({ ...withErrors(current, added, now.toISOString()), updated_at: now.toISOString() }).where('id', '=', id).execute();
+  await db
+    .updateTable('jobs')
+    .set({ ...withErrors(current, added, now.toISOString()), updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Records progress (call it inside the batch's transaction, so progress and data move together). */
 export async function recordJobProgress(db: Executor, id: string, owner: string, p: ProgressPatch, now: Date = new Date()): Promise<boolean> {
-  const res = await db.updateTable('jobs').set({
-    items_processed: p.itemsProcessed,
-    ...(p.totalItems !== undefined ? { total_items: p.totalItems } : {}),
-    items_added: p.itemsAdded, items_updated: p.itemsUpdated, items_skipped: p.itemsSkipped, items_filtered: p.itemsFiltered,
-    ...(p.sources ? { progress_json: JSON.stringify(p.sources) } : {}),
-    ...(p.cursor !== undefined ? { cursor_json: p.cursor === null ? null : JSON.stringify(p.cursor) } : {}),
-    updated_at: now.toISOString(),
-  }).where('id', '=', id).where('lease_owner', '=', owner).where('state', '=', 'running').executeTakeFirst();
+  const res = await db
+    .updateTable('jobs')
+    .set({
+      items_processed: p.itemsProcessed,
+      ...(p.totalItems !== undefined ? { total_items: p.totalItems } : {}),
+      items_added: p.itemsAdded,
+      items_updated: p.itemsUpdated,
+      items_skipped: p.itemsSkipped,
+      items_filtered: p.itemsFiltered,
+      ...(p.sources ? { progress_json: JSON.stringify(p.sources) } : {}),
+      ...(p.cursor !== undefined ? { cursor_json: p.cursor === null ? null : JSON.stringify(p.cursor) } : {}),
+      updated_at: now.toISOString(),
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
@@ -318,7 +382,6 @@ export async function jobEvents(db: Db, jobId: string): Promise<Array<{ at: stri
   const rows = await db.selectFrom('job_events').select(['at', 'type', 'data_json']).where('job_id', '=', jobId).orderBy('id').execute();
   return rows.map((r) => ({ at: r.at, type: r.type, data: readJson(r.data_json, isRecord, 'job_events.data_json') }));
 }
-
 
 /** What the last completed job of a source measured (estimates). */
 export interface CompletedJobFigures {
@@ -329,10 +392,17 @@ export interface CompletedJobFigures {
 
 /** The last completed job of (workspace, source) that processed something, preferring `kind` when given. */
 export async function lastCompletedJob(db: Db, workspaceId: string, source: string, kind?: JobKind): Promise<CompletedJobFigures | undefined> {
-  const base = db.selectFrom('jobs').select(['items_processed', 'started_at', 'completed_at'])
-    .where('workspace_id', '=', workspaceId).where('source', '=', source).where('state', '=', 'completed')
-    .where('items_processed', '>', 0).where('started_at', 'is not', null).where('completed_at', 'is not', null)
-    .orderBy('completed_at', 'desc').limit(1);
+  const base = db
+    .selectFrom('jobs')
+    .select(['items_processed', 'started_at', 'completed_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', source)
+    .where('state', '=', 'completed')
+    .where('items_processed', '>', 0)
+    .where('started_at', 'is not', null)
+    .where('completed_at', 'is not', null)
+    .orderBy('completed_at', 'desc')
+    .limit(1);
   const row = (kind ? await base.where('kind', '=', kind).executeTakeFirst() : undefined) ?? (await base.executeTakeFirst());
   if (!row?.started_at || !row.completed_at) return undefined;
   return { itemsProcessed: row.items_processed, startedAt: row.started_at, completedAt: row.completed_at };
@@ -340,20 +410,37 @@ export async function lastCompletedJob(db: Db, workspaceId: string, source: stri
 
 /** When the newest job of this kind and source was queued (the scheduler's "last attempt"). */
 export async function lastJobQueuedAt(db: Db, workspaceId: string, source: string, kind: JobKind): Promise<string | undefined> {
-  const row = await db.selectFrom('jobs').select('created_at').where('workspace_id', '=', workspaceId)
-    .where('source', '=', source).where('kind', '=', kind).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('jobs')
+    .select('created_at')
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', source)
+    .where('kind', '=', kind)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row?.created_at;
 }
 
 /** Ids of the workspace's jobs that ended before `horizon` (ISO 8601), as a sub-query. */
 export function endedJobsBefore(db: Executor, workspaceId: string, horizon: string) {
-  return db.selectFrom('jobs').select('id').where('workspace_id', '=', workspaceId)
-    .where('state', 'in', [...FINAL_STATES]).where('completed_at', '<', horizon);
+  return db
+    .selectFrom('jobs')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('state', 'in', [...FINAL_STATES])
+    .where('completed_at', '<', horizon);
 }
 
 /** Deletes the workspace's jobs that ended before `horizon`, with their events (retention). */
 export async function pruneJobs(trx: Transaction<Database>, workspaceId: string, horizon: string): Promise<{ jobs: number; jobEvents: number }> {
-  const ev = await trx.deleteFrom('job_events').where('job_id', 'in', endedJobsBefore(trx, workspaceId, horizon)).executeTakeFirst();
-  const jobs = await trx.deleteFrom('jobs').where('id', 'in', endedJobsBefore(trx, workspaceId, horizon)).executeTakeFirst();
+  const ev = await trx
+    .deleteFrom('job_events')
+    .where('job_id', 'in', endedJobsBefore(trx, workspaceId, horizon))
+    .executeTakeFirst();
+  const jobs = await trx
+    .deleteFrom('jobs')
+    .where('id', 'in', endedJobsBefore(trx, workspaceId, horizon))
+    .executeTakeFirst();
   return { jobs: Number(jobs.numDeletedRows), jobEvents: Number(ev.numDeletedRows) };
 }

@@ -18,7 +18,6 @@ export interface PruneCounts {
   healthSnapshots: number;
 }
 
-
 /**
  * Deletes finished jobs (with their events and sessions), ingestion errors and finished runs
  * older than `retentionDays` by the wall clock `now`, and health snapshots dated before the

@@ -11,7 +11,14 @@ import type { Db } from '../store/database.js';
 import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import { enqueueJob, findActiveJob, getJob, listJobs, transitionJob, type EnqueueInput, type Job } from './repository.js';
-import { deleteIngestionSession, finishIngestionSession, getIngestionSession, insertIngestionSession, type IngestionSession, type IngestionSessionConfig } from './sessions.js';
+import {
+  deleteIngestionSession,
+  finishIngestionSession,
+  getIngestionSession,
+  insertIngestionSession,
+  type IngestionSession,
+  type IngestionSessionConfig,
+} from './sessions.js';
 import { FINAL_STATES } from './states.js';
 
 export type RunItem = Omit<EnqueueInput, 'workspaceId' | 'groupId' | 'id'>;
@@ -60,10 +67,18 @@ export async function startIngestionSession(db: Db, config: IngestionSessionConf
   const id = newId('ing');
   await insertIngestionSession(db, id, config, now);
   try {
-    const { jobs } = await enqueueRun(db, config.workspaceId, [{
-      kind: 'ingest', source: 'google',
-      params: { sessionId: id, sinceDays: config.sinceDays, maxEmails: config.maxEmails, batchSize: config.batchSize },
-    }], { runId: id });
+    const { jobs } = await enqueueRun(
+      db,
+      config.workspaceId,
+      [
+        {
+          kind: 'ingest',
+          source: 'google',
+          params: { sessionId: id, sinceDays: config.sinceDays, maxEmails: config.maxEmails, batchSize: config.batchSize },
+        },
+      ],
+      { runId: id },
+    );
     const session = await getIngestionSession(db, id);
     if (!session || !jobs[0]) throw new Error(`ingestion session ${id} vanished`);
     return { session, job: jobs[0] };

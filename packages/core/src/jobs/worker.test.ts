@@ -8,14 +8,16 @@ import { until } from '../test-support/until.js';
 const dialects = await testDialects();
 afterAll(dropTestSchemas);
 
-
 describe.each(dialects)('JobWorker on $name', (dialect) => {
   let store: Store;
   let worker: JobWorker | undefined;
   beforeEach(async () => {
     store = await dialect.open();
     const now = new Date().toISOString();
-    await store.db.insertInto('workspaces').values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now }).execute();
+    await store.db
+      .insertInto('workspaces')
+      .values({ id: 'acme.com', name: 'Acme', plan: 'free', billing_status: 'active', created_at: now, updated_at: now })
+      .execute();
   });
   afterEach(async () => {
     await worker?.stop(1000);
@@ -34,7 +36,16 @@ describe.each(dialects)('JobWorker on $name', (dialect) => {
       return { outcome: 'completed' };
     };
     const events: JobEvent['type'][] = [];
-    worker = new JobWorker({ db: store.db, handlers: { sync: handler }, pollMs: 20, concurrency: 2, onEvent: (e) => { events.push(e.type); throw new Error('bad listener'); } });
+    worker = new JobWorker({
+      db: store.db,
+      handlers: { sync: handler },
+      pollMs: 20,
+      concurrency: 2,
+      onEvent: (e) => {
+        events.push(e.type);
+        throw new Error('bad listener');
+      },
+    });
     const a = await enqueueJob(store.db, { workspaceId: 'acme.com', kind: 'sync', source: 'google' });
     const b = await enqueueJob(store.db, { workspaceId: 'acme.com', kind: 'sync', source: 'hubspot' });
     const c = await enqueueJob(store.db, { workspaceId: 'acme.com', kind: 'sync', source: 'intercom' });
@@ -79,7 +90,9 @@ describe.each(dialects)('JobWorker on $name', (dialect) => {
     worker = new JobWorker({ db: store.db, handlers: { sync: async () => ({ outcome: 'completed' }) }, pollMs: 20, sweepMs: 50, owner: 'alive' });
     worker.start();
     await until(async () => (await state(j.id)) === 'completed');
-    const events = (await jobEvents(store.db, j.id)).map((e) => `${e.type}:${[e.data.reason, e.data.owner].find((x): x is string => typeof x === 'string') ?? ''}`);
+    const events = (await jobEvents(store.db, j.id)).map(
+      (e) => `${e.type}:${[e.data.reason, e.data.owner].find((x): x is string => typeof x === 'string') ?? ''}`,
+    );
     expect(events).toEqual(['job:queued:', 'job:running:dead', 'job:queued:lease expired', 'job:running:alive', 'job:completed:']);
   });
 });

@@ -135,12 +135,17 @@ export class JobWorker {
     const { db, leaseMs, logger } = this.#o;
     const handler = this.#o.handlers[job.kind];
     this.#emit({ type: 'job:start', job });
-    const beat = setInterval(() => {
-      heartbeatJob(db, job.id, this.owner, leaseMs).then(
-        (ok) => { if (!ok) abort.abort(new Error('lease lost')); },
-        (err: unknown) => this.#emit({ type: 'worker:error', error: toError(err) }),
-      );
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const beat = setInterval(
+      () => {
+        heartbeatJob(db, job.id, this.owner, leaseMs).then(
+          (ok) => {
+            if (!ok) abort.abort(new Error('lease lost'));
+          },
+          (err: unknown) => this.#emit({ type: 'worker:error', error: toError(err) }),
+        );
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     let outcome: JobOutcome;
     try {
       outcome = handler ? await handler(job, { owner: this.owner, signal: abort.signal }) : { outcome: 'failed', error: `no handler for ${job.kind} jobs` };
@@ -168,7 +173,11 @@ export class JobWorker {
         const until = outcome.until.toISOString();
         const j = await transitionJob(db, job.id, 'running', 'parked', {
           owner: this.owner,
-          patch: { parkedUntil: until, lastError: outcome.reason, error: { message: `${outcome.reason}; resumes at ${until}`, count: 1, severity: 'warning', recoverable: true } },
+          patch: {
+            parkedUntil: until,
+            lastError: outcome.reason,
+            error: { message: `${outcome.reason}; resumes at ${until}`, count: 1, severity: 'warning', recoverable: true },
+          },
         });
         if (j) this.#emit({ type: 'job:parked', job: j, until });
       } else {
@@ -192,7 +201,12 @@ export class JobWorker {
     for (const r of this.#running.values()) r.abort.abort(new Error('shutdown'));
     const all = Promise.allSettled([...this.#running.values()].map((r) => r.done));
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise<void>((res) => { t = setTimeout(res, timeoutMs); })]);
+    await Promise.race([
+      all,
+      new Promise<void>((res) => {
+        t = setTimeout(res, timeoutMs);
+      }),
+    ]);
     clearTimeout(t);
   }
 

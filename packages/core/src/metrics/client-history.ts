@@ -52,7 +52,12 @@ export const EVIDENCE_LIMIT = 30;
 const idsOf = (evidence: Record<string, unknown>): string[] =>
   Array.isArray(evidence.interactionIds) ? evidence.interactionIds.filter((x): x is string => typeof x === 'string') : [];
 
-export async function getClientHealthHistory(db: Db, workspaceId: string, clientId: string, options: { windowDays: number; now: Date }): Promise<ClientHealthHistory> {
+export async function getClientHealthHistory(
+  db: Db,
+  workspaceId: string,
+  clientId: string,
+  options: { windowDays: number; now: Date },
+): Promise<ClientHealthHistory> {
   await getClientRow(db, workspaceId, clientId);
   const today = utcDay(options.now);
   const first = utcDay(addDays(options.now, -(options.windowDays - 1)));
@@ -93,7 +98,12 @@ export async function getClientHealthHistory(db: Db, workspaceId: string, client
 
   const current = latest ? readComponents(latest.components_json) : null;
   const components: HealthComponentView[] = current
-    ? HEALTH_COMPONENTS.map((name) => ({ name, value: current[name]?.value ?? null, weight: current[name]?.weight ?? null, contribution: current[name]?.contribution ?? null }))
+    ? HEALTH_COMPONENTS.map((name) => ({
+        name,
+        value: current[name]?.value ?? null,
+        weight: current[name]?.weight ?? null,
+        contribution: current[name]?.contribution ?? null,
+      }))
     : [];
 
   // Evidence: the current risks' interactions first, then those of the moves, newest move first.

@@ -15,7 +15,13 @@ describe.each(dialects.map((d) => [d.name, d] as const))('readClientDetails.vali
     const db = store.db;
     try {
       await insertWorkspace(db, 'w');
-      for (const [id, domain] of [['c1', 'one.com'], ['c2', 'two.com'], ['c3', 'three.com'], ['c4', 'four.com']] as const) await insertClient(db, 'w', { id, domain });
+      for (const [id, domain] of [
+        ['c1', 'one.com'],
+        ['c2', 'two.com'],
+        ['c3', 'three.com'],
+        ['c4', 'four.com'],
+      ] as const)
+        await insertClient(db, 'w', { id, domain });
       await insertInteractions(db, 'w', [
         // c1: the 60-day window starts 05-01T12:00, the 30-day one 05-31T12:00.
         { id: 'a', clientId: 'c1', at: '2024-05-15T10:00:00.000Z', direction: 'inbound', sentiment: 0.5, thread: 'T0' },

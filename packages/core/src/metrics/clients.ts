@@ -138,7 +138,9 @@ async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> 
   const score = row.health_score ?? DEFAULT_SCORE;
   const day = row.health_updated_at?.slice(0, 10) ?? null;
   if (day === null) return { score, date: null, confidence: null, reason: `No score yet: default ${score.toFixed(1)}.`, reasonCode: 'no_data', risks: [] };
-  const weekBefore = addDays(new Date(`${day}T00:00:00Z`), -7).toISOString().slice(0, 10);
+  const weekBefore = addDays(new Date(`${day}T00:00:00Z`), -7)
+    .toISOString()
+    .slice(0, 10);
   const snaps = await db
     .selectFrom('health_snapshots')
     .select(['date', 'score', 'confidence', 'components_json'])
@@ -166,7 +168,11 @@ export async function readClientDetails(db: Db, workspaceId: string, clientId: s
   const d30 = addDays(now, -30).toISOString();
   const d60 = addDays(now, -60).toISOString();
   // The all-time count is index-only; the figures that read rows need only the last 60 days.
-  const total = await db.selectFrom('interactions').select(sql<number>`count(*)`.as('n')).where('client_id', '=', clientId).executeTakeFirstOrThrow();
+  const total = await db
+    .selectFrom('interactions')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
   const counts = await db
     .selectFrom('interactions')
     .select([
@@ -212,7 +218,12 @@ export async function readClientDetails(db: Db, workspaceId: string, clientId: s
       'c.name',
       'c.title',
       'c.last_seen_at',
-      (eb) => eb.selectFrom('contact_emails as e').select((e) => e.fn.min('e.email').as('m')).whereRef('e.contact_id', '=', 'c.id').as('email'),
+      (eb) =>
+        eb
+          .selectFrom('contact_emails as e')
+          .select((e) => e.fn.min('e.email').as('m'))
+          .whereRef('e.contact_id', '=', 'c.id')
+          .as('email'),
     ])
     .where('c.workspace_id', '=', workspaceId)
     .where('c.client_id', '=', clientId)
@@ -241,7 +252,6 @@ export async function readClientDetails(db: Db, workspaceId: string, clientId: s
   return { details, validUntil: changes.length === 0 ? null : new Date(Math.min(...changes)) };
 }
 
-
 /** Mean sentiment of the last 30 days against the 30 before: ±0.1 or more is a trend. */
 export function sentimentTrend(recent: number | null, before: number | null): SentimentTrend {
   if (recent === null || before === null) return 'stable';
@@ -253,7 +263,19 @@ export function sentimentTrend(recent: number | null, before: number | null): Se
 }
 
 /** The columns {@link toInteractionView} reads. */
-export const INTERACTION_VIEW_COLUMNS = ['id', 'type', 'subject', 'sentiment_label', 'sentiment_score', 'occurred_at', 'from_email', 'to_emails', 'summary', 'direction', 'source'] as const;
+export const INTERACTION_VIEW_COLUMNS = [
+  'id',
+  'type',
+  'subject',
+  'sentiment_label',
+  'sentiment_score',
+  'occurred_at',
+  'from_email',
+  'to_emails',
+  'summary',
+  'direction',
+  'source',
+] as const;
 
 export function toInteractionView(r: Pick<InteractionsTable, (typeof INTERACTION_VIEW_COLUMNS)[number]>): InteractionView {
   return {

@@ -44,11 +44,18 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
     .where(sql<boolean>`abs(coalesce(k.health_score, ${DEFAULT_SCORE}) - p.score) >= ${Math.max(0, minDelta - 0.05)}`)
     .execute();
   const currentComponents = new Map<string, string>();
-  for (const part of chunks(rows.filter((r) => r.health_updated_at !== null), 200)) {
+  for (const part of chunks(
+    rows.filter((r) => r.health_updated_at !== null),
+    200,
+  )) {
     const snaps = await db
       .selectFrom('health_snapshots')
       .select(['client_id', 'date', 'components_json'])
-      .where('client_id', 'in', part.map((r) => r.id))
+      .where(
+        'client_id',
+        'in',
+        part.map((r) => r.id),
+      )
       .where('date', 'in', [...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
       .execute();
     for (const c of snaps) currentComponents.set(`${c.client_id}|${c.date}`, c.components_json);

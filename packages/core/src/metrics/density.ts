@@ -7,9 +7,12 @@ import { DAY_MS } from '../util/time.js';
  * window's size use it (docs/jobs.md#estimates).
  */
 export async function storedItemsPerDay(db: Db, workspaceId: string, source: string): Promise<number | undefined> {
-  const row = await db.selectFrom('interactions')
+  const row = await db
+    .selectFrom('interactions')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('occurred_at').as('first'), eb.fn.max('occurred_at').as('last')])
-    .where('workspace_id', '=', workspaceId).where('source', '=', source).executeTakeFirst();
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', source)
+    .executeTakeFirst();
   const n = Number(row?.n ?? 0);
   if (!row || n === 0 || !row.first || !row.last) return undefined;
   return n / Math.max(1, (Date.parse(row.last) - Date.parse(row.first)) / DAY_MS);

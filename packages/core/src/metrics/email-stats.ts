@@ -34,7 +34,9 @@ async function clientEmailRows(db: Db, workspaceId: string, now: Date, windowDay
       'direction',
       'opened',
       'sentiment_score',
-      sql<string | null>`case when thread_id is null then null else lead(direction) over (partition by client_id, thread_id order by occurred_at, id) end`.as('next_dir'),
+      sql<string | null>`case when thread_id is null then null else lead(direction) over (partition by client_id, thread_id order by occurred_at, id) end`.as(
+        'next_dir',
+      ),
     ])
     .where('workspace_id', '=', workspaceId)
     .where('type', '=', 'email')
@@ -113,8 +115,14 @@ export async function emailEngagement(db: Db, workspaceId: string, options: { wi
   const byVolume = [...rows].sort((a, b) => b.emails - a.emails || a.name.localeCompare(b.name));
   const least = [...rows].sort((a, b) => a.emails - b.emails || a.name.localeCompare(b.name));
   return {
-    avgOpenRate: ratio(sum((r) => r.opened), tracked),
-    avgResponseRate: ratio(sum((r) => r.answered), sum((r) => r.sent)),
+    avgOpenRate: ratio(
+      sum((r) => r.opened),
+      tracked,
+    ),
+    avgResponseRate: ratio(
+      sum((r) => r.answered),
+      sum((r) => r.sent),
+    ),
     totalEmailsSent: sum((r) => r.sent),
     totalEmailsReceived: sum((r) => r.received),
     totalClients: rows.length,
@@ -166,8 +174,14 @@ export async function ingestEmailStats(db: Db, workspaceId: string, options: { w
     emailsInbound: sum((r) => r.received),
     emailsOutbound: sum((r) => r.sent),
     openTrackingEnabled: tracked > 0,
-    openRate: ratio(sum((r) => r.opened), tracked),
-    responseRate: ratio(sum((r) => r.answered), sum((r) => r.sent)),
+    openRate: ratio(
+      sum((r) => r.opened),
+      tracked,
+    ),
+    responseRate: ratio(
+      sum((r) => r.answered),
+      sum((r) => r.sent),
+    ),
     avgSentimentScore: emails > 0 ? round4((sum((r) => r.sentimentSum) / emails + 1) / 2) : 0.5,
     topClients: top.map((r) => ({
       clientId: r.clientId,

@@ -99,7 +99,11 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
   // minus the same figure over the few excluded clients (their own index ranges).
   const excluded = db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 1);
   const windowCount = async (onlyExcluded: boolean): Promise<number> => {
-    let q = db.selectFrom('interactions').select(sql<number>`count(*)`.as('n')).where('occurred_at', '>=', windowStartIso).where('occurred_at', '<=', nowIso);
+    let q = db
+      .selectFrom('interactions')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('occurred_at', '>=', windowStartIso)
+      .where('occurred_at', '<=', nowIso);
     q = onlyExcluded ? q.where('client_id', 'in', excluded) : q.where('workspace_id', '=', workspaceId);
     return Number((await q.executeTakeFirstOrThrow()).n);
   };
@@ -126,7 +130,10 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
     return Number(row.n);
   };
   const contactCount = async (onlyExcluded: boolean): Promise<number> => {
-    let q = db.selectFrom('contacts').select(sql<number>`count(*)`.as('n')).where('workspace_id', '=', workspaceId);
+    let q = db
+      .selectFrom('contacts')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('workspace_id', '=', workspaceId);
     q = onlyExcluded ? q.where('client_id', 'in', excluded) : q.where('client_id', 'is not', null);
     return Number((await q.executeTakeFirstOrThrow()).n);
   };
@@ -250,7 +257,11 @@ async function riskReasons(
     const rows = await db
       .selectFrom('health_snapshots')
       .select(['client_id', 'date', 'score', 'components_json'])
-      .where('client_id', 'in', part.map((r) => r.id))
+      .where(
+        'client_id',
+        'in',
+        part.map((r) => r.id),
+      )
       .where('date', 'in', [dayW, ...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
       .execute();
     for (const r of rows) snaps.set(`${r.client_id}|${r.date}`, { score: r.score, components: readComponents(r.components_json) });

@@ -114,7 +114,11 @@ function nearRoundingEdge(mean: number): boolean {
   return Math.abs(tenths - Math.floor(tenths) - 0.5) < 1e-6;
 }
 
-export async function healthTrend(db: Db, workspaceId: string, options: { windowDays?: number; interval?: TrendInterval; now: Date }): Promise<HealthTrendItem[]> {
+export async function healthTrend(
+  db: Db,
+  workspaceId: string,
+  options: { windowDays?: number; interval?: TrendInterval; now: Date },
+): Promise<HealthTrendItem[]> {
   const windowDays = options.windowDays ?? 30;
   const interval = options.interval ?? 'daily';
   const today = utcDay(options.now);
@@ -194,7 +198,10 @@ export async function interactionMix(db: Db, workspaceId: string, options: { win
     .groupBy('type')
     .execute();
   const items = rows.map((r) => ({ source: r.type, count: Number(r.n) })).sort((a, b) => b.count - a.count || a.source.localeCompare(b.source));
-  const tenths = largestRemainder(items.map((i) => i.count), 1000);
+  const tenths = largestRemainder(
+    items.map((i) => i.count),
+    1000,
+  );
   return items.map((i, k) => ({ ...i, percentage: (tenths[k] ?? 0) / 10 }));
 }
 

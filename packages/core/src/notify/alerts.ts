@@ -11,7 +11,15 @@ import { DEFAULT_SCORE, explainChange, storedSignals } from '../health/model.js'
 import { round1, round2 } from '../util/numbers.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import { evidenceItems, reasonFor, snapshotsOn, type Snap } from './snapshots.js';
-import { ALERTING_SIGNALS, type AlertingSignal, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreComparison, type ScoreDropAlert } from './types.js';
+import {
+  ALERTING_SIGNALS,
+  type AlertingSignal,
+  type EvidenceItem,
+  type RenewalAlert,
+  type RiskSignalAlert,
+  type ScoreComparison,
+  type ScoreDropAlert,
+} from './types.js';
 
 const dayBefore = (day: string, n: number) => utcDay(addDays(new Date(`${day}T00:00:00Z`), -n));
 
@@ -164,7 +172,10 @@ export async function riskSignalAlerts(db: Db, workspaceId: string, options: { n
     }
   }
   // Threats first, then the larger accounts.
-  return alerts.sort((a, b) => ALERTING_SIGNALS.indexOf(a.signal) - ALERTING_SIGNALS.indexOf(b.signal) || (b.mrr ?? 0) - (a.mrr ?? 0) || a.clientName.localeCompare(b.clientName));
+  return alerts.sort(
+    (a, b) =>
+      ALERTING_SIGNALS.indexOf(a.signal) - ALERTING_SIGNALS.indexOf(b.signal) || (b.mrr ?? 0) - (a.mrr ?? 0) || a.clientName.localeCompare(b.clientName),
+  );
 }
 
 export interface RenewalOptions {
@@ -191,7 +202,12 @@ export async function renewalAlerts(db: Db, workspaceId: string, options: Renewa
     const d = (r.health_updated_at ?? '').slice(0, 10) || today;
     return [d, dayBefore(d, 7)];
   });
-  const snaps = await snapshotsOn(db, workspaceId, snapDays, atRisk.map((r) => r.id));
+  const snaps = await snapshotsOn(
+    db,
+    workspaceId,
+    snapDays,
+    atRisk.map((r) => r.id),
+  );
   const alerts = rows.map((r): RenewalAlert => {
     const score = r.health_score ?? DEFAULT_SCORE;
     const risky = score < options.riskThreshold;

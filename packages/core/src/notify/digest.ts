@@ -83,8 +83,14 @@ export async function buildDigest(db: Db, workspaceId: string, o: DigestOptions)
     .map((c) => {
       const score = c.health_score ?? DEFAULT_SCORE;
       return {
-        clientId: c.id, name: c.name, renewalDate: c.renewal_date!, daysUntil: daysBetween(dataToday, c.renewal_date!), mrr: c.mrr, score,
-        atRisk: score < threshold, isNew: c.renewal_date! > previousEnd,
+        clientId: c.id,
+        name: c.name,
+        renewalDate: c.renewal_date!,
+        daysUntil: daysBetween(dataToday, c.renewal_date!),
+        mrr: c.mrr,
+        score,
+        atRisk: score < threshold,
+        isNew: c.renewal_date! > previousEnd,
       };
     })
     .sort((a, b) => a.renewalDate.localeCompare(b.renewalDate) || (b.mrr ?? 0) - (a.mrr ?? 0) || a.name.localeCompare(b.name));

@@ -5,5 +5,14 @@ export { buildDigest, digestIsQuiet, type DigestOptions } from './digest.js';
 export { renderScoreDrop, renderRenewal, renderDigest, type Rendered } from './templates.js';
 export { planNotifications, lastDigestSentAt, type PlanOptions, type NotificationPlan, type QuietDigest } from './plan.js';
 export {
-  claimNotification, markSent, markFailed, recordSkipped, claimOnDemand, releaseOnDemand, markOnDemandFailed, ON_DEMAND_KINDS, type ClaimInput, type OnDemandKind,
+  claimNotification,
+  markSent,
+  markFailed,
+  recordSkipped,
+  claimOnDemand,
+  releaseOnDemand,
+  markOnDemandFailed,
+  ON_DEMAND_KINDS,
+  type ClaimInput,
+  type OnDemandKind,
 } from './sent-log.js';

@@ -29,9 +29,15 @@ describe('local time and due digests', () => {
     const both = { daily: true, weekly: true };
     // 11:59 UTC is 07:59 in New York: nothing yet; 12:00 UTC is 08:00.
     expect(digestsDue(new Date('2024-05-20T11:59:00Z'), 'America/New_York', both)).toEqual([]);
-    expect(digestsDue(new Date('2024-05-20T12:00:00Z'), 'America/New_York', both)).toEqual([{ kind: 'daily', period: '2024-05-20' }, { kind: 'weekly', period: '2024-05-20' }]);
+    expect(digestsDue(new Date('2024-05-20T12:00:00Z'), 'America/New_York', both)).toEqual([
+      { kind: 'daily', period: '2024-05-20' },
+      { kind: 'weekly', period: '2024-05-20' },
+    ]);
     // Sunday 23:00 UTC is Monday 08:00 in Tokyo, and still Sunday in UTC.
-    expect(digestsDue(new Date('2024-05-19T23:00:00Z'), 'Asia/Tokyo', both)).toEqual([{ kind: 'daily', period: '2024-05-20' }, { kind: 'weekly', period: '2024-05-20' }]);
+    expect(digestsDue(new Date('2024-05-19T23:00:00Z'), 'Asia/Tokyo', both)).toEqual([
+      { kind: 'daily', period: '2024-05-20' },
+      { kind: 'weekly', period: '2024-05-20' },
+    ]);
     expect(digestsDue(new Date('2024-05-19T23:00:00Z'), 'UTC', both)).toEqual([{ kind: 'daily', period: '2024-05-19' }]);
     expect(digestsDue(new Date('2024-05-20T12:00:00Z'), 'UTC', { daily: false, weekly: false })).toEqual([]);
   });
@@ -53,7 +59,13 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
     const db = store.db;
     try {
       await setup(db);
-      for (const id of ['sharp', 'almost', 'slow', 'stays', 'excluded', 'stale', 'rising']) await seedClient(db, WS, { id, name: id[0]!.toUpperCase() + id.slice(1), excluded: id === 'excluded', csmOwner: id === 'sharp' ? 'Cy@Acme.com' : null });
+      for (const id of ['sharp', 'almost', 'slow', 'stays', 'excluded', 'stale', 'rising'])
+        await seedClient(db, WS, {
+          id,
+          name: id[0]!.toUpperCase() + id.slice(1),
+          excluded: id === 'excluded',
+          csmOwner: id === 'sharp' ? 'Cy@Acme.com' : null,
+        });
       await seedInteraction(db, WS, { id: 'i1', clientId: 'sharp', at: '2024-05-20T09:15:00.000Z', subject: 'We are cancelling', sentiment: -0.8 });
       await seedInteraction(db, WS, { id: 'i2', clientId: 'sharp', at: '2024-05-20T10:00:00.000Z', subject: 'Still broken', sentiment: -0.5 });
       // 80 → 68 in a day: exactly 15 %.
@@ -78,9 +90,17 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
       const sharp = alerts.find((a) => a.clientId === 'sharp')!;
       expect(sharp).toMatchObject({ clientName: 'Sharp', score: 68, reason: 'sentiment_declining', csmOwner: 'Cy@Acme.com' });
       expect(sharp.trigger).toEqual({ days: 1, date: '2024-05-19', score: 80, dropPoints: 12, dropPct: 15 });
-      expect(sharp.comparisons.map((c) => [c.days, c.dropPct])).toEqual([[1, 15], [7, 12.82]]);
-      expect(sharp.reasonText).toBe('Score fell 12.0 points (80.0 → 68.0), mostly because the tone of recent interactions turned more negative (sentiment −12.0).');
-      expect(sharp.evidence.map((e) => [e.subject, e.occurredAt])).toEqual([['We are cancelling', '2024-05-20T09:15:00.000Z'], ['Still broken', '2024-05-20T10:00:00.000Z']]);
+      expect(sharp.comparisons.map((c) => [c.days, c.dropPct])).toEqual([
+        [1, 15],
+        [7, 12.82],
+      ]);
+      expect(sharp.reasonText).toBe(
+        'Score fell 12.0 points (80.0 → 68.0), mostly because the tone of recent interactions turned more negative (sentiment −12.0).',
+      );
+      expect(sharp.evidence.map((e) => [e.subject, e.occurredAt])).toEqual([
+        ['We are cancelling', '2024-05-20T09:15:00.000Z'],
+        ['Still broken', '2024-05-20T10:00:00.000Z'],
+      ]);
       // No evidence ids on the snapshot: the most negative things said in the compared days.
       const slow = alerts.find((a) => a.clientId === 'slow')!;
       expect(slow.evidence).toEqual([]);
@@ -101,7 +121,15 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
     const db = store.db;
     try {
       await setup(db);
-      await seedClient(db, WS, { id: 'risky', name: 'Risky', mrr: 5000, renewalDate: '2024-06-01', score: 30, scoredAt: '2024-05-20T06:00:00.000Z', csmOwner: 'cy@acme.com' });
+      await seedClient(db, WS, {
+        id: 'risky',
+        name: 'Risky',
+        mrr: 5000,
+        renewalDate: '2024-06-01',
+        score: 30,
+        scoredAt: '2024-05-20T06:00:00.000Z',
+        csmOwner: 'cy@acme.com',
+      });
       await seedScores(db, WS, 'risky', { '2024-05-13': 60, '2024-05-20': 30 });
       await seedClient(db, WS, { id: 'fine', name: 'Fine', mrr: 1000, renewalDate: '2024-05-20', score: 75 });
       await seedClient(db, WS, { id: 'far', name: 'Far', mrr: 1000, renewalDate: '2024-06-20', score: 75 }); // 31 days ahead
@@ -136,26 +164,61 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
       await seedScores(db, WS, 'flat', { '2024-05-13': 70, '2024-05-18': 70, '2024-05-19': 72, '2024-05-20': 70 });
       await seedClient(db, WS, { id: 'gone', name: 'Gone', mrr: 9000, score: 10, excluded: true });
       await seedScores(db, WS, 'gone', { '2024-05-18': 80, '2024-05-19': 10 });
-      await db.insertInto('jobs').values({
-        id: 'job_1', workspace_id: WS, kind: 'sync', source: 'google', state: 'failed', group_id: null, params_json: '{}', progress_json: '{}', items_processed: 0, total_items: null,
-        items_added: 0, items_updated: 0, items_skipped: 0, items_filtered: 0, errors_count: 1, errors_json: '[]', cursor_json: null, lease_owner: null, lease_expires_at: null,
-        parked_until: null, attempts: 3, last_error: 'Gmail answered 500', created_at: '2024-05-20T05:00:00.000Z', started_at: '2024-05-20T05:00:00.000Z', completed_at: '2024-05-20T05:10:00.000Z', updated_at: '2024-05-20T05:10:00.000Z',
-      }).execute();
+      await db
+        .insertInto('jobs')
+        .values({
+          id: 'job_1',
+          workspace_id: WS,
+          kind: 'sync',
+          source: 'google',
+          state: 'failed',
+          group_id: null,
+          params_json: '{}',
+          progress_json: '{}',
+          items_processed: 0,
+          total_items: null,
+          items_added: 0,
+          items_updated: 0,
+          items_skipped: 0,
+          items_filtered: 0,
+          errors_count: 1,
+          errors_json: '[]',
+          cursor_json: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          parked_until: null,
+          attempts: 3,
+          last_error: 'Gmail answered 500',
+          created_at: '2024-05-20T05:00:00.000Z',
+          started_at: '2024-05-20T05:00:00.000Z',
+          completed_at: '2024-05-20T05:10:00.000Z',
+          updated_at: '2024-05-20T05:10:00.000Z',
+        })
+        .execute();
 
       const settings = await getSettings(db, WS);
       const digest = await buildDigest(db, WS, { kind: 'daily', period: '2024-05-20', now: DATA_NOW, dataNow: DATA_NOW, previousSentAt: null, settings });
       expect([digest.fromDay, digest.toDay]).toEqual(['2024-05-19', '2024-05-19']);
       expect(digest.newRisks.map((c) => [c.clientId, c.from, c.to, c.reason])).toEqual([['crossed', 50, 35, 'sentiment_declining']]);
-      expect(digest.movers.map((c) => [c.clientId, c.delta])).toEqual([['up', 30], ['crossed', -15]]);
+      expect(digest.movers.map((c) => [c.clientId, c.delta])).toEqual([
+        ['up', 30],
+        ['crossed', -15],
+      ]);
       expect(digest.renewals.map((r) => [r.clientId, r.daysUntil, r.isNew])).toEqual([['up', 21, false]]);
       expect(digest.failedJobs.map((j) => [j.jobId, j.error])).toEqual([['job_1', 'Gmail answered 500']]);
       expect(digestIsQuiet(digest)).toBe(false);
 
       const summary = await getSummary(db, WS, { now: DATA_NOW });
       expect(digest.figures).toEqual({
-        clients: summary.totals.clients, avgScore: summary.health.avgScore, change7: summary.health.change7, threshold: summary.health.threshold,
-        atRiskCount: summary.health.atRiskCount, mrrTotal: summary.revenue.mrrTotal, mrrAtRisk: summary.revenue.mrrAtRisk,
-        renewals30d: summary.totals.renewals30d, renewals30dValue: summary.revenue.renewals30dValue,
+        clients: summary.totals.clients,
+        avgScore: summary.health.avgScore,
+        change7: summary.health.change7,
+        threshold: summary.health.threshold,
+        atRiskCount: summary.health.atRiskCount,
+        mrrTotal: summary.revenue.mrrTotal,
+        mrrAtRisk: summary.revenue.mrrAtRisk,
+        renewals30d: summary.totals.renewals30d,
+        renewals30dValue: summary.revenue.renewals30dValue,
       });
       // By hand: four included clients; at risk below 40: crossed (3000) and already (2000).
       expect(digest.figures).toMatchObject({ clients: 4, atRiskCount: 2, mrrAtRisk: 5000, mrrTotal: 6200, avgScore: 53.8 });
@@ -169,7 +232,14 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
 
       // The next daily digest, a day later and with nothing new, is quiet.
       await updateSettings(db, WS, { notifications: { dailyDigest: true } });
-      const next = await buildDigest(db, WS, { kind: 'daily', period: '2024-05-21', now: new Date('2024-05-21T12:00:00Z'), dataNow: new Date('2024-05-21T12:00:00Z'), previousSentAt: '2024-05-20T12:00:00.000Z', settings });
+      const next = await buildDigest(db, WS, {
+        kind: 'daily',
+        period: '2024-05-21',
+        now: new Date('2024-05-21T12:00:00Z'),
+        dataNow: new Date('2024-05-21T12:00:00Z'),
+        previousSentAt: '2024-05-20T12:00:00.000Z',
+        settings,
+      });
       expect([next.fromDay, next.toDay]).toEqual(['2024-05-20', '2024-05-20']);
       expect(next.newRisks).toEqual([]);
       expect(next.movers.map((c) => c.clientId)).toEqual([]);

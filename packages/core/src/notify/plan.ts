@@ -79,14 +79,28 @@ export async function planNotifications(db: Db, workspaceId: string, options: Pl
   if (n.alertOnRiskSignals) {
     for (const a of await riskSignalAlerts(db, workspaceId, { now: dataNow })) {
       const r = renderRiskSignal(a, ctx);
-      plan.messages.push({ kind: 'risk_signal', dedupeKey: dedupeKeys.riskSignal(a.signal, a.clientId, a.date), from: n.emailFrom, to: recipients(owner.email, a.csmOwner), ...r, content: a });
+      plan.messages.push({
+        kind: 'risk_signal',
+        dedupeKey: dedupeKeys.riskSignal(a.signal, a.clientId, a.date),
+        from: n.emailFrom,
+        to: recipients(owner.email, a.csmOwner),
+        ...r,
+        content: a,
+      });
     }
   } else plan.notes.push('notifications.alertOnRiskSignals is false');
 
   if (n.alertOnScoreDrop) {
     for (const a of await scoreDropAlerts(db, workspaceId, { now: dataNow, scoreDropPct: n.scoreDropPct })) {
       const r = renderScoreDrop(a, ctx);
-      plan.messages.push({ kind: 'score_drop', dedupeKey: dedupeKeys.scoreDrop(a.clientId, a.date), from: n.emailFrom, to: recipients(owner.email, a.csmOwner), ...r, content: a });
+      plan.messages.push({
+        kind: 'score_drop',
+        dedupeKey: dedupeKeys.scoreDrop(a.clientId, a.date),
+        from: n.emailFrom,
+        to: recipients(owner.email, a.csmOwner),
+        ...r,
+        content: a,
+      });
     }
   } else plan.notes.push('notifications.alertOnScoreDrop is false');
 
@@ -94,7 +108,14 @@ export async function planNotifications(db: Db, workspaceId: string, options: Pl
     const list = await renewalAlerts(db, workspaceId, { now: dataNow, renewalsAheadDays: n.renewalsAheadDays, riskThreshold: settings.riskThreshold });
     for (const a of list) {
       const r = renderRenewal(a, ctx);
-      plan.messages.push({ kind: 'renewal', dedupeKey: dedupeKeys.renewal(a.clientId, a.renewalDate), from: n.emailFrom, to: recipients(owner.email, a.csmOwner), ...r, content: a });
+      plan.messages.push({
+        kind: 'renewal',
+        dedupeKey: dedupeKeys.renewal(a.clientId, a.renewalDate),
+        from: n.emailFrom,
+        to: recipients(owner.email, a.csmOwner),
+        ...r,
+        content: a,
+      });
     }
   } else plan.notes.push('notifications.alertOnRenewals is false');
 
@@ -131,7 +152,12 @@ async function finalKeys(db: Db, workspaceId: string, keys: string[]): Promise<S
   for (let i = 0; i < keys.length; i += 500) {
     const part = keys.slice(i, i + 500);
     if (part.length === 0) continue;
-    const rows = await db.selectFrom('notification_log').select(['dedupe_key', 'status']).where('workspace_id', '=', workspaceId).where('dedupe_key', 'in', part).execute();
+    const rows = await db
+      .selectFrom('notification_log')
+      .select(['dedupe_key', 'status'])
+      .where('workspace_id', '=', workspaceId)
+      .where('dedupe_key', 'in', part)
+      .execute();
     for (const r of rows) if (retryableAttempts(r.status) === null) out.add(r.dedupe_key);
   }
   return out;

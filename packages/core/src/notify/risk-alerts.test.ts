@@ -25,8 +25,23 @@ function routine(client: string): InteractionSpec[] {
   const out: InteractionSpec[] = [];
   for (let d = 90; d >= 8; d -= 7) {
     const t = Date.parse('2024-05-20T09:00:00.000Z') - d * DAY_MS;
-    out.push({ id: `${client}-${d}-in`, clientId: client, at: new Date(t).toISOString(), direction: 'inbound', sentiment: 0.4, thread: `${client}-${d}`, signals: ASKS });
-    out.push({ id: `${client}-${d}-out`, clientId: client, at: new Date(t + 7_200_000).toISOString(), direction: 'outbound', sentiment: 0.3, thread: `${client}-${d}` });
+    out.push({
+      id: `${client}-${d}-in`,
+      clientId: client,
+      at: new Date(t).toISOString(),
+      direction: 'inbound',
+      sentiment: 0.4,
+      thread: `${client}-${d}`,
+      signals: ASKS,
+    });
+    out.push({
+      id: `${client}-${d}-out`,
+      clientId: client,
+      at: new Date(t + 7_200_000).toISOString(),
+      direction: 'outbound',
+      sentiment: 0.3,
+      thread: `${client}-${d}`,
+    });
   }
   return out;
 }
@@ -41,7 +56,15 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       // Friday's "we will not renew" first seen by the health rebuild on Monday.
       await insertInteractions(db, WS, [
         ...routine('globex'),
-        { id: 'late-threat', clientId: 'globex', at: '2024-05-17T16:00:00.000Z', direction: 'inbound', sentiment: -0.5, thread: 'g-late', signals: CHURN | ASKS },
+        {
+          id: 'late-threat',
+          clientId: 'globex',
+          at: '2024-05-17T16:00:00.000Z',
+          direction: 'inbound',
+          sentiment: -0.5,
+          thread: 'g-late',
+          signals: CHURN | ASKS,
+        },
       ]);
       const now = new Date('2024-05-20T08:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now });
@@ -81,18 +104,32 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       // the same one (same key), so the sent-log sends it once.
       now = new Date('2024-05-21T18:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now, fromDay: '2024-05-21' });
-      expect((await planNotifications(db, WS, { now })).messages.filter((m) => m.kind === 'risk_signal').map((m) => m.dedupeKey)).toEqual(['churn_intent:globex:2024-05-20']);
+      expect((await planNotifications(db, WS, { now })).messages.filter((m) => m.kind === 'risk_signal').map((m) => m.dedupeKey)).toEqual([
+        'churn_intent:globex:2024-05-20',
+      ]);
       const held = await db.selectFrom('clients').select('health_score').where('id', '=', 'globex').executeTakeFirstOrThrow();
       expect(held.health_score).toBeLessThan(40);
 
       // A second message saying it again: news again, and two angry people make an escalation.
       await insertInteractions(db, WS, [
-        { id: 'threat-2', clientId: 'globex', at: '2024-05-22T10:00:00.000Z', direction: 'inbound', sentiment: -0.7, thread: 'g-x', signals: CHURN | ASKS, from: 'cfo@globex.com' },
+        {
+          id: 'threat-2',
+          clientId: 'globex',
+          at: '2024-05-22T10:00:00.000Z',
+          direction: 'inbound',
+          sentiment: -0.7,
+          thread: 'g-x',
+          signals: CHURN | ASKS,
+          from: 'cfo@globex.com',
+        },
       ]);
       now = new Date('2024-05-22T18:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now, fromDay: '2024-05-22' });
       const again = await riskSignalAlerts(db, WS, { now });
-      expect(again.map((x) => [x.signal, x.clientId, x.date])).toEqual([['churn_intent', 'globex', '2024-05-22'], ['escalation', 'globex', '2024-05-22']]);
+      expect(again.map((x) => [x.signal, x.clientId, x.date])).toEqual([
+        ['churn_intent', 'globex', '2024-05-22'],
+        ['escalation', 'globex', '2024-05-22'],
+      ]);
       expect(again[0]!.text).toMatch(/2 messages in the last 30 days say they will leave/);
 
       // A week after the last threat it is old news: the score stays capped, no alert is planned.

@@ -29,13 +29,25 @@ export async function claimNotification(db: Db, c: ClaimInput): Promise<number |
   const inserted = await db
     .insertInto('notification_log')
     .values({
-      id: newId('ntf'), workspace_id: c.workspaceId, kind: c.kind, dedupe_key: c.dedupeKey, recipients: c.recipients.join(', '),
-      subject: c.subject.slice(0, 500), transport: c.transport, status: 'sending', sent_at: c.now.toISOString(),
+      id: newId('ntf'),
+      workspace_id: c.workspaceId,
+      kind: c.kind,
+      dedupe_key: c.dedupeKey,
+      recipients: c.recipients.join(', '),
+      subject: c.subject.slice(0, 500),
+      transport: c.transport,
+      status: 'sending',
+      sent_at: c.now.toISOString(),
     })
     .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return 1;
-  const row = await db.selectFrom('notification_log').select('status').where('workspace_id', '=', c.workspaceId).where('dedupe_key', '=', c.dedupeKey).executeTakeFirst();
+  const row = await db
+    .selectFrom('notification_log')
+    .select('status')
+    .where('workspace_id', '=', c.workspaceId)
+    .where('dedupe_key', '=', c.dedupeKey)
+    .executeTakeFirst();
   const attempts = row ? retryableAttempts(row.status) : null;
   if (!row || attempts === null) return null;
   const updated = await db
@@ -49,15 +61,25 @@ export async function claimNotification(db: Db, c: ClaimInput): Promise<number |
 }
 
 export async function markSent(db: Db, workspaceId: string, dedupeKey: string, transport: string, now: Date): Promise<void> {
-  await db.updateTable('notification_log').set({ status: 'sent', transport, sent_at: now.toISOString() })
-    .where('workspace_id', '=', workspaceId).where('dedupe_key', '=', dedupeKey).where('status', '=', 'sending').execute();
+  await db
+    .updateTable('notification_log')
+    .set({ status: 'sent', transport, sent_at: now.toISOString() })
+    .where('workspace_id', '=', workspaceId)
+    .where('dedupe_key', '=', dedupeKey)
+    .where('status', '=', 'sending')
+    .execute();
 }
 
 /** Records a failed attempt: retryable until MAX_SEND_ATTEMPTS, then `abandoned`. */
 export async function markFailed(db: Db, workspaceId: string, dedupeKey: string, attempt: number, now: Date): Promise<'retry' | 'abandoned'> {
   const final = attempt >= MAX_SEND_ATTEMPTS;
-  await db.updateTable('notification_log').set({ status: final ? 'abandoned' : `failed:${attempt}`, sent_at: now.toISOString() })
-    .where('workspace_id', '=', workspaceId).where('dedupe_key', '=', dedupeKey).where('status', '=', 'sending').execute();
+  await db
+    .updateTable('notification_log')
+    .set({ status: final ? 'abandoned' : `failed:${attempt}`, sent_at: now.toISOString() })
+    .where('workspace_id', '=', workspaceId)
+    .where('dedupe_key', '=', dedupeKey)
+    .where('status', '=', 'sending')
+    .execute();
   return final ? 'abandoned' : 'retry';
 }
 
@@ -65,7 +87,17 @@ export async function markFailed(db: Db, workspaceId: string, dedupeKey: string,
 export async function recordSkipped(db: Db, workspaceId: string, kind: NotificationKind, dedupeKey: string, reason: string, now: Date): Promise<boolean> {
   const r = await db
     .insertInto('notification_log')
-    .values({ id: newId('ntf'), workspace_id: workspaceId, kind, dedupe_key: dedupeKey, recipients: '', subject: reason.slice(0, 500), transport: 'none', status: 'skipped', sent_at: now.toISOString() })
+    .values({
+      id: newId('ntf'),
+      workspace_id: workspaceId,
+      kind,
+      dedupe_key: dedupeKey,
+      recipients: '',
+      subject: reason.slice(0, 500),
+      transport: 'none',
+      status: 'skipped',
+      sent_at: now.toISOString(),
+    })
     .onConflict((oc) => oc.columns(['workspace_id', 'dedupe_key']).doNothing())
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
@@ -85,13 +117,23 @@ const HOUR_MS = 3_600_000;
  * moment the oldest send of the window leaves it; sent as Retry-After). Resolves to the dedupe key
  * to mark sent or failed.
  */
-export async function claimOnDemand(db: Db, c: { workspaceId: string; kind: OnDemandKind; recipient: string; subject: string; transport: string; now: Date; perHour: number }): Promise<string> {
+export async function claimOnDemand(
+  db: Db,
+  c: { workspaceId: string; kind: OnDemandKind; recipient: string; subject: string; transport: string; now: Date; perHour: number },
+): Promise<string> {
   const dedupeKey = `${c.kind}:${newId('t')}`;
   await db
     .insertInto('notification_log')
     .values({
-      id: newId('ntf'), workspace_id: c.workspaceId, kind: c.kind, dedupe_key: dedupeKey, recipients: c.recipient,
-      subject: c.subject.slice(0, 500), transport: c.transport, status: 'sending', sent_at: c.now.toISOString(),
+      id: newId('ntf'),
+      workspace_id: c.workspaceId,
+      kind: c.kind,
+      dedupe_key: dedupeKey,
+      recipients: c.recipient,
+      subject: c.subject.slice(0, 500),
+      transport: c.transport,
+      status: 'sending',
+      sent_at: c.now.toISOString(),
     })
     .execute();
   const since = new Date(c.now.getTime() - HOUR_MS).toISOString();

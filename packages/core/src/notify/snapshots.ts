@@ -15,7 +15,12 @@ export interface Snap {
 }
 
 /** client id → day → snapshot, for the given days (one index range per day). */
-export async function snapshotsOn(db: Db, workspaceId: string, days: readonly string[], clientIds?: readonly string[]): Promise<Map<string, Map<string, Snap>>> {
+export async function snapshotsOn(
+  db: Db,
+  workspaceId: string,
+  days: readonly string[],
+  clientIds?: readonly string[],
+): Promise<Map<string, Map<string, Snap>>> {
   const out = new Map<string, Map<string, Snap>>();
   const unique = [...new Set(days)];
   if (unique.length === 0) return out;

@@ -3,7 +3,15 @@
  * Templates are plain template literals; `h` escapes every interpolated value, so client names
  * and e-mail subjects can never inject markup.
  */
-import { MOVER_MIN_CHANGE, type Digest, type DigestClientChange, type EvidenceItem, type RenewalAlert, type RiskSignalAlert, type ScoreDropAlert } from './types.js';
+import {
+  MOVER_MIN_CHANGE,
+  type Digest,
+  type DigestClientChange,
+  type EvidenceItem,
+  type RenewalAlert,
+  type RiskSignalAlert,
+  type ScoreDropAlert,
+} from './types.js';
 
 export interface Rendered {
   subject: string;
@@ -50,8 +58,7 @@ const score = (x: number) => x.toFixed(1);
 const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}`;
 const day = (iso: string) => iso.slice(0, 10);
 
-const FOOTER_TEXT = (ws: string) =>
-  `\n--\nCustomer Health Service, workspace ${ws}. Change these e-mails in the workspace's notification settings.\n`;
+const FOOTER_TEXT = (ws: string) => `\n--\nCustomer Health Service, workspace ${ws}. Change these e-mails in the workspace's notification settings.\n`;
 const layout = (ws: string, title: string, body: Safe) => h`<!doctype html>
 <html><body style="font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; color: #1f2933; max-width: 640px">
 <h2 style="margin-bottom: 4px">${title}</h2>
@@ -70,7 +77,8 @@ const evidenceHtml = (items: EvidenceItem[]) =>
 
 export function renderScoreDrop(a: ScoreDropAlert, ctx: { workspaceId: string; currency: string }): Rendered {
   const t = a.trigger;
-  const against = (c: ScoreDropAlert['comparisons'][number]) => `${c.days === 1 ? 'a day' : 'a week'} earlier (${c.date}): ${score(c.score)}, ${c.dropPct >= 0 ? 'down' : 'up'} ${Math.abs(c.dropPct).toFixed(1)}%`;
+  const against = (c: ScoreDropAlert['comparisons'][number]) =>
+    `${c.days === 1 ? 'a day' : 'a week'} earlier (${c.date}): ${score(c.score)}, ${c.dropPct >= 0 ? 'down' : 'up'} ${Math.abs(c.dropPct).toFixed(1)}%`;
   const subject = `Score drop: ${a.clientName} fell ${t.dropPct.toFixed(1)}% to ${score(a.score)}`;
   const text =
     `${a.clientName} (${a.domain}) scored ${score(a.score)} on ${a.date}, ` +
@@ -81,7 +89,10 @@ export function renderScoreDrop(a: ScoreDropAlert, ctx: { workspaceId: string; c
     `MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? `   CSM: ${a.csmOwner}` : ''}\n` +
     `Client id: ${a.clientId}  (GET /api/clients/${a.clientId}?workspaceId=${ctx.workspaceId})\n` +
     FOOTER_TEXT(ctx.workspaceId);
-  const html = layout(ctx.workspaceId, subject, h`
+  const html = layout(
+    ctx.workspaceId,
+    subject,
+    h`
 <p><strong>${a.clientName}</strong> (${a.domain}) scored <strong>${score(a.score)}</strong> on ${a.date},
 ${t.dropPoints.toFixed(1)} points (${t.dropPct.toFixed(1)}%) below ${t.days === 1 ? 'the day before' : 'a week before'}.</p>
 <ul>${a.comparisons.map((c) => h`<li>${against(c)}</li>`)}</ul>
@@ -89,7 +100,8 @@ ${t.dropPoints.toFixed(1)} points (${t.dropPct.toFixed(1)}%) below ${t.days === 
 <p><strong>Evidence</strong></p>
 ${evidenceHtml(a.evidence)}
 <p>MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? h` · CSM: ${a.csmOwner}` : ''}<br>
-Client id: <code>${a.clientId}</code></p>`);
+Client id: <code>${a.clientId}</code></p>`,
+  );
   return { subject, text, html: html.value };
 }
 
@@ -112,13 +124,17 @@ export function renderRiskSignal(a: RiskSignalAlert, ctx: { workspaceId: string;
     `MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? `   CSM: ${a.csmOwner}` : ''}\n` +
     `Client id: ${a.clientId}  (GET /api/clients/${a.clientId}?workspaceId=${ctx.workspaceId})\n` +
     FOOTER_TEXT(ctx.workspaceId);
-  const html = layout(ctx.workspaceId, subject, h`
+  const html = layout(
+    ctx.workspaceId,
+    subject,
+    h`
 <p><strong>${a.clientName}</strong> (${a.domain}) ${SIGNAL_TITLE[a.signal]}.</p>
 <p><strong>${what}.</strong> Score on ${a.date}: ${score(a.score)}.</p>
 <p><strong>The messages</strong></p>
 ${evidenceHtml(a.evidence)}
 <p>MRR: ${money(a.mrr, ctx.currency)}${a.csmOwner ? h` · CSM: ${a.csmOwner}` : ''}<br>
-Client id: <code>${a.clientId}</code></p>`);
+Client id: <code>${a.clientId}</code></p>`,
+  );
   return { subject, text, html: html.value };
 }
 
@@ -133,12 +149,16 @@ export function renderRenewal(a: RenewalAlert, ctx: { workspaceId: string; curre
     (a.csmOwner ? `CSM: ${a.csmOwner}\n` : '') +
     `Client id: ${a.clientId}  (GET /api/clients/${a.clientId}?workspaceId=${ctx.workspaceId})\n` +
     FOOTER_TEXT(ctx.workspaceId);
-  const html = layout(ctx.workspaceId, subject, h`
+  const html = layout(
+    ctx.workspaceId,
+    subject,
+    h`
 <p><strong>${a.clientName}</strong> (${a.domain}) renews on <strong>${a.renewalDate}</strong>, ${when}.</p>
 <p>MRR: ${money(a.mrr, ctx.currency)}<br>
 ${a.atRisk ? h`<strong style="color: #c92a2a">${status}</strong>` : status}</p>
 ${a.reason ? h`<p><strong>Why:</strong> ${a.reason.text}</p>` : ''}
-<p>${a.csmOwner ? h`CSM: ${a.csmOwner}<br>` : ''}Client id: <code>${a.clientId}</code></p>`);
+<p>${a.csmOwner ? h`CSM: ${a.csmOwner}<br>` : ''}Client id: <code>${a.clientId}</code></p>`,
+  );
   return { subject, text, html: html.value };
 }
 
@@ -160,7 +180,8 @@ export function renderDigest(d: Digest, ctx: { workspaceId: string; workspaceNam
     `  Clients: ${f.clients}, average score ${score(f.avgScore)} (${signed(f.change7)} over 7 days)\n` +
     `  At risk (score below ${f.threshold}): ${f.atRiskCount} clients, ${money(f.mrrAtRisk, cur)} MRR at risk of ${money(f.mrrTotal, cur)}\n` +
     `  Renewals in the next 30 days: ${f.renewals30d}, worth ${money(f.renewals30dValue, cur)} MRR\n`;
-  const section = (heading: string, lines: string[], tail = '') => `${heading}\n${lines.length ? lines.map((l) => `  - ${l}\n`).join('') : '  none\n'}${tail}\n`;
+  const section = (heading: string, lines: string[], tail = '') =>
+    `${heading}\n${lines.length ? lines.map((l) => `  - ${l}\n`).join('') : '  none\n'}${tail}\n`;
   const renewalLine = (r: Digest['renewals'][number]) =>
     `${r.renewalDate} (${r.daysUntil} d) ${r.name}: MRR ${money(r.mrr, cur)}, score ${score(r.score)}${r.atRisk ? ' AT RISK' : ''}${r.isNew ? ' [new]' : ''}`;
   const jobLine = (j: Digest['failedJobs'][number]) => `${j.kind} of ${j.source} failed at ${j.failedAt}${j.error ? `: ${j.error}` : ''} (job ${j.jobId})`;
@@ -169,14 +190,25 @@ export function renderDigest(d: Digest, ctx: { workspaceId: string; workspaceNam
   const text =
     `${title} for ${ctx.workspaceName}: changes over ${days} (UTC days), figures as of ${d.asOf}.\n\n` +
     `Where things stand\n${figuresText}\n` +
-    section('New risks (fell below the threshold)', d.newRisks.map((c) => changeLine(c, cur)), more(d.newRisks.length, d.newRisksTotal)) +
-    section(`Biggest movers (moved ${MOVER_MIN_CHANGE} points or more)`, d.movers.map((c) => changeLine(c, cur)), more(d.movers.length, d.moversTotal)) +
+    section(
+      'New risks (fell below the threshold)',
+      d.newRisks.map((c) => changeLine(c, cur)),
+      more(d.newRisks.length, d.newRisksTotal),
+    ) +
+    section(
+      `Biggest movers (moved ${MOVER_MIN_CHANGE} points or more)`,
+      d.movers.map((c) => changeLine(c, cur)),
+      more(d.movers.length, d.moversTotal),
+    ) +
     section(`Renewals in the next ${d.renewalsAheadDays} days`, d.renewals.map(renewalLine), more(d.renewals.length, d.renewalsTotal)) +
     section('Ingestion problems', [...d.failedJobs.map(jobLine), ...d.needsReauth.map(reauthLine)]) +
     FOOTER_TEXT(ctx.workspaceId);
 
   const list = (items: string[]) => (items.length ? h`<ul>${items.map((i) => h`<li>${i}</li>`)}</ul>` : h`<p><em>None.</em></p>`);
-  const html = layout(ctx.workspaceId, subject, h`
+  const html = layout(
+    ctx.workspaceId,
+    subject,
+    h`
 <p>Changes over ${days} (UTC days); figures as of ${d.asOf}.</p>
 <h3>Where things stand</h3>
 <table cellpadding="4" style="border-collapse: collapse">
@@ -193,6 +225,7 @@ ${list(d.movers.map((c) => changeLine(c, cur)))}${moreHtml(d.movers.length, d.mo
 <h3>Renewals in the next ${d.renewalsAheadDays} days</h3>
 ${list(d.renewals.map(renewalLine))}${moreHtml(d.renewals.length, d.renewalsTotal)}
 <h3>Ingestion problems</h3>
-${list([...d.failedJobs.map(jobLine), ...d.needsReauth.map(reauthLine)])}`);
+${list([...d.failedJobs.map(jobLine), ...d.needsReauth.map(reauthLine)])}`,
+  );
   return { subject, text, html: html.value };
 }

@@ -51,22 +51,53 @@ export async function seedClient(db: Db, workspaceId: string, c: SeedClient): Pr
   await db
     .insertInto('clients')
     .values({
-      id: c.id, workspace_id: workspaceId, name: c.name ?? c.id, name_source: 'manual', primary_domain: c.domain ?? `${c.id}.test`,
-      mrr: c.mrr ?? null, renewal_date: c.renewalDate ?? null, csm_owner: c.csmOwner ?? null, is_excluded: c.excluded ? 1 : 0,
-      health_score: c.score ?? null, health_updated_at: c.score === undefined || c.score === null ? null : (c.scoredAt ?? '2024-05-20T00:00:00.000Z'),
-      last_interaction_at: null, created_at: at, updated_at: at,
+      id: c.id,
+      workspace_id: workspaceId,
+      name: c.name ?? c.id,
+      name_source: 'manual',
+      primary_domain: c.domain ?? `${c.id}.test`,
+      mrr: c.mrr ?? null,
+      renewal_date: c.renewalDate ?? null,
+      csm_owner: c.csmOwner ?? null,
+      is_excluded: c.excluded ? 1 : 0,
+      health_score: c.score ?? null,
+      health_updated_at: c.score === undefined || c.score === null ? null : (c.scoredAt ?? '2024-05-20T00:00:00.000Z'),
+      last_interaction_at: null,
+      created_at: at,
+      updated_at: at,
     })
     .execute();
 }
 
-export async function seedInteraction(db: Db, workspaceId: string, i: { id: string; clientId: string; at: string; subject: string; sentiment: number; from?: string }): Promise<void> {
+export async function seedInteraction(
+  db: Db,
+  workspaceId: string,
+  i: { id: string; clientId: string; at: string; subject: string; sentiment: number; from?: string },
+): Promise<void> {
   await db
     .insertInto('interactions')
     .values({
-      id: i.id, workspace_id: workspaceId, client_id: i.clientId, type: 'email', source: 'mbox', dedupe_key: i.id, provider_id: null, thread_id: null,
-      subject: i.subject, summary: i.subject, sentiment_label: i.sentiment < -0.05 ? 'negative' : i.sentiment > 0.05 ? 'positive' : 'neutral',
-      sentiment_score: i.sentiment, occurred_at: i.at, from_email: i.from ?? `them@${i.clientId}.test`, to_emails: 'me@us.test', direction: 'inbound',
-      opened: null, signals: 0, content_hash: i.id, created_at: i.at, updated_at: i.at,
+      id: i.id,
+      workspace_id: workspaceId,
+      client_id: i.clientId,
+      type: 'email',
+      source: 'mbox',
+      dedupe_key: i.id,
+      provider_id: null,
+      thread_id: null,
+      subject: i.subject,
+      summary: i.subject,
+      sentiment_label: i.sentiment < -0.05 ? 'negative' : i.sentiment > 0.05 ? 'positive' : 'neutral',
+      sentiment_score: i.sentiment,
+      occurred_at: i.at,
+      from_email: i.from ?? `them@${i.clientId}.test`,
+      to_emails: 'me@us.test',
+      direction: 'inbound',
+      opened: null,
+      signals: 0,
+      content_hash: i.id,
+      created_at: i.at,
+      updated_at: i.at,
     })
     .execute();
 }

@@ -11,13 +11,17 @@ const CASES: Array<{ name: string; headers: string; from: Address | null; to: Ad
     name: 'plain names and addresses, upper case',
     headers: 'From: Jane Doe <Jane.Doe@Acme.COM>\nTo: bob@ourco.com, "Smith, Ann" <ann@ourco.com>\nSubject: Renewal',
     from: { email: 'jane.doe@acme.com', name: 'Jane Doe' },
-    to: [{ email: 'bob@ourco.com', name: '' }, { email: 'ann@ourco.com', name: 'Smith, Ann' }],
+    to: [
+      { email: 'bob@ourco.com', name: '' },
+      { email: 'ann@ourco.com', name: 'Smith, Ann' },
+    ],
     cc: [],
     subject: 'Renewal',
   },
   {
     name: 'encoded words (B and Q) in names and subject, folded lines',
-    headers: 'From: =?UTF-8?B?SsO8cmdlbiBNw7xsbGVy?= <jm@beispiel.de>\nTo: =?ISO-8859-1?Q?Andr=E9?=\n <andre@exemple.fr>\nSubject: =?UTF-8?Q?Pr=C3=BCfung_der?=\n =?UTF-8?Q?_Rechnung?=',
+    headers:
+      'From: =?UTF-8?B?SsO8cmdlbiBNw7xsbGVy?= <jm@beispiel.de>\nTo: =?ISO-8859-1?Q?Andr=E9?=\n <andre@exemple.fr>\nSubject: =?UTF-8?Q?Pr=C3=BCfung_der?=\n =?UTF-8?Q?_Rechnung?=',
     from: { email: 'jm@beispiel.de', name: 'Jürgen Müller' },
     to: [{ email: 'andre@exemple.fr', name: 'André' }],
     cc: [],
@@ -35,8 +39,14 @@ const CASES: Array<{ name: string; headers: string; from: Address | null; to: Ad
     name: 'groups flattened, repeated Cc lines joined',
     headers: 'From: a@x.com\nTo: Team: b@x.com, c@y.com;\nCc: d@z.com\nCc: E <e@z.com>',
     from: { email: 'a@x.com', name: '' },
-    to: [{ email: 'b@x.com', name: '' }, { email: 'c@y.com', name: '' }],
-    cc: [{ email: 'd@z.com', name: '' }, { email: 'e@z.com', name: 'E' }],
+    to: [
+      { email: 'b@x.com', name: '' },
+      { email: 'c@y.com', name: '' },
+    ],
+    cc: [
+      { email: 'd@z.com', name: '' },
+      { email: 'e@z.com', name: 'E' },
+    ],
     subject: '',
   },
   {

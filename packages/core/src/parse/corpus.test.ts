@@ -98,7 +98,10 @@ describe.runIf(CORPUS !== null)('real-world corpus', () => {
     // (nodemailer 10.6's) reads jdoe@test.example; mailparser's pinned copy (10.3) reads jdoe@test.
     expect(outcomes.filter((o) => o.disagreement !== undefined).map((o) => [o.rel, o.disagreement])).toEqual([
       ['mimekit/messages/feedback-report.txt', expect.stringMatching(/^\[\{"email":"abusedesk@example.com","name":""\},.* vs mailparser \[null,/)],
-      ['ruby-mail/rfc2822/example11.eml', expect.stringMatching(/\{"email":"jdoe@test\.example","name":""\}.* vs mailparser .*\{"email":"jdoe@test","name":". example"\}/)],
+      [
+        'ruby-mail/rfc2822/example11.eml',
+        expect.stringMatching(/\{"email":"jdoe@test\.example","name":""\}.* vs mailparser .*\{"email":"jdoe@test","name":". example"\}/),
+      ],
     ]);
 
     // The corpus README lists 7 Enron mailboxes and 2,195 unique Message-IDs, but only 4 of them

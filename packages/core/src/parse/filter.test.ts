@@ -85,7 +85,14 @@ describe('classifyMessage', () => {
   });
 
   it('drops no-reply senders', () => {
-    for (const from of ['noreply@client.com', 'no-reply@client.com', 'donotreply@client.com', 'do-not-reply@x.io', 'notifications@github.com', 'mailer-daemon@x.com']) {
+    for (const from of [
+      'noreply@client.com',
+      'no-reply@client.com',
+      'donotreply@client.com',
+      'do-not-reply@x.io',
+      'notifications@github.com',
+      'mailer-daemon@x.com',
+    ]) {
       expect(classifyMessage(msg(from), rules)).toEqual({ keep: false, reason: 'no_reply' });
     }
   });

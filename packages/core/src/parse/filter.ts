@@ -75,12 +75,7 @@ export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 's
     return { keep: false, reason: 'auto_reply' };
   }
   if (s.listId || s.precedence === 'list') return { keep: false, reason: 'list' };
-  if (
-    s.listUnsubscribe ||
-    s.precedence === 'bulk' ||
-    s.precedence === 'junk' ||
-    s.gmailLabels.some((l) => GMAIL_BULK_CATEGORIES.has(l.toLowerCase()))
-  ) {
+  if (s.listUnsubscribe || s.precedence === 'bulk' || s.precedence === 'junk' || s.gmailLabels.some((l) => GMAIL_BULK_CATEGORIES.has(l.toLowerCase()))) {
     return { keep: false, reason: 'bulk' };
   }
   if (sender !== '' && NO_REPLY_LOCAL.test(sender.slice(0, sender.lastIndexOf('@')))) {

@@ -2,12 +2,53 @@
 const MAX_HTML = 2_000_000;
 
 const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', hellip: '…',
-  mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', bull: '•', middot: '·',
-  euro: '€', pound: '£', yen: '¥', cent: '¢', trade: '™', laquo: '«', raquo: '»', deg: '°',
-  eacute: 'é', egrave: 'è', ecirc: 'ê', agrave: 'à', aacute: 'á', acirc: 'â', auml: 'ä', ouml: 'ö',
-  uuml: 'ü', szlig: 'ß', ccedil: 'ç', ntilde: 'ñ', oacute: 'ó', iacute: 'í', uacute: 'ú', zwnj: '',
-  zwj: '', shy: '', ensp: ' ', emsp: ' ', thinsp: ' ', times: '×',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  bull: '•',
+  middot: '·',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  trade: '™',
+  laquo: '«',
+  raquo: '»',
+  deg: '°',
+  eacute: 'é',
+  egrave: 'è',
+  ecirc: 'ê',
+  agrave: 'à',
+  aacute: 'á',
+  acirc: 'â',
+  auml: 'ä',
+  ouml: 'ö',
+  uuml: 'ü',
+  szlig: 'ß',
+  ccedil: 'ç',
+  ntilde: 'ñ',
+  oacute: 'ó',
+  iacute: 'í',
+  uacute: 'ú',
+  zwnj: '',
+  zwj: '',
+  shy: '',
+  ensp: ' ',
+  emsp: ' ',
+  thinsp: ' ',
+  times: '×',
 };
 
 function decodeEntities(s: string): string {
@@ -28,9 +69,7 @@ const MAX_QUOTE_DEPTH = 10;
 /** Elements whose content is never text: dropped with their content when closed. */
 const NO_TEXT = new Set(['script', 'style', 'head', 'title']);
 /** Elements that start or end a block: a line break. */
-const BLOCKS = new Set([
-  'p', 'div', 'tr', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'section', 'article', 'header', 'footer', 'pre', 'hr',
-]);
+const BLOCKS = new Set(['p', 'div', 'tr', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'section', 'article', 'header', 'footer', 'pre', 'hr']);
 
 /**
  * The next index of `needle` at or after `from`, remembered: while `from` only grows, every

@@ -33,7 +33,12 @@ function delimiterAt(buf: Buffer, i: number, marker: Buffer): 'open' | 'close' |
  * whether a delimiter line carried anything after the boundary (transport padding, junk), which
  * MIME libraries read differently.
  */
-export function multipartParts(raw: Buffer, start: number, end: number, boundary: string): { parts: Array<[number, number]>; closed: boolean; padded: boolean } {
+export function multipartParts(
+  raw: Buffer,
+  start: number,
+  end: number,
+  boundary: string,
+): { parts: Array<[number, number]>; closed: boolean; padded: boolean } {
   const marker = Buffer.from(`--${boundary}`, 'latin1');
   const needle = Buffer.from(`\n--${boundary}`, 'latin1');
   const delims: Array<{ at: number; kind: 'open' | 'close' }> = [];

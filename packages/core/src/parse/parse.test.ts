@@ -233,12 +233,8 @@ describe('parseMailDate', () => {
 
 describe('htmlToText', () => {
   it('drops scripts and styles, breaks blocks, decodes entities and quotes blockquotes', () => {
-    expect(htmlToText('<style>x{}</style><script>alert(1)</script><p>a&nbsp;&lt;b&gt; &#233;&#x263A;</p><div>c<br>d</div>')).toBe(
-      'a <b> é☺\n\nc\nd',
-    );
-    expect(htmlToText('<p>top</p><blockquote><p>one</p><blockquote>two</blockquote></blockquote>')).toBe(
-      'top\n\n> one\n\n> > two',
-    );
+    expect(htmlToText('<style>x{}</style><script>alert(1)</script><p>a&nbsp;&lt;b&gt; &#233;&#x263A;</p><div>c<br>d</div>')).toBe('a <b> é☺\n\nc\nd');
+    expect(htmlToText('<p>top</p><blockquote><p>one</p><blockquote>two</blockquote></blockquote>')).toBe('top\n\n> one\n\n> > two');
   });
 });
 

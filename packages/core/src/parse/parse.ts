@@ -48,10 +48,7 @@ export class MessageParseError extends Error {
   readonly location: string | undefined;
 
   constructor(reason: string, options?: { kind?: ProblemKind; location?: string; cause?: unknown }) {
-    super(
-      options?.location ? `${reason} (${options.location})` : reason,
-      options?.cause !== undefined ? { cause: options.cause } : undefined,
-    );
+    super(options?.location ? `${reason} (${options.location})` : reason, options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'MessageParseError';
     this.kind = options?.kind ?? 'parse';
     this.reason = reason;
@@ -67,8 +64,7 @@ export function isMessageParseError(err: unknown): err is MessageParseError {
 export const NO_DATE = new Date(0).toISOString();
 const MIN_YEAR = 1970;
 const MAX_YEAR = 2100;
-const PLAUSIBLE_DATE =
-  /\b\d{1,2}[ -][A-Za-z]{3,}\.?[ -]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b[A-Za-z]{3,}\.? \d{1,2},? \d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/;
+const PLAUSIBLE_DATE = /\b\d{1,2}[ -][A-Za-z]{3,}\.?[ -]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b[A-Za-z]{3,}\.? \d{1,2},? \d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/;
 
 /** A Date value is read up to this length: real ones are under 80 characters with their comment. */
 const MAX_DATE_LENGTH = 256;
@@ -162,11 +158,7 @@ function signalsOf(h: HeaderMap, raw: Buffer, fromEmail: string | undefined): Ma
     listId: h.has('list-id'),
     precedence: (header(h, 'precedence') ?? '').trim().toLowerCase(),
     autoSubmitted: autoSubmitted !== '' && autoSubmitted !== 'no',
-    autoReplyHeader:
-      h.has('x-autoreply') ||
-      h.has('x-autorespond') ||
-      h.has('x-autoresponder') ||
-      /\b(?:all|oof|autoreply)\b/.test(suppress),
+    autoReplyHeader: h.has('x-autoreply') || h.has('x-autorespond') || h.has('x-autoresponder') || /\b(?:all|oof|autoreply)\b/.test(suppress),
     deliveryReport:
       topType === 'multipart/report' ||
       raw.indexOf('message/delivery-status', 0, 'latin1') !== -1 ||
@@ -203,10 +195,7 @@ const UNDECODABLE: ParseWarning = { kind: 'charset', reason: 'undecodable bytes 
  * `charset=` inside a body (HTML meta tags in quoted-printable) is no label of ours. `known`
  * holds the warnings found so far (the head's when the body is checked): none is repeated.
  */
-function charsetWarnings(
-  sources: { contentTypeLines?: string; encodedWords?: string; texts: string[] },
-  known: readonly ParseWarning[] = [],
-): ParseWarning[] {
+function charsetWarnings(sources: { contentTypeLines?: string; encodedWords?: string; texts: string[] }, known: readonly ParseWarning[] = []): ParseWarning[] {
   const warnings: ParseWarning[] = [];
   const seen = new Set(known.map((w) => w.reason));
   const add = (w: ParseWarning) => {
@@ -414,10 +403,7 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
  * Parses one raw message into plain data: {@link readHead} then {@link readBody} (safe to call
  * from a worker thread: no state, no I/O).
  */
-export async function parseMessage(
-  input: { raw: Buffer; envelopeDate?: string; location?: string },
-  options: ParseOptions = {},
-): Promise<ParsedMessage> {
+export async function parseMessage(input: { raw: Buffer; envelopeDate?: string; location?: string }, options: ParseOptions = {}): Promise<ParsedMessage> {
   const read = readHead(input);
   const body = await readBody(read, options);
   return {

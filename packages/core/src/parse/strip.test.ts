@@ -13,19 +13,7 @@ async function newTextOf(path: string): Promise<string> {
 describe('extractNewText on real replies (talon fixtures)', () => {
   // Each of these is a real reply "Hello" over a quoted message, from a different client; the
   // iPhone and Sparrow ones also carry a signature that must go.
-  const replies = [
-    'android',
-    'aol',
-    'apple_mail',
-    'apple_mail_2',
-    'comcast',
-    'gmail',
-    'hotmail',
-    'iphone',
-    'outlook',
-    'sparrow',
-    'yahoo',
-  ];
+  const replies = ['android', 'aol', 'apple_mail', 'apple_mail_2', 'comcast', 'gmail', 'hotmail', 'iphone', 'outlook', 'sparrow', 'yahoo'];
   it.each(replies)('%s: the new text is the reply only', async (name) => {
     expect(await newTextOf(`${TALON}/standard_replies/${name}.eml`)).toBe('Hello');
   });
@@ -47,19 +35,17 @@ describe('extractNewText', () => {
   });
 
   it('drops an Outlook original-message block and From/Sent headers', () => {
-    expect(extractNewText('We are cancelling.\n\n-----Original Message-----\nFrom: Sam\nSent: Monday\nSubject: renewal\n\nold')).toBe(
-      'We are cancelling.',
-    );
-    expect(extractNewText('Not happy at all.\n\nFrom: Sam Smith <sam@acme.com>\nSent: Monday, March 4, 2024 9:00 AM\nTo: Dana\nSubject: Re: x\n\nold text')).toBe(
-      'Not happy at all.',
-    );
+    expect(extractNewText('We are cancelling.\n\n-----Original Message-----\nFrom: Sam\nSent: Monday\nSubject: renewal\n\nold')).toBe('We are cancelling.');
+    expect(
+      extractNewText('Not happy at all.\n\nFrom: Sam Smith <sam@acme.com>\nSent: Monday, March 4, 2024 9:00 AM\nTo: Dana\nSubject: Re: x\n\nold text'),
+    ).toBe('Not happy at all.');
   });
 
   it('drops forwarded blocks, including Lotus Notes "Forwarded by" lines', () => {
     expect(extractNewText('FYI see below.\n\n---------- Forwarded message ---------\nFrom: a@b.c\n\nold')).toBe('FYI see below.');
-    expect(
-      extractNewText('Please review.\n\n---------------------- Forwarded by Phillip K Allen/HOU/ECT on 10/04/2000 ---------------------------\nold'),
-    ).toBe('Please review.');
+    expect(extractNewText('Please review.\n\n---------------------- Forwarded by Phillip K Allen/HOU/ECT on 10/04/2000 ---------------------------\nold')).toBe(
+      'Please review.',
+    );
     expect(extractNewText('Begin forwarded message:\n\nFrom: x\nold')).toBe('');
   });
 

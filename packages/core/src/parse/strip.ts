@@ -126,5 +126,8 @@ export function extractNewText(text: string): string {
   lines = trimBlankEnds(lines);
   lines = trimBlankEnds(dropSignOff(lines));
   const out = dropDisclaimer(lines.join('\n'));
-  return out.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

@@ -21,8 +21,14 @@ async function bothWays(raw: Buffer): Promise<{ direct: string; library: string;
   } catch {
     return undefined;
   }
-  const library = await readBody(read, { direct: false, stripQuotes: false, backend: 'mailparser' }).then((b) => b.text, () => null);
-  const direct = await readBody(read, { stripQuotes: false, backend: 'mailparser' }).then((b) => b.text, () => null);
+  const library = await readBody(read, { direct: false, stripQuotes: false, backend: 'mailparser' }).then(
+    (b) => b.text,
+    () => null,
+  );
+  const direct = await readBody(read, { stripQuotes: false, backend: 'mailparser' }).then(
+    (b) => b.text,
+    () => null,
+  );
   if (library === null || direct === null) {
     expect(direct === null).toBe(library === null);
     return undefined;
@@ -33,13 +39,17 @@ async function bothWays(raw: Buffer): Promise<{ direct: string; library: string;
 describe('reading the text part without a MIME library', () => {
   it('reads a base64 text part beside an attachment, never decoding the attachment', () => {
     const pdf = Buffer.alloc(3000, 7).toString('base64').replace(/.{76}/g, '$&\n');
-    const raw = crlf(`From: a@client.com\nSubject: s\nContent-Type: multipart/mixed; boundary="b1"\n\n--b1\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n${Buffer.from('We will not renew — the outages cost us a client.\n').toString('base64')}\n--b1\nContent-Type: application/pdf; name="x.pdf"\nContent-Disposition: attachment; filename="x.pdf"\nContent-Transfer-Encoding: base64\n\n${pdf}\n--b1--\n`);
+    const raw = crlf(
+      `From: a@client.com\nSubject: s\nContent-Type: multipart/mixed; boundary="b1"\n\n--b1\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n${Buffer.from('We will not renew — the outages cost us a client.\n').toString('base64')}\n--b1\nContent-Type: application/pdf; name="x.pdf"\nContent-Disposition: attachment; filename="x.pdf"\nContent-Transfer-Encoding: base64\n\n${pdf}\n--b1--\n`,
+    );
     const body = readTextDirect(headOf(raw).raw);
     expect(body).toMatchObject({ text: 'We will not renew — the outages cost us a client.\n', html: '', attachmentCount: 1 });
   });
 
   it('decodes quoted-printable in the declared charset, and takes the plain alternative over the HTML', () => {
-    const raw = crlf('From: a@client.com\nContent-Type: multipart/alternative; boundary=alt\n\n--alt\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nGr=FC=DFe, wir k=FCndigen.\n--alt\nContent-Type: text/html; charset=utf-8\n\n<p>Grüße</p>\n--alt--\n');
+    const raw = crlf(
+      'From: a@client.com\nContent-Type: multipart/alternative; boundary=alt\n\n--alt\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nGr=FC=DFe, wir k=FCndigen.\n--alt\nContent-Type: text/html; charset=utf-8\n\n<p>Grüße</p>\n--alt--\n',
+    );
     expect(readTextDirect(headOf(raw).raw)).toMatchObject({ text: 'Grüße, wir kündigen.', html: '', attachmentCount: 0 });
   });
 
@@ -76,37 +86,41 @@ describe('reading the text part without a MIME library', () => {
   });
 
   const CORPUS = corpusDir();
-  it.runIf(CORPUS !== null)('reads every message of the real-world corpus exactly as mailparser does', async () => {
-    const dir = CORPUS!;
-    const files: string[] = [];
-    const walk = (d: string): void => {
-      for (const f of readdirSync(d)) {
-        const p = join(d, f);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (!CORPUS_HELPER_FILE.test(p)) files.push(p);
+  it.runIf(CORPUS !== null)(
+    'reads every message of the real-world corpus exactly as mailparser does',
+    async () => {
+      const dir = CORPUS!;
+      const files: string[] = [];
+      const walk = (d: string): void => {
+        for (const f of readdirSync(d)) {
+          const p = join(d, f);
+          if (statSync(p).isDirectory()) walk(p);
+          else if (!CORPUS_HELPER_FILE.test(p)) files.push(p);
+        }
+      };
+      walk(dir);
+      const mboxes = new Set<string>(CORPUS_MBOXES);
+      let compared = 0;
+      let directUsed = 0;
+      const check = async (raw: Buffer, where: string): Promise<void> => {
+        const r = await bothWays(raw);
+        if (!r) return;
+        compared += 1;
+        expect(r.direct, where).toBe(r.library);
+        if (r.directUsed) directUsed += 1;
+      };
+      for (const file of files) {
+        const rel = relative(dir, file);
+        if (mboxes.has(rel)) {
+          for await (const m of mboxSource(file).items()) await check(m.raw, `${rel} ${m.location}`);
+        } else {
+          await check(readFileSync(file), rel);
+        }
       }
-    };
-    walk(dir);
-    const mboxes = new Set<string>(CORPUS_MBOXES);
-    let compared = 0;
-    let directUsed = 0;
-    const check = async (raw: Buffer, where: string): Promise<void> => {
-      const r = await bothWays(raw);
-      if (!r) return;
-      compared += 1;
-      expect(r.direct, where).toBe(r.library);
-      if (r.directUsed) directUsed += 1;
-    };
-    for (const file of files) {
-      const rel = relative(dir, file);
-      if (mboxes.has(rel)) {
-        for await (const m of mboxSource(file).items()) await check(m.raw, `${rel} ${m.location}`);
-      } else {
-        await check(readFileSync(file), rel);
-      }
-    }
-    expect(compared).toBeGreaterThan(1700);
-    // Most real mail has one of the simple shapes; the rest went to the library.
-    expect(directUsed / compared).toBeGreaterThan(0.8);
-  }, 120_000);
+      expect(compared).toBeGreaterThan(1700);
+      // Most real mail has one of the simple shapes; the rest went to the library.
+      expect(directUsed / compared).toBeGreaterThan(0.8);
+    },
+    120_000,
+  );
 });

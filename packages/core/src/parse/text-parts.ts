@@ -32,7 +32,10 @@ const AS_UTF8 = new Set(['ascii', 'usascii', 'utf8']);
 
 function decodeLeaf(raw: Buffer, leaf: MimeLeaf, contentType: ReturnType<typeof libmime.parseHeaderValue>): string {
   const body = raw.subarray(leaf.bodyStart, leaf.bodyEnd);
-  const encoding = (leaf.headers.get('content-transfer-encoding')?.[0] ?? '').replace(/\([^)]*\)/g, '').toLowerCase().trim();
+  const encoding = (leaf.headers.get('content-transfer-encoding')?.[0] ?? '')
+    .replace(/\([^)]*\)/g, '')
+    .toLowerCase()
+    .trim();
   let bytes: Buffer;
   if (encoding === 'base64') bytes = decodeBase64(body.toString('latin1').replace(/[^a-zA-Z0-9+/=]/g, ''));
   else if (encoding === 'quoted-printable') bytes = decodeQp(body);
@@ -62,7 +65,7 @@ export function readTextDirect(raw: Buffer, top?: TopHeaders): DirectBody | unde
     const type = (ct.value || '').toLowerCase().trim() || (leaf.depth === 0 ? 'text/plain' : '');
     // An untyped part inside a multipart (a digest's default is message/rfc822), a nested
     // message, a delivery report: the library's reading applies.
-    if (type === '' || type !== leaf.type && leaf.type !== '' || type.startsWith('message/') || type.startsWith('multipart/')) return undefined;
+    if (type === '' || (type !== leaf.type && leaf.type !== '') || type.startsWith('message/') || type.startsWith('multipart/')) return undefined;
     const dispositionValue = libmime.parseHeaderValue(leaf.headers.get('content-disposition')?.[0] ?? '').value;
     let disposition = (dispositionValue || '').toLowerCase().trim();
     if (disposition && disposition !== 'attachment' && disposition !== 'inline') disposition = 'attachment';

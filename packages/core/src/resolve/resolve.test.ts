@@ -25,7 +25,12 @@ describe('registrableDomain', () => {
 describe('Resolver', () => {
   it('marks mail from a client as inbound to that client', () => {
     const r = resolver.resolve({ from: a('ana@mail.eu.acme.co.uk', 'Ana'), to: [a('me@ourco.com')], cc: [] });
-    expect(r).toEqual({ kind: 'interaction', direction: 'inbound', clientDomains: ['acme.co.uk'], participants: [{ email: 'ana@mail.eu.acme.co.uk', name: 'Ana', domain: 'acme.co.uk' }] });
+    expect(r).toEqual({
+      kind: 'interaction',
+      direction: 'inbound',
+      clientDomains: ['acme.co.uk'],
+      participants: [{ email: 'ana@mail.eu.acme.co.uk', name: 'Ana', domain: 'acme.co.uk' }],
+    });
   });
 
   it('marks our mail to two clients as outbound, an interaction of each', () => {

@@ -52,16 +52,157 @@ const NEGATION_REACH = 3;
 const RESOLVER_REACH = 2;
 
 const NEGATORS = new Set(['not', 'no', 'never', 'without', 'zero', 'nothing', 'none', 'neither', 'nor', 'hardly', 'barely', 'lack', 'lacks']);
-const BOOSTERS = new Set(['very', 'really', 'extremely', 'so', 'super', 'incredibly', 'truly', 'absolutely', 'completely', 'totally', 'highly', 'seriously', 'deeply', 'genuinely', 'particularly', 'especially', 'hugely', 'massively']);
+const BOOSTERS = new Set([
+  'very',
+  'really',
+  'extremely',
+  'so',
+  'super',
+  'incredibly',
+  'truly',
+  'absolutely',
+  'completely',
+  'totally',
+  'highly',
+  'seriously',
+  'deeply',
+  'genuinely',
+  'particularly',
+  'especially',
+  'hugely',
+  'massively',
+]);
 /** Verbs that turn the problem they govern into good news ("fixed every bug", "resolved the issue"). */
-const RESOLVERS = new Set(['fixed', 'fix', 'fixes', 'resolved', 'resolve', 'resolves', 'solved', 'solve', 'solves', 'addressed', 'sorted', 'eliminated', 'cleared']);
+const RESOLVERS = new Set([
+  'fixed',
+  'fix',
+  'fixes',
+  'resolved',
+  'resolve',
+  'resolves',
+  'solved',
+  'solve',
+  'solves',
+  'addressed',
+  'sorted',
+  'eliminated',
+  'cleared',
+]);
 const CONTRAST = new Set(['but', 'however', 'though', 'yet']);
 const HYPOTHETICAL = new Set(['if', 'whether']);
 /** Function words that do not use up a negation's reach ("never had an issue"). */
-const FILLER = new Set(['a', 'an', 'the', 'any', 'at', 'all', 'of', 'to', 'be', 'been', 'being', 'is', 'was', 'were', 'are', 'am', 'have', 'has', 'had', 'do', 'does', 'did', 'we', 'i', 'you', 'they', 'it', 'our', 'my', 'your', 'their', 'its', 'this', 'that', 'single', 'one', 'much', 'very', 'really', 'so', 'too', 'seem', 'seems', 'think', 'can', 'could', 'will', 'would', 'should', 'may', 'might', 'must', 'get', 'got', 'see', 'seeing', 'seen', 'experience', 'experienced', 'experiencing', 'real', 'major', 'big', 'more', 'further', 'other', 'ever', 'since']);
+const FILLER = new Set([
+  'a',
+  'an',
+  'the',
+  'any',
+  'at',
+  'all',
+  'of',
+  'to',
+  'be',
+  'been',
+  'being',
+  'is',
+  'was',
+  'were',
+  'are',
+  'am',
+  'have',
+  'has',
+  'had',
+  'do',
+  'does',
+  'did',
+  'we',
+  'i',
+  'you',
+  'they',
+  'it',
+  'our',
+  'my',
+  'your',
+  'their',
+  'its',
+  'this',
+  'that',
+  'single',
+  'one',
+  'much',
+  'very',
+  'really',
+  'so',
+  'too',
+  'seem',
+  'seems',
+  'think',
+  'can',
+  'could',
+  'will',
+  'would',
+  'should',
+  'may',
+  'might',
+  'must',
+  'get',
+  'got',
+  'see',
+  'seeing',
+  'seen',
+  'experience',
+  'experienced',
+  'experiencing',
+  'real',
+  'major',
+  'big',
+  'more',
+  'further',
+  'other',
+  'ever',
+  'since',
+]);
 /** Negative words that are logistics next to a scheduling word ("cancel the meeting", "a calendar conflict"). */
 const SCHEDULING_SENSITIVE = new Set(['cancel', 'cancelled', 'canceled', 'cancelling', 'canceling', 'cancellation', 'conflict', 'conflicts', 'clash']);
-const SCHEDULING = new Set(['meeting', 'meetings', 'call', 'calls', 'invite', 'invites', 'invitation', 'appointment', 'session', 'webinar', 'demo', 'attendance', 'sync', 'kickoff', 'standup', 'lunch', 'dinner', 'reservation', 'booking', 'flight', 'event', 'calendar', 'duplicate', 'order', 'training', 'workshop', 'interview', 'trip', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'slot', 'time']);
+const SCHEDULING = new Set([
+  'meeting',
+  'meetings',
+  'call',
+  'calls',
+  'invite',
+  'invites',
+  'invitation',
+  'appointment',
+  'session',
+  'webinar',
+  'demo',
+  'attendance',
+  'sync',
+  'kickoff',
+  'standup',
+  'lunch',
+  'dinner',
+  'reservation',
+  'booking',
+  'flight',
+  'event',
+  'calendar',
+  'duplicate',
+  'order',
+  'training',
+  'workshop',
+  'interview',
+  'trip',
+  'morning',
+  'afternoon',
+  'evening',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'slot',
+  'time',
+]);
 /** A sentence made only of one of these and a name is a sign-off ("Best, Sam"). */
 const SIGN_OFF = new Set(['best', 'regards', 'cheers', 'sincerely', 'warmly', 'warm']);
 
@@ -75,20 +216,39 @@ const SCHEDULING_WORD = 32;
 const RESOLVER = 64;
 const ROLE = new Map<string, number>();
 for (const [set, bit] of [
-  [NEGATORS, NEGATOR], [BOOSTERS, BOOSTER], [CONTRAST, CONTRASTIVE], [HYPOTHETICAL, HYPOTHETICAL_MARK],
-  [FILLER, FILLER_WORD], [SCHEDULING_SENSITIVE, SCHEDULING_WORD], [RESOLVERS, RESOLVER],
+  [NEGATORS, NEGATOR],
+  [BOOSTERS, BOOSTER],
+  [CONTRAST, CONTRASTIVE],
+  [HYPOTHETICAL, HYPOTHETICAL_MARK],
+  [FILLER, FILLER_WORD],
+  [SCHEDULING_SENSITIVE, SCHEDULING_WORD],
+  [RESOLVERS, RESOLVER],
 ] as const) {
   for (const w of set) ROLE.set(w, (ROLE.get(w) ?? 0) | bit);
 }
 
 // A Map, not an object literal: a word like "constructor" must not hit Object.prototype.
 const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["can't", ['can', 'not']], ['cant', ['can', 'not']], ['cannot', ['can', 'not']],
-  ["won't", ['will', 'not']], ['wont', ['will', 'not']], ["shan't", ['shall', 'not']],
-  ['dont', ['do', 'not']], ['doesnt', ['does', 'not']], ['didnt', ['did', 'not']],
-  ['isnt', ['is', 'not']], ['wasnt', ['was', 'not']], ['arent', ['are', 'not']], ['werent', ['were', 'not']],
-  ['couldnt', ['could', 'not']], ['shouldnt', ['should', 'not']], ['wouldnt', ['would', 'not']],
-  ['havent', ['have', 'not']], ['hasnt', ['has', 'not']], ['hadnt', ['had', 'not']], ['aint', ['is', 'not']],
+  ["can't", ['can', 'not']],
+  ['cant', ['can', 'not']],
+  ['cannot', ['can', 'not']],
+  ["won't", ['will', 'not']],
+  ['wont', ['will', 'not']],
+  ["shan't", ['shall', 'not']],
+  ['dont', ['do', 'not']],
+  ['doesnt', ['does', 'not']],
+  ['didnt', ['did', 'not']],
+  ['isnt', ['is', 'not']],
+  ['wasnt', ['was', 'not']],
+  ['arent', ['are', 'not']],
+  ['werent', ['were', 'not']],
+  ['couldnt', ['could', 'not']],
+  ['shouldnt', ['should', 'not']],
+  ['wouldnt', ['would', 'not']],
+  ['havent', ['have', 'not']],
+  ['hasnt', ['has', 'not']],
+  ['hadnt', ['had', 'not']],
+  ['aint', ['is', 'not']],
 ]);
 
 /** Marks a clause boundary (comma, semicolon, colon, dash, bracket) inside a sentence. */
@@ -299,9 +459,7 @@ function scoreSentence(
 }
 
 function checkThresholds(t: { positive: number; negative: number }): void {
-  const ok =
-    Number.isFinite(t.positive) && Number.isFinite(t.negative) &&
-    t.positive > 0 && t.positive <= 1 && t.negative < 0 && t.negative >= -1;
+  const ok = Number.isFinite(t.positive) && Number.isFinite(t.negative) && t.positive > 0 && t.positive <= 1 && t.negative < 0 && t.negative >= -1;
   if (!ok) {
     throw new ChsError('INVALID_INPUT', 'sentiment thresholds must satisfy -1 <= negative < 0 < positive <= 1', {
       details: { positive: t.positive, negative: t.negative },

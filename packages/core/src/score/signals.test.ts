@@ -233,19 +233,27 @@ describe('follow-up and needs-reply', () => {
     expect(detectSignals(text).followUp).toBe(false);
   });
 
-  it.each(['Thanks, that works!', 'Great, talk next month', 'Got it, cheers', 'Let me know if you need anything else.', 'Please find attached the signed order form.', ''])(
-    'no reply needed: %j',
-    (text) => {
-      expect(detectSignals(text).needsReply).toBe(false);
-    },
-  );
+  it.each([
+    'Thanks, that works!',
+    'Great, talk next month',
+    'Got it, cheers',
+    'Let me know if you need anything else.',
+    'Please find attached the signed order form.',
+    '',
+  ])('no reply needed: %j', (text) => {
+    expect(detectSignals(text).needsReply).toBe(false);
+  });
 
-  it.each(['Please send the invoice.', 'Can you add Maria as an admin', 'Let me know when the fix is live.', 'Could you look into the sync?', 'The dashboard is broken.', 'How do I export?'])(
-    'a reply is expected: %s',
-    (text) => {
-      expect(detectSignals(text).needsReply).toBe(true);
-    },
-  );
+  it.each([
+    'Please send the invoice.',
+    'Can you add Maria as an admin',
+    'Let me know when the fix is live.',
+    'Could you look into the sync?',
+    'The dashboard is broken.',
+    'How do I export?',
+  ])('a reply is expected: %s', (text) => {
+    expect(detectSignals(text).needsReply).toBe(true);
+  });
 
   it('a churn threat expects a reply', () => {
     const r = detectSignals('Consider this our notice.');
@@ -283,7 +291,18 @@ describe('bits', () => {
 });
 
 describe('linear time', () => {
-  const HOSTILE = ['not cancel ', '<(', 'if you ', 'second time second time ', 'budget cut ', 'a'.repeat(50) + ' ', '?!.', 'We will not renew, ', '\n \n', "n't'''"];
+  const HOSTILE = [
+    'not cancel ',
+    '<(',
+    'if you ',
+    'second time second time ',
+    'budget cut ',
+    'a'.repeat(50) + ' ',
+    '?!.',
+    'We will not renew, ',
+    '\n \n',
+    "n't'''",
+  ];
 
   it.each(HOSTILE)('a 1 MB string of %j finishes well under a second', (unit) => {
     const text = unit.repeat(Math.ceil(1_000_000 / unit.length));

@@ -61,7 +61,32 @@ interface Sentence {
 const WORD_CHAR_RE = /[\p{L}\p{N}\p{M}]/u;
 
 /** A short line starting with one of these and ending in a comma ("Hi Tom,", "Best,") is a sentence of its own. */
-const GREETINGS = new Set(['hi', 'hello', 'hey', 'dear', 'good', 'morning', 'afternoon', 'evening', 'greetings', 'regards', 'best', 'thanks', 'thank', 'cheers', 'sincerely', 'kind', 'warm', 'warmly', 'many', 'all', 'team', 'hallo', 'bonjour', 'hola']);
+const GREETINGS = new Set([
+  'hi',
+  'hello',
+  'hey',
+  'dear',
+  'good',
+  'morning',
+  'afternoon',
+  'evening',
+  'greetings',
+  'regards',
+  'best',
+  'thanks',
+  'thank',
+  'cheers',
+  'sincerely',
+  'kind',
+  'warm',
+  'warmly',
+  'many',
+  'all',
+  'team',
+  'hallo',
+  'bonjour',
+  'hola',
+]);
 
 function isWordChar(c: number, ch: string): boolean {
   if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
@@ -78,17 +103,40 @@ function isSpace(c: number): boolean {
 
 // A Map, not an object literal: a word like "constructor" must not hit Object.prototype.
 const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["can't", ['can', 'not']], ['cant', ['can', 'not']], ['cannot', ['can', 'not']],
-  ["won't", ['will', 'not']], ['wont', ['will', 'not']], ["shan't", ['shall', 'not']],
-  ['dont', ['do', 'not']], ['doesnt', ['does', 'not']], ['didnt', ['did', 'not']],
-  ['isnt', ['is', 'not']], ['wasnt', ['was', 'not']], ['arent', ['are', 'not']], ['werent', ['were', 'not']],
-  ['couldnt', ['could', 'not']], ['shouldnt', ['should', 'not']], ['wouldnt', ['would', 'not']],
-  ['havent', ['have', 'not']], ['hasnt', ['has', 'not']], ['hadnt', ['had', 'not']], ['aint', ['is', 'not']],
-  ['im', ['i', 'am']], ["let's", ['let', 'us']], ['gonna', ['going', 'to']], ['wanna', ['want', 'to']],
+  ["can't", ['can', 'not']],
+  ['cant', ['can', 'not']],
+  ['cannot', ['can', 'not']],
+  ["won't", ['will', 'not']],
+  ['wont', ['will', 'not']],
+  ["shan't", ['shall', 'not']],
+  ['dont', ['do', 'not']],
+  ['doesnt', ['does', 'not']],
+  ['didnt', ['did', 'not']],
+  ['isnt', ['is', 'not']],
+  ['wasnt', ['was', 'not']],
+  ['arent', ['are', 'not']],
+  ['werent', ['were', 'not']],
+  ['couldnt', ['could', 'not']],
+  ['shouldnt', ['should', 'not']],
+  ['wouldnt', ['would', 'not']],
+  ['havent', ['have', 'not']],
+  ['hasnt', ['has', 'not']],
+  ['hadnt', ['had', 'not']],
+  ['aint', ['is', 'not']],
+  ['im', ['i', 'am']],
+  ["let's", ['let', 'us']],
+  ['gonna', ['going', 'to']],
+  ['wanna', ['want', 'to']],
 ]);
 /** Words whose "'s" is "is", not a possessive. */
 const S_IS = new Set(['it', 'that', 'what', 'there', 'here', 'he', 'she', 'who', 'where', 'how', 'this', 'everything', 'nothing']);
-const SUFFIXES: ReadonlyMap<string, string> = new Map([["'re", 'are'], ["'ve", 'have'], ["'ll", 'will'], ["'d", 'would'], ["'m", 'am']]);
+const SUFFIXES: ReadonlyMap<string, string> = new Map([
+  ["'re", 'are'],
+  ["'ve", 'have'],
+  ["'ll", 'will'],
+  ["'d", 'would'],
+  ["'m", 'am'],
+]);
 
 function pushWord(s: Sentence, raw: string): void {
   const cap = raw.length > 0 && raw[0] !== raw[0]!.toLowerCase();
@@ -314,8 +362,7 @@ const LEAVE_NOUN_BEFORE = set(
 const DITRANSITIVE_AFTER_YOU = set('my a an the our some this with these those');
 const LEAVE_FOLLOW = set('when after before once by next soon now if unless too altogether entirely as in');
 const MOVE = set(
-  'move moving moved migrate migrating migrated switch switching switched transition transitioning transitioned go ' +
-    'going change changing changed',
+  'move moving moved migrate migrating migrated switch switching switched transition transitioning transitioned go ' + 'going change changing changed',
 );
 /** "moving our support desk to Freshdesk", but not "switched our SSO provider to Okta". */
 const MOVE_WITH_OBJECT = set('move moving moved migrate migrating migrated transition transitioning transitioned');
@@ -334,15 +381,16 @@ const EVALUATE = set(
     'benchmarking benchmark',
 );
 const MODALS = set('will would might may could to shall must');
-const OPTION_VERBS = set('reviewing review weighing weigh exploring explore considering consider evaluating evaluate assessing assess reconsidering reconsider');
+const OPTION_VERBS = set(
+  'reviewing review weighing weigh exploring explore considering consider evaluating evaluate assessing assess reconsidering reconsider',
+);
 const COMPARE = set('comparing compare benchmarking benchmark comparison');
 const OFFER_WORDS = set('offer offers quote quotes proposal proposals bid bids pricing');
 const ELSEWHERE_VERBS = set('go going goes went take taking look looking move moving business shop shopping');
 const BUDGET = set('budget budgets spend spending funding');
 const BUDGET_CUT = set('cut cuts slashed reduced frozen freeze froze eliminated axed pulled');
 const NON_PRODUCT_BUDGET = set(
-  'travel events event marketing hiring headcount training conferences conference offsite hardware office swag ' +
-    'catering advertising ads recruiting',
+  'travel events event marketing hiring headcount training conferences conference offsite hardware office swag ' + 'catering advertising ads recruiting',
 );
 const TERMINATION_NOUN = set('termination cancellation cancelation');
 const TERMINATION_FOLLOW = set(
@@ -711,7 +759,8 @@ function churnAt(v: SentenceView, i: number): boolean {
     let ok = false;
     let toUs = false;
     if (next === CLAUSE) ok = true;
-    else if (next === 'you' && DITRANSITIVE_AFTER_YOU.has(v.at(i + 2))) ok = false; // "leave you my numbers"
+    else if (next === 'you' && DITRANSITIVE_AFTER_YOU.has(v.at(i + 2)))
+      ok = false; // "leave you my numbers"
     else if (next === 'you' || next === 'your' || next === 'yours' || (next === 'the' && THE_PRODUCT.has(v.at(i + 2)))) ok = toUs = true;
     else if (next === 'at') ok = v.at(i + 2) === 'the' && v.at(i + 3) === 'end';
     else if (next === 'for') ok = v.isCompetitorTarget(i + 2);
@@ -739,7 +788,16 @@ function churnAt(v: SentenceView, i: number): boolean {
       if (v.isName(i + 2)) return v.subjectBefore(i) === 'we' && v.churnHolds(i);
       return v.isCompetitorTarget(i + 2) && v.churnHolds(i);
     }
-    if ((w === 'switching' || w === 'changing' || w === 'switch' || w === 'change') && (next === 'providers' || next === 'vendors' || next === 'suppliers' || next === 'tools' || next === 'platforms' || next === 'solutions' || next === 'systems')) {
+    if (
+      (w === 'switching' || w === 'changing' || w === 'switch' || w === 'change') &&
+      (next === 'providers' ||
+        next === 'vendors' ||
+        next === 'suppliers' ||
+        next === 'tools' ||
+        next === 'platforms' ||
+        next === 'solutions' ||
+        next === 'systems')
+    ) {
       return v.churnHolds(i);
     }
     if (MOVE_WITH_OBJECT.has(w)) {
@@ -1010,9 +1068,7 @@ const PROBLEM_WORDS = set(
 );
 const LOOKS = set('look looks looked seem seems seemed is are was were');
 const RESOLVED = set('resolved fixed solved sorted works working gone fine fixing resolving');
-const REQUEST_VERBS_AFTER_YOU = set(
-  'you we i it someone anyone',
-);
+const REQUEST_VERBS_AFTER_YOU = set('you we i it someone anyone');
 const QUESTION_START = new Map<string, ReadonlySet<string>>([
   ['is', set('there it this that your the anyone someone')],
   ['are', set('there you we your the')],
@@ -1138,10 +1194,24 @@ function isProblemAt(v: SentenceView, i: number): boolean {
   const next = v.at(i + 1);
   let hit = false;
   if (PROBLEM_WORDS.has(w)) hit = true;
-  else if (w === 'not' && (next === 'working' || next === 'work' || next === 'load' || next === 'loading' || next === 'sync' || next === 'syncing' || next === 'showing' || next === 'show' || next === 'receive' || next === 'received')) hit = true;
+  else if (
+    w === 'not' &&
+    (next === 'working' ||
+      next === 'work' ||
+      next === 'load' ||
+      next === 'loading' ||
+      next === 'sync' ||
+      next === 'syncing' ||
+      next === 'showing' ||
+      next === 'show' ||
+      next === 'receive' ||
+      next === 'received')
+  )
+    hit = true;
   else if (w === 'stopped' && (next === 'working' || next === 'syncing' || next === 'at' || next === 'loading')) hit = true;
   else if ((w === 'charged' || w === 'billed') && (next === 'twice' || next === 'double')) hit = true;
-  else if (w === 'down' && (v.at(i - 1) === 'is' || v.at(i - 1) === 'was' || v.at(i - 1) === 'been' || v.at(i - 1) === 'went' || v.at(i - 1) === 'goes')) hit = true;
+  else if (w === 'down' && (v.at(i - 1) === 'is' || v.at(i - 1) === 'was' || v.at(i - 1) === 'been' || v.at(i - 1) === 'went' || v.at(i - 1) === 'goes'))
+    hit = true;
   else if (w === 'nothing' && v.at(i - 1) === 'does') hit = true;
   else if (w === 'off' && LOOKS.has(v.at(i - 1)) && next === CLAUSE) hit = true;
   else if (w === 'not' && v.at(i - 1) === 'can' && next !== 'thank' && next !== 'wait' && next !== 'recommend' && next !== 'believe') hit = true;
@@ -1214,7 +1284,6 @@ export function detectSignals(text: string): TextSignals {
   }
   const churnIntent = churnSentence !== null;
   needsReply = needsReply || churnIntent || followUp;
-  const bits =
-    (churnIntent ? SIGNAL_BITS.churnIntent : 0) | (followUp ? SIGNAL_BITS.followUp : 0) | (needsReply ? SIGNAL_BITS.needsReply : 0);
+  const bits = (churnIntent ? SIGNAL_BITS.churnIntent : 0) | (followUp ? SIGNAL_BITS.followUp : 0) | (needsReply ? SIGNAL_BITS.needsReply : 0);
   return { churnIntent, followUp, needsReply, bits, churnSentence };
 }

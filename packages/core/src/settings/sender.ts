@@ -52,7 +52,12 @@ export async function assertSenderAllowed(db: Db, workspaceId: string, address: 
  * default `notifications@<workspace>` (a value stored before senders were checked, or allowed by
  * an allow-list entry since removed, must not keep sending "from" a foreign domain).
  */
-export async function effectiveSender(db: Db, workspaceId: string, address: string, allowList: readonly string[] = []): Promise<{ from: string; replaced: boolean }> {
+export async function effectiveSender(
+  db: Db,
+  workspaceId: string,
+  address: string,
+  allowList: readonly string[] = [],
+): Promise<{ from: string; replaced: boolean }> {
   if (isSenderAllowed(address, await workspaceOwnDomains(db, workspaceId), allowList)) return { from: address, replaced: false };
   return { from: `notifications@${workspaceId}`, replaced: true };
 }

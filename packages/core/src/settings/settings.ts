@@ -114,7 +114,12 @@ export async function getSettings(db: Db, workspaceId: string): Promise<Workspac
 }
 
 /** Stores a partial patch merged over the current settings; returns the result. */
-export async function updateSettings(db: Db, workspaceId: string, patch: Partial<WorkspaceSettings> | Plain, now: Date = new Date()): Promise<WorkspaceSettings> {
+export async function updateSettings(
+  db: Db,
+  workspaceId: string,
+  patch: Partial<WorkspaceSettings> | Plain,
+  now: Date = new Date(),
+): Promise<WorkspaceSettings> {
   const current = await getSettings(db, workspaceId);
   const next = deepMerge(current, patch);
   const data_json = JSON.stringify(next);

@@ -9,8 +9,13 @@ import { fileSource, type FileSourceOptions } from './files.js';
  * is counted as skipped (`outside_folder`, `too_large`).
  */
 export function emlDirSource(dir: string, options: FileSourceOptions = {}): Source<RawMessage> {
-  return fileSource('eml', dir, {
-    enterDir: (_rel, name) => !name.startsWith('.'),
-    acceptFile: (_rel, name) => !name.startsWith('.'),
-  }, options);
+  return fileSource(
+    'eml',
+    dir,
+    {
+      enterDir: (_rel, name) => !name.startsWith('.'),
+      acceptFile: (_rel, name) => !name.startsWith('.'),
+    },
+    options,
+  );
 }

@@ -79,12 +79,7 @@ describe('maildirSource', () => {
     const source = maildirSource(root);
     expect(source.kind).toBe('maildir');
     const msgs = await collect(source);
-    expect(rels(msgs)).toEqual([
-      '.Work/.Deep/new/1003.M5.host',
-      '.Work/cur/1002.M4.host:2,',
-      'cur/1000.M1.host:2,S',
-      'new/0999.M2.host',
-    ]);
+    expect(rels(msgs)).toEqual(['.Work/.Deep/new/1003.M5.host', '.Work/cur/1002.M4.host:2,', 'cur/1000.M1.host:2,S', 'new/0999.M2.host']);
     expect(await source.total?.()).toBe(4);
   });
 

@@ -22,7 +22,8 @@ afterAll(async () => {
   await dropTestSchemas();
 });
 
-const mail = (n: string) => `From: ana@client.example\nTo: me@ourco.com\nDate: Mon, 3 Mar 2025 10:00:00 +0000\nMessage-ID: <${n}@t>\nSubject: ${n}\n\nHello ${n}\n`;
+const mail = (n: string) =>
+  `From: ana@client.example\nTo: me@ourco.com\nDate: Mon, 3 Mar 2025 10:00:00 +0000\nMessage-ID: <${n}@t>\nSubject: ${n}\n\nHello ${n}\n`;
 
 async function collect(source: Source<RawMessage>): Promise<RawMessage[]> {
   const out: RawMessage[] = [];
@@ -55,7 +56,9 @@ describe.each([
     const root = hostileFolder(layout);
     const items = await collect(make(root, { maxMessageBytes: 1024 * 1024 }));
     const byName = Object.fromEntries(items.map((m) => [m.location.slice(m.location.lastIndexOf('/') + 1), m]));
-    expect(Object.keys(byName).sort()).toEqual(['1.eml', '2-link-inside.eml', '3-link-out.eml', '6-huge.eml', ...(existsHostname() ? ['4-relative-out.eml'] : [])].sort());
+    expect(Object.keys(byName).sort()).toEqual(
+      ['1.eml', '2-link-inside.eml', '3-link-out.eml', '6-huge.eml', ...(existsHostname() ? ['4-relative-out.eml'] : [])].sort(),
+    );
     expect(byName['1.eml']?.raw.toString()).toContain('Hello one');
     expect(byName['2-link-inside.eml']?.raw.toString()).toContain('Hello one');
     expect(byName['3-link-out.eml']).toMatchObject({ refused: 'outside_folder' });
@@ -112,16 +115,23 @@ describe('mbox reader on one huge message', () => {
   }, 120_000);
 
   it.each([
-    ['items(): a file that is one line without a line break', async (file: string) => expect(await collect(mboxSource(file, { chunkSize: 1024 }))).toHaveLength(1)],
+    [
+      'items(): a file that is one line without a line break',
+      async (file: string) => expect(await collect(mboxSource(file, { chunkSize: 1024 }))).toHaveLength(1),
+    ],
     ['total(): the same', async (file: string) => expect(await mboxSource(file, { chunkSize: 1024 }).total?.()).toBe(1)],
-  ])('%s: 4× the size takes < 10× the time', async (_name, read) => {
-    const make = (bytes: number): string => {
-      const file = join(base, `line-${bytes}.mbox`);
-      writeFileSync(file, `From a@b Mon Mar  3 10:00:00 2025\nSubject: x\n\n${'y'.repeat(bytes)}`);
-      return file;
-    };
-    expect(await growthRatioAsync(make, read, 1_000_000)).toBeLessThan(10);
-  }, 120_000);
+  ])(
+    '%s: 4× the size takes < 10× the time',
+    async (_name, read) => {
+      const make = (bytes: number): string => {
+        const file = join(base, `line-${bytes}.mbox`);
+        writeFileSync(file, `From a@b Mon Mar  3 10:00:00 2025\nSubject: x\n\n${'y'.repeat(bytes)}`);
+        return file;
+      };
+      expect(await growthRatioAsync(make, read, 1_000_000)).toBeLessThan(10);
+    },
+    120_000,
+  );
 
   it('a message over the cap is not held in memory: it is yielded empty as too_large, and the next one is intact', async () => {
     const file = join(base, 'over-cap.mbox');
@@ -139,7 +149,10 @@ describe('mbox reader on one huge message', () => {
   it('yields the huge message intact between two small ones', async () => {
     const body = 'x'.repeat(100) + '\n';
     const file = join(base, 'three.mbox');
-    writeFileSync(file, `From a@b Mon Mar  3 10:00:00 2025\n${mail('a')}\nFrom a@b Mon Mar  3 10:00:00 2025\n${mail('b')}${body.repeat(30_000)}\nFrom a@b Mon Mar  3 10:00:00 2025\n${mail('c')}`);
+    writeFileSync(
+      file,
+      `From a@b Mon Mar  3 10:00:00 2025\n${mail('a')}\nFrom a@b Mon Mar  3 10:00:00 2025\n${mail('b')}${body.repeat(30_000)}\nFrom a@b Mon Mar  3 10:00:00 2025\n${mail('c')}`,
+    );
     const items = await collect(mboxSource(file, { chunkSize: 1000 }));
     expect(items.map((m) => /Subject: (\w)/.exec(m.raw.toString())?.[1])).toEqual(['a', 'b', 'c']);
     expect(items[1]?.raw.length).toBe(mail('b').length + body.length * 30_000);

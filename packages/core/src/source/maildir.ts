@@ -12,13 +12,18 @@ import { fileSource, type FileSourceOptions } from './files.js';
  * (`outside_folder`, `too_large`).
  */
 export function maildirSource(dir: string, options: FileSourceOptions = {}): Source<RawMessage> {
-  return fileSource('maildir', dir, {
-    enterDir: (_rel, name) => name !== 'tmp' && name !== '.' && name !== '..',
-    acceptFile: (rel, name) => {
-      if (name.startsWith('.')) return false;
-      const parts = rel.split('/');
-      const parent = parts[parts.length - 2];
-      return parent === 'cur' || parent === 'new';
+  return fileSource(
+    'maildir',
+    dir,
+    {
+      enterDir: (_rel, name) => name !== 'tmp' && name !== '.' && name !== '..',
+      acceptFile: (rel, name) => {
+        if (name.startsWith('.')) return false;
+        const parts = rel.split('/');
+        const parent = parts[parts.length - 2];
+        return parent === 'cur' || parent === 'new';
+      },
     },
-  }, options);
+    options,
+  );
 }

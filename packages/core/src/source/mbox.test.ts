@@ -34,15 +34,9 @@ describe('mboxSource', () => {
 
   it('reads the envelope date of each separator as ISO UTC', async () => {
     const msgs = await collect(fixture('mboxrd.mbox'));
-    expect(msgs.map((m) => m.envelopeDate)).toEqual([
-      '2003-03-04T03:33:20.000Z',
-      '2003-03-05T10:00:00.000Z',
-      '2003-03-06T09:12:13.000Z',
-    ]);
+    expect(msgs.map((m) => m.envelopeDate)).toEqual(['2003-03-04T03:33:20.000Z', '2003-03-05T10:00:00.000Z', '2003-03-06T09:12:13.000Z']);
     expect(parseEnvelopeDate('From - ')).toBeUndefined();
-    expect(parseEnvelopeDate('From 1844347792267117879@xxx Thu Nov 02 10:11:12 +0000 2017')).toBe(
-      '2017-11-02T10:11:12.000Z',
-    );
+    expect(parseEnvelopeDate('From 1844347792267117879@xxx Thu Nov 02 10:11:12 +0000 2017')).toBe('2017-11-02T10:11:12.000Z');
   });
 
   it('gives the key, kind, locations at separator offsets and a count', async () => {

@@ -32,14 +32,23 @@ const MAX_CONTENT_LENGTH = 256 << 20;
  * asctime date. This keeps an unescaped body line such as "From Russia with love" (mboxo files
  * written by sloppy tools) inside its message.
  */
-const SEPARATOR_LINE =
-  /^From (?:-|\S*@|MAILER-DAEMON\b|\S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b|\S+ +.*\b\d{1,2}:\d{2}\b.*\b\d{4}\b)/;
+const SEPARATOR_LINE = /^From (?:-|\S*@|MAILER-DAEMON\b|\S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b|\S+ +.*\b\d{1,2}:\d{2}\b.*\b\d{4}\b)/;
 
 const MONTHS: Record<string, number> = {
-  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11,
+  jan: 0,
+  feb: 1,
+  mar: 2,
+  apr: 3,
+  may: 4,
+  jun: 5,
+  jul: 6,
+  aug: 7,
+  sep: 8,
+  oct: 9,
+  nov: 10,
+  dec: 11,
 };
-const ASCTIME =
-  /\b([A-Za-z]{3}) +(\d{1,2}) +(\d{1,2}):(\d{2})(?::(\d{2}))?(?: +([+-]\d{4}|[A-Z]{1,5}))? +(\d{4})(?: +([+-]\d{4}))?/;
+const ASCTIME = /\b([A-Za-z]{3}) +(\d{1,2}) +(\d{1,2}):(\d{2})(?::(\d{2}))?(?: +([+-]\d{4}|[A-Z]{1,5}))? +(\d{4})(?: +([+-]\d{4}))?/;
 
 /**
  * The date of an mbox separator line (`From sender Tue Mar 04 03:33:20 2003`, optionally with a

@@ -16,17 +16,42 @@ describe.each(await testDialects())('insertRows on $name', (dialect) => {
       await createWorkspace(db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
       const n = BULK_ROWS_PER_STATEMENT[store.dialect] * 2 + 7;
       const now = '2025-06-01T00:00:00.000Z';
-      const clients = Array.from({ length: n }, (_, i) => newClientRow({ id: `cl_${i}`, workspaceId: 'ourco.com', domain: `c${i}.com`, now, mrr: i % 3 === 0 ? null : i * 10 }));
+      const clients = Array.from({ length: n }, (_, i) =>
+        newClientRow({ id: `cl_${i}`, workspaceId: 'ourco.com', domain: `c${i}.com`, now, mrr: i % 3 === 0 ? null : i * 10 }),
+      );
       await db.transaction().execute((trx) => insertRows(trx, 'clients', clients));
-      const rows = await db.selectFrom('clients').select(['id', 'primary_domain', 'mrr', 'name']).where('workspace_id', '=', 'ourco.com').orderBy('primary_domain').execute();
+      const rows = await db
+        .selectFrom('clients')
+        .select(['id', 'primary_domain', 'mrr', 'name'])
+        .where('workspace_id', '=', 'ourco.com')
+        .orderBy('primary_domain')
+        .execute();
       expect(rows).toHaveLength(n);
       const byId = new Map(rows.map((r) => [r.id, r]));
-      for (const [i, c] of clients.entries()) expect(byId.get(c.id), c.id).toEqual({ id: c.id, primary_domain: `c${i}.com`, mrr: i % 3 === 0 ? null : i * 10, name: c.name });
+      for (const [i, c] of clients.entries())
+        expect(byId.get(c.id), c.id).toEqual({ id: c.id, primary_domain: `c${i}.com`, mrr: i % 3 === 0 ? null : i * 10, name: c.name });
       // signals is left undefined: it takes the column's default (0), not NULL.
       const row = {
-        id: 'in_1', workspace_id: 'ourco.com', client_id: 'cl_1', type: 'email', source: 'mbox', dedupe_key: 'm1', provider_id: null, thread_id: 'm1',
-        subject: 's', summary: 'x', sentiment_label: 'neutral', sentiment_score: 0, occurred_at: now, from_email: 'a@c1.com', to_emails: '', direction: 'inbound',
-        opened: null, content_hash: 'h', created_at: now, updated_at: now,
+        id: 'in_1',
+        workspace_id: 'ourco.com',
+        client_id: 'cl_1',
+        type: 'email',
+        source: 'mbox',
+        dedupe_key: 'm1',
+        provider_id: null,
+        thread_id: 'm1',
+        subject: 's',
+        summary: 'x',
+        sentiment_label: 'neutral',
+        sentiment_score: 0,
+        occurred_at: now,
+        from_email: 'a@c1.com',
+        to_emails: '',
+        direction: 'inbound',
+        opened: null,
+        content_hash: 'h',
+        created_at: now,
+        updated_at: now,
       };
       // The schema type requires signals; a caller's row may still carry an undefined value.
       await insertRows(db, 'interactions', [{ ...row, signals: undefined } as unknown as Insertable<InteractionsTable>]);

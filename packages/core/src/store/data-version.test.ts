@@ -40,7 +40,11 @@ describe('Store.dataVersion on SQLite', () => {
       await b.db.transaction().execute(async (trx) => trx.selectFrom('workspaces').selectAll().execute());
       expect(a.dataVersion()).toBe(v4);
       // An insert … returning writes too (a statement that both reads and writes).
-      await a.db.insertInto('workspaces').values({ id: 'w2', name: 'w2', plan: 'free', billing_status: 'active', created_at: 'x', updated_at: 'x' }).returning('id').execute();
+      await a.db
+        .insertInto('workspaces')
+        .values({ id: 'w2', name: 'w2', plan: 'free', billing_status: 'active', created_at: 'x', updated_at: 'x' })
+        .returning('id')
+        .execute();
       expect(a.dataVersion()).not.toBe(v4);
     } finally {
       await a.close();

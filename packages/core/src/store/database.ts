@@ -121,10 +121,18 @@ function translateSqliteError(err: unknown, where: SqliteFaultContext): unknown 
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return err;
   if (code === 'SQLITE_FULL') {
-    return new ChsError('STORAGE_FULL', `the disk holding the SQLite database ${where.file} is full (SQLITE_FULL): the batch being written was not stored; free some space and run again (an ingestion resumes where it stopped)`, { cause: err });
+    return new ChsError(
+      'STORAGE_FULL',
+      `the disk holding the SQLite database ${where.file} is full (SQLITE_FULL): the batch being written was not stored; free some space and run again (an ingestion resumes where it stopped)`,
+      { cause: err },
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new ChsError('DATABASE_BUSY', `the SQLite database ${where.file} is locked by another process (${code}); gave up after waiting ${where.busyTimeoutMs} ms (CHS_SQLITE_BUSY_TIMEOUT_MS); nothing was written, try again`, { cause: err });
+    return new ChsError(
+      'DATABASE_BUSY',
+      `the SQLite database ${where.file} is locked by another process (${code}); gave up after waiting ${where.busyTimeoutMs} ms (CHS_SQLITE_BUSY_TIMEOUT_MS); nothing was written, try again`,
+      { cause: err },
+    );
   }
   return err;
 }
@@ -200,7 +208,10 @@ function sharedWriteCounter(file: string): WriteCounter {
  * mode, which reads it at most once per turn of the event loop: another *process* can only make a
  * request arrive here through I/O, which is handled in a later turn than its commit.
  */
-function sqliteDataVersion(native: SqliteDatabase.Database, writes: WriteCounter = { n: 0 }): { version: (freshness?: 'now' | 'turn') => string; onWrite: () => void } {
+function sqliteDataVersion(
+  native: SqliteDatabase.Database,
+  writes: WriteCounter = { n: 0 },
+): { version: (freshness?: 'now' | 'turn') => string; onWrite: () => void } {
   const pragma = native.prepare('pragma data_version').pluck();
   let thisTurn: number | undefined;
   const forget = (): void => {

@@ -21,7 +21,10 @@ describe.runIf(hasPg)('migrations when several runners start at once (PostgreSQL
     made.push(database);
     const stores = await Promise.all(Array.from({ length: 8 }, () => openStore({ url: database.url, poolSize: 2 })));
     try {
-      const rows = (await stores[0]!.db.selectFrom('kysely_migration' as never).select('name' as never).execute()) as Array<{ name: string }>;
+      const rows = (await stores[0]!.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .execute()) as Array<{ name: string }>;
       expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(migrations).sort());
       // Every store sees the finished schema, and there is nothing left to run.
       for (const s of stores) expect((await migrateToLatest(s.db)).results).toEqual([]);

@@ -18,7 +18,12 @@ import { openStore, type Db } from './database.js';
 import { holdSqliteWriteLock } from './testing.js';
 
 const truth = JSON.parse(readFileSync(fixturePath(SCENARIO_FIXTURE.truth), 'utf8')) as {
-  messages: number; interactions: number; clientCount: number; contactCount: number; workspaceDomain: string; endDate: string;
+  messages: number;
+  interactions: number;
+  clientCount: number;
+  contactCount: number;
+  workspaceDomain: string;
+  endDate: string;
 };
 const WS = truth.workspaceDomain;
 
@@ -28,7 +33,10 @@ async function pragma(db: Db, text: string): Promise<number> {
 }
 
 async function count(db: Db, table: 'interactions' | 'clients' | 'contacts'): Promise<number> {
-  const r = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -48,7 +56,9 @@ describe('SQLite faults (SQLite only)', () => {
 
       const err = await engine.ingest({ workspaceId: WS, source: source(), workers: 0, batchSize: BATCH }).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'STORAGE_FULL' });
-      expect((err as Error).message).toMatch(new RegExp(`the disk holding the SQLite database ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is full \\(SQLITE_FULL\\)`));
+      expect((err as Error).message).toMatch(
+        new RegExp(`the disk holding the SQLite database ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is full \\(SQLITE_FULL\\)`),
+      );
 
       // What the failed run left: whole batches, their counts, and a cursor just after the last of them.
       const [failed] = await db.selectFrom('ingestion_runs').selectAll().execute();
@@ -74,11 +84,20 @@ describe('SQLite faults (SQLite only)', () => {
       expect(await count(db, 'clients')).toBe(truth.clientCount);
       expect(await db.selectFrom('source_cursors').select('cursor_json').executeTakeFirst()).toBeUndefined();
       // The health of the clients the failed run stored was rebuilt by the run that finished it.
-      const history = await db.selectFrom('clients as c')
+      const history = await db
+        .selectFrom('clients as c')
         .select((eb) => [
           'c.primary_domain as domain',
-          eb.selectFrom('interactions as i').whereRef('i.client_id', '=', 'c.id').select((e) => e.fn.min<string>('i.occurred_at').as('d')).as('firstInteraction'),
-          eb.selectFrom('health_snapshots as h').whereRef('h.client_id', '=', 'c.id').select((e) => e.fn.min<string>('h.date').as('d')).as('firstSnapshot'),
+          eb
+            .selectFrom('interactions as i')
+            .whereRef('i.client_id', '=', 'c.id')
+            .select((e) => e.fn.min<string>('i.occurred_at').as('d'))
+            .as('firstInteraction'),
+          eb
+            .selectFrom('health_snapshots as h')
+            .whereRef('h.client_id', '=', 'c.id')
+            .select((e) => e.fn.min<string>('h.date').as('d'))
+            .as('firstSnapshot'),
         ])
         .execute();
       expect(history).toHaveLength(truth.clientCount);
@@ -129,7 +148,10 @@ describe('SQLite faults (SQLite only)', () => {
         await write(store.db, 'after-wait.example');
         expect(performance.now() - t).toBeGreaterThan(200);
         await released;
-        expect((await store.db.selectFrom('blocklist').select('entry').orderBy('entry').execute()).map((r) => r.entry)).toEqual(['after-wait.example', 'held.example']);
+        expect((await store.db.selectFrom('blocklist').select('entry').orderBy('entry').execute()).map((r) => r.entry)).toEqual([
+          'after-wait.example',
+          'held.example',
+        ]);
       } finally {
         await store.close();
       }
@@ -148,13 +170,19 @@ describe('SQLite faults (SQLite only)', () => {
         expect(waited).toBeGreaterThan(250);
         expect(waited).toBeLessThan(1400);
         // A transaction fails whole, and leaves the connection usable.
-        const trxErr = await store.db.transaction().execute(async (trx) => {
-          await write(trx, 'in-trx.example');
-        }).catch((e: unknown) => e);
+        const trxErr = await store.db
+          .transaction()
+          .execute(async (trx) => {
+            await write(trx, 'in-trx.example');
+          })
+          .catch((e: unknown) => e);
         expect(trxErr).toMatchObject({ code: 'DATABASE_BUSY' });
         await released;
         await write(store.db, 'later.example');
-        expect((await store.db.selectFrom('blocklist').select('entry').orderBy('entry').execute()).map((r) => r.entry)).toEqual(['held.example', 'later.example']);
+        expect((await store.db.selectFrom('blocklist').select('entry').orderBy('entry').execute()).map((r) => r.entry)).toEqual([
+          'held.example',
+          'later.example',
+        ]);
       } finally {
         await store.close();
       }

@@ -190,19 +190,19 @@ export async function dropTestSchema(schema: string): Promise<void> {
 export async function dropTestSchemas(): Promise<void> {
   if (created.length === 0) return;
   const schemas = created.splice(0);
-  await withAdmin(async (c) => {
-    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
-  }, await testFileDatabase());
+  await withAdmin(
+    async (c) => {
+      for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
+    },
+    await testFileDatabase(),
+  );
 }
 
 /** Drops every database this test run created (the global teardown; sessions still open are ended). */
 export async function dropTestRunDatabases(run: string): Promise<void> {
   if (!/^[a-z0-9_]+$/.test(run)) throw new Error(`bad test run name: ${run}`);
   await withAdmin(async (c) => {
-    const { rows } = await c.query<{ datname: string }>(
-      `select datname from pg_database where datname like $1`,
-      [`${run}\\_%`],
-    );
+    const { rows } = await c.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`${run}\\_%`]);
     for (const { datname } of rows) await c.query(`drop database if exists ${datname} with (force)`);
   });
 }

@@ -26,8 +26,14 @@ function message(box: 'a' | 'b', i: number) {
     id: `${box}${String(i).padStart(5, '0')}`,
     internalDate: at,
     raw: [
-      `From: Contact <c${i}@${domain}>`, 'To: Dana <dana@acme.com>, Eli <eli@acme.com>', `Subject: Note ${i}`, `Date: ${new Date(at).toUTCString()}`,
-      `Message-ID: <m${i}@${domain}>`, '', `Thanks for item ${i}, all good.`, '',
+      `From: Contact <c${i}@${domain}>`,
+      'To: Dana <dana@acme.com>, Eli <eli@acme.com>',
+      `Subject: Note ${i}`,
+      `Date: ${new Date(at).toUTCString()}`,
+      `Message-ID: <m${i}@${domain}>`,
+      '',
+      `Thanks for item ${i}, all good.`,
+      '',
     ].join('\r\n'),
   };
 }
@@ -48,7 +54,11 @@ async function frontDoor(byToken: Map<string, FakeGmailServer>): Promise<{ url: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -63,14 +73,42 @@ describe.each(dialects)('several mailboxes of one workspace on $name', (dialect)
 
   beforeEach(async () => {
     // Dana has messages 0-9, Eli 5-14: 5-9 reached both.
-    dana = await startFakeGmailServer({ emailAddress: 'dana@acme.com', accessTokens: ['tok-dana'], messages: Array.from({ length: 10 }, (_, i) => message('a', i)) });
-    eli = await startFakeGmailServer({ emailAddress: 'eli@acme.com', accessTokens: ['tok-eli'], messages: Array.from({ length: 10 }, (_, i) => message('b', i + 5)) });
-    door = await frontDoor(new Map([['tok-dana', dana], ['tok-eli', eli]]));
+    dana = await startFakeGmailServer({
+      emailAddress: 'dana@acme.com',
+      accessTokens: ['tok-dana'],
+      messages: Array.from({ length: 10 }, (_, i) => message('a', i)),
+    });
+    eli = await startFakeGmailServer({
+      emailAddress: 'eli@acme.com',
+      accessTokens: ['tok-eli'],
+      messages: Array.from({ length: 10 }, (_, i) => message('b', i + 5)),
+    });
+    door = await frontDoor(
+      new Map([
+        ['tok-dana', dana],
+        ['tok-eli', eli],
+      ]),
+    );
     const key = randomBytes(32);
-    engine = await createEngine({ database: await dialect.open(), clock: () => new Date(NOW), secretKey: key, providerUrls: { googleApi: door.url, googleToken: dana.tokenUrl, googleQuotaPerMinute: 0 } });
+    engine = await createEngine({
+      database: await dialect.open(),
+      clock: () => new Date(NOW),
+      secretKey: key,
+      providerUrls: { googleApi: door.url, googleToken: dana.tokenUrl, googleQuotaPerMinute: 0 },
+    });
     await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'dana@acme.com' });
-    await connectIntegration(engine.store.db, key, { workspaceId: 'acme.com', provider: 'google', credentials: { accessToken: 'tok-dana' }, accountEmail: 'Dana@acme.com' });
-    await connectIntegration(engine.store.db, key, { workspaceId: 'acme.com', provider: 'google', credentials: { accessToken: 'tok-eli' }, accountEmail: 'eli@acme.com' });
+    await connectIntegration(engine.store.db, key, {
+      workspaceId: 'acme.com',
+      provider: 'google',
+      credentials: { accessToken: 'tok-dana' },
+      accountEmail: 'Dana@acme.com',
+    });
+    await connectIntegration(engine.store.db, key, {
+      workspaceId: 'acme.com',
+      provider: 'google',
+      credentials: { accessToken: 'tok-eli' },
+      accountEmail: 'eli@acme.com',
+    });
   });
   afterEach(async () => {
     await engine.close();
@@ -79,7 +117,15 @@ describe.each(dialects)('several mailboxes of one workspace on $name', (dialect)
     await eli.close();
   });
 
-  const count = async () => Number((await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async () =>
+    Number(
+      (
+        await engine.store.db
+          .selectFrom('interactions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const since = new Date(NOW - 30 * 86_400_000);
 
   it('each mailbox syncs with its own cursor; a message both received is stored once; the status lists both', async () => {
@@ -100,22 +146,33 @@ describe.each(dialects)('several mailboxes of one workspace on $name', (dialect)
 
     const status = await integrationStatus(engine.store.db, 'acme.com', 'google');
     expect(status).toMatchObject({ connected: true, state: 'connected', email: 'Dana@acme.com' }); // the address as given; the account key is lower-cased
-    expect(status.accounts.map((a) => [a.account, a.state, a.lastError])).toEqual([['dana@acme.com', 'connected', null], ['eli@acme.com', 'connected', null]]);
+    expect(status.accounts.map((a) => [a.account, a.state, a.lastError])).toEqual([
+      ['dana@acme.com', 'connected', null],
+      ['eli@acme.com', 'connected', null],
+    ]);
     expect(status.accounts.every((a) => a.lastSyncAt !== null)).toBe(true);
     expect(status.lastSyncAt).toBe(status.accounts.map((a) => a.lastSyncAt!).sort()[0]);
 
     // A new message reaches Eli only: the next quick sync reads Eli's history, nothing of Dana's again.
     eli.addMessage(message('b', 100));
     const next = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick' });
-    expect(next.accounts?.map((a) => [a.account, a.itemsProcessed])).toEqual([['dana@acme.com', 0], ['eli@acme.com', 1]]);
+    expect(next.accounts?.map((a) => [a.account, a.itemsProcessed])).toEqual([
+      ['dana@acme.com', 0],
+      ['eli@acme.com', 1],
+    ]);
     expect(await count()).toBe(16);
   });
 
-  it('a caller\'s checkpoint and progress count the whole sync, not one mailbox at a time', async () => {
+  it("a caller's checkpoint and progress count the whole sync, not one mailbox at a time", async () => {
     const checkpoints: number[] = [];
     const progress: number[] = [];
     const s = await engine.sync({
-      workspaceId: 'acme.com', provider: 'google', mode: 'full', since, batchSize: 4, workers: 0,
+      workspaceId: 'acme.com',
+      provider: 'google',
+      mode: 'full',
+      since,
+      batchSize: 4,
+      workers: 0,
       checkpoint: async (_trx, counts) => void checkpoints.push(counts.processed),
       onProgress: (p) => void progress.push(p.processed),
     });
@@ -134,11 +191,17 @@ describe.each(dialects)('several mailboxes of one workspace on $name', (dialect)
     dana.addMessage(message('a', 200));
     const s = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick' });
     expect(s.status).toBe('completed');
-    expect(s.accounts?.map((a) => [a.account, a.status, a.itemsAdded])).toEqual([['dana@acme.com', 'completed', 1], ['eli@acme.com', 'needs_reauth', 0]]);
+    expect(s.accounts?.map((a) => [a.account, a.status, a.itemsAdded])).toEqual([
+      ['dana@acme.com', 'completed', 1],
+      ['eli@acme.com', 'needs_reauth', 0],
+    ]);
     expect(s.accounts?.[1]?.error).toMatch(/reconnect the account/);
     const status = await integrationStatus(engine.store.db, 'acme.com', 'google');
     expect(status.connected).toBe(true);
-    expect(status.accounts.map((a) => [a.account, a.state])).toEqual([['dana@acme.com', 'connected'], ['eli@acme.com', 'needs_reauth']]);
+    expect(status.accounts.map((a) => [a.account, a.state])).toEqual([
+      ['dana@acme.com', 'connected'],
+      ['eli@acme.com', 'needs_reauth'],
+    ]);
     expect(status.accounts[1]?.lastError).toMatch(/401|reconnect/);
 
     // Only Eli's is left out from now on; when Dana's dies too, the sync fails with it.

@@ -19,7 +19,16 @@ function message(i: number, at: number) {
   return {
     id: `g${String(i).padStart(5, '0')}`,
     internalDate: at,
-    raw: [`From: Contact <c${i}@${domain}>`, 'To: Rep <rep@acme.com>', `Subject: Note ${i}`, `Date: ${new Date(at).toUTCString()}`, `Message-ID: <m${i}@${domain}>`, '', `Thanks for item ${i}, all good.`, ''].join('\r\n'),
+    raw: [
+      `From: Contact <c${i}@${domain}>`,
+      'To: Rep <rep@acme.com>',
+      `Subject: Note ${i}`,
+      `Date: ${new Date(at).toUTCString()}`,
+      `Message-ID: <m${i}@${domain}>`,
+      '',
+      `Thanks for item ${i}, all good.`,
+      '',
+    ].join('\r\n'),
   };
 }
 
@@ -33,21 +42,43 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
     // 400 messages over the 200 days before NOW, one every 12 hours.
     server = await startFakeGmailServer({ messages: Array.from({ length: 400 }, (_, i) => message(i, NOW - (i + 1) * 43_200_000)) });
     const key = randomBytes(32);
-    engine = await createEngine({ database: await dialect.open(), clock: () => new Date(NOW), secretKey: key, providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 } });
+    engine = await createEngine({
+      database: await dialect.open(),
+      clock: () => new Date(NOW),
+      secretKey: key,
+      providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 },
+    });
     await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
-    await connectIntegration(engine.store.db, key, { workspaceId: 'acme.com', provider: 'google', credentials: { accessToken: 'fake-access-token' }, accountEmail: 'rep@acme.com' });
+    await connectIntegration(engine.store.db, key, {
+      workspaceId: 'acme.com',
+      provider: 'google',
+      credentials: { accessToken: 'fake-access-token' },
+      accountEmail: 'rep@acme.com',
+    });
   });
   afterEach(async () => {
     await engine.close();
     await server.close();
   });
 
-  const count = async () => Number((await engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async () =>
+    Number(
+      (
+        await engine.store.db
+          .selectFrom('interactions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('a full read leaves an incremental cursor; the next quick sync brings exactly the new message', async () => {
     const first = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'quick', since: new Date(NOW - 365 * DAY_MS) });
     expect([first.status, first.itemsProcessed, first.itemsAdded]).toEqual(['completed', 400, 400]);
-    const cursor = await engine.store.db.selectFrom('source_cursors').select('cursor_json').where('source_key', '=', 'google:rep@acme.com').executeTakeFirstOrThrow();
+    const cursor = await engine.store.db
+      .selectFrom('source_cursors')
+      .select('cursor_json')
+      .where('source_key', '=', 'google:rep@acme.com')
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(cursor.cursor_json)).toMatchObject({ phase: 'incremental' });
 
     server.addMessage(message(1000, NOW - 3_600_000));
@@ -59,8 +90,16 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
   it('an interrupted full read resumes from its cursor instead of starting over', async () => {
     const stop = new AbortController();
     const first = await engine.sync({
-      workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * DAY_MS), batchSize: 25, workers: 0, signal: stop.signal,
-      onProgress: (p) => { if (p.processed >= 50) stop.abort(); },
+      workspaceId: 'acme.com',
+      provider: 'google',
+      mode: 'full',
+      since: new Date(NOW - 365 * DAY_MS),
+      batchSize: 25,
+      workers: 0,
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.processed >= 50) stop.abort();
+      },
     });
     expect(first.status).toBe('cancelled');
     expect(first.itemsProcessed).toBeGreaterThanOrEqual(50);

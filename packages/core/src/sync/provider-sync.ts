@@ -12,7 +12,13 @@ import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
 import type { CredentialsByProvider, Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
-import { getIntegrationCredentials, listIntegrationAccounts, markIntegrationSynced, markNeedsReauth, updateIntegrationTokens } from '../integrations/repository.js';
+import {
+  getIntegrationCredentials,
+  listIntegrationAccounts,
+  markIntegrationSynced,
+  markNeedsReauth,
+  updateIntegrationTokens,
+} from '../integrations/repository.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
 import { readAhead } from '../util/read-ahead.js';
@@ -114,7 +120,8 @@ export function accountCursorKey(key: string, account: string): string {
 /** Drops a one-off read's cursors: the key itself and every account's (accountCursorKey). */
 export async function dropSyncCursors(db: Executor, workspaceId: string, provider: Provider, key: string): Promise<void> {
   await dropCursor(db, workspaceId, key);
-  for (const a of await listIntegrationAccounts(db, workspaceId, provider)) if (a.account !== '') await dropCursor(db, workspaceId, accountCursorKey(key, a.account));
+  for (const a of await listIntegrationAccounts(db, workspaceId, provider))
+    if (a.account !== '') await dropCursor(db, workspaceId, accountCursorKey(key, a.account));
 }
 
 /**
@@ -131,7 +138,11 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
   const live = all.filter((a) => a.state === 'connected');
   if (live.length === 0) {
     const dead = all.find((a) => a.state === 'needs_reauth');
-    if (dead) throw new ChsError('INTEGRATION_NEEDS_REAUTH', `${provider} needs to be connected again for ${workspaceId}${dead.lastError ? `: ${dead.lastError}` : ''}`);
+    if (dead)
+      throw new ChsError(
+        'INTEGRATION_NEEDS_REAUTH',
+        `${provider} needs to be connected again for ${workspaceId}${dead.lastError ? `: ${dead.lastError}` : ''}`,
+      );
     throw new ChsError('INTEGRATION_NOT_CONNECTED', `${provider} is not connected for ${workspaceId}`);
   }
   const counters = { batches: 0 };
@@ -144,18 +155,31 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
     // The caller's checkpoint and progress see the whole sync: the accounts already read are added
     // to this account's running counts (a job's checkpoint is its totals so far, not one account's).
     const done = total;
-    const checkpoint: BatchCheckpoint | undefined = input.checkpoint && done
-      ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
-      : input.checkpoint;
-    const onProgress = input.onProgress && done
-      ? (p: SyncProgress): void => input.onProgress!({
-          ...p, processed: p.processed + done.itemsProcessed, added: p.added + done.itemsAdded, updated: p.updated + done.itemsUpdated,
-          skipped: p.skipped + done.itemsSkipped, filtered: p.filtered + done.itemsFiltered, errors: p.errors + done.errorsCount,
-        })
-      : input.onProgress;
+    const checkpoint: BatchCheckpoint | undefined =
+      input.checkpoint && done
+        ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
+        : input.checkpoint;
+    const onProgress =
+      input.onProgress && done
+        ? (p: SyncProgress): void =>
+            input.onProgress!({
+              ...p,
+              processed: p.processed + done.itemsProcessed,
+              added: p.added + done.itemsAdded,
+              updated: p.updated + done.itemsUpdated,
+              skipped: p.skipped + done.itemsSkipped,
+              filtered: p.filtered + done.itemsFiltered,
+              errors: p.errors + done.errorsCount,
+            })
+        : input.onProgress;
     let s: ProviderSyncSummary;
     try {
-      s = await syncAccount(deps, { ...input, ...(left !== undefined ? { maxItems: left } : {}), ...(checkpoint ? { checkpoint } : {}), ...(onProgress ? { onProgress } : {}) }, a.account, counters);
+      s = await syncAccount(
+        deps,
+        { ...input, ...(left !== undefined ? { maxItems: left } : {}), ...(checkpoint ? { checkpoint } : {}), ...(onProgress ? { onProgress } : {}) },
+        a.account,
+        counters,
+      );
     } catch (err) {
       if (!isChsError(err, 'INTEGRATION_NEEDS_REAUTH')) throw err;
       refused ??= err;
@@ -185,9 +209,14 @@ function mergeTouched(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, str
 function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCounts {
   return {
     ...c,
-    processed: c.processed + before.itemsProcessed, added: c.added + before.itemsAdded, updated: c.updated + before.itemsUpdated,
-    skipped: c.skipped + before.itemsSkipped, filtered: c.filtered + before.itemsFiltered, errors: c.errors + before.errorsCount,
-    clientsCreated: c.clientsCreated + before.clientsCreated, contactsCreated: c.contactsCreated + before.contactsCreated,
+    processed: c.processed + before.itemsProcessed,
+    added: c.added + before.itemsAdded,
+    updated: c.updated + before.itemsUpdated,
+    skipped: c.skipped + before.itemsSkipped,
+    filtered: c.filtered + before.itemsFiltered,
+    errors: c.errors + before.errorsCount,
+    clientsCreated: c.clientsCreated + before.clientsCreated,
+    contactsCreated: c.contactsCreated + before.contactsCreated,
   };
 }
 
@@ -225,15 +254,17 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     onTokens: async (c: CredentialsByProvider[typeof provider]) => updateIntegrationTokens(db, secretKey, workspaceId, provider, c, account),
   });
   const cursorKey = accountCursorKey(input.cursorKey ?? provider, account);
-  const checkpoint: BatchCheckpoint | undefined = input.checkpoint || deps.faults
-    ? async (trx, counts, cursor, touched) => {
-        await input.checkpoint?.(trx, counts, cursor, touched);
-        deps.faults?.('batch', ++counters.batches);
-      }
-    : undefined;
+  const checkpoint: BatchCheckpoint | undefined =
+    input.checkpoint || deps.faults
+      ? async (trx, counts, cursor, touched) => {
+          await input.checkpoint?.(trx, counts, cursor, touched);
+          deps.faults?.('batch', ++counters.batches);
+        }
+      : undefined;
   // The provider's own count (e.g. Gmail's messagesTotal), capped by maxItems, is the progress total.
   let totalEstimate: number | undefined;
-  const capped = (n: number | undefined): number | undefined => (n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems));
+  const capped = (n: number | undefined): number | undefined =>
+    n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems);
   const onProgress = input.onProgress
     ? (p: IngestProgress): void => {
         const total = capped(totalEstimate) ?? p.total;
@@ -253,7 +284,9 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     ...(input.since ? { since: input.since } : {}),
     ...(input.until ? { until: input.until } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
-    onProgress: (p: { totalEstimate?: number }) => { if (p.totalEstimate !== undefined) totalEstimate = p.totalEstimate; },
+    onProgress: (p: { totalEstimate?: number }) => {
+      if (p.totalEstimate !== undefined) totalEstimate = p.totalEstimate;
+    },
   });
 
   try {
@@ -295,27 +328,51 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
           }
         },
       };
-      const s = await ingestSource({ db, logger }, {
-        workspaceId, source, keepCursor: !input.dropCursorOnComplete,
-        ...(input.maxItems !== undefined ? { maxItems: input.maxItems } : {}),
-        ...(input.batchSize !== undefined ? { batchSize: input.batchSize } : {}),
-        ...(input.jobId ? { jobId: input.jobId } : {}),
-        ...(input.signal ? { signal: input.signal } : {}),
-        ...(checkpoint ? { checkpoint } : {}),
-        ...(onProgress ? { onProgress } : {}),
-        ...(input.pool ? { pool: input.pool } : {}),
-        ...(input.workers !== undefined ? { workers: input.workers } : {}),
-        ...(input.parseBudgetMs !== undefined ? { parseBudgetMs: input.parseBudgetMs } : {}),
-        ...(input.maxMessageBytes !== undefined ? { maxMessageBytes: input.maxMessageBytes } : {}),
-      });
+      const s = await ingestSource(
+        { db, logger },
+        {
+          workspaceId,
+          source,
+          keepCursor: !input.dropCursorOnComplete,
+          ...(input.maxItems !== undefined ? { maxItems: input.maxItems } : {}),
+          ...(input.batchSize !== undefined ? { batchSize: input.batchSize } : {}),
+          ...(input.jobId ? { jobId: input.jobId } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+          ...(checkpoint ? { checkpoint } : {}),
+          ...(onProgress ? { onProgress } : {}),
+          ...(input.pool ? { pool: input.pool } : {}),
+          ...(input.workers !== undefined ? { workers: input.workers } : {}),
+          ...(input.parseBudgetMs !== undefined ? { parseBudgetMs: input.parseBudgetMs } : {}),
+          ...(input.maxMessageBytes !== undefined ? { maxMessageBytes: input.maxMessageBytes } : {}),
+        },
+      );
       if (s.status === 'completed' && !input.dropCursorOnComplete && finalCursor) await saveCursor(db, workspaceId, cursorKey, finalCursor);
       summary = {
-        provider, runId: s.runId, status: s.status, itemsProcessed: s.itemsProcessed, itemsAdded: s.itemsAdded, itemsUpdated: s.itemsUpdated,
-        itemsSkipped: s.itemsSkipped, itemsFiltered: s.itemsFiltered, errorsCount: s.errorsCount, clientsCreated: s.clientsCreated,
-        contactsCreated: s.contactsCreated, unreconciled, resync, durationMs: s.durationMs, touched: s.touched,
+        provider,
+        runId: s.runId,
+        status: s.status,
+        itemsProcessed: s.itemsProcessed,
+        itemsAdded: s.itemsAdded,
+        itemsUpdated: s.itemsUpdated,
+        itemsSkipped: s.itemsSkipped,
+        itemsFiltered: s.itemsFiltered,
+        errorsCount: s.errorsCount,
+        clientsCreated: s.clientsCreated,
+        contactsCreated: s.contactsCreated,
+        unreconciled,
+        resync,
+        durationMs: s.durationMs,
+        touched: s.touched,
       };
     } else {
-      summary = await syncRecords(deps, { ...input, ...(onProgress ? { onProgress } : {}), ...(checkpoint ? { checkpoint } : {}) }, connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>, syncOptions, cursorKey, note);
+      summary = await syncRecords(
+        deps,
+        { ...input, ...(onProgress ? { onProgress } : {}), ...(checkpoint ? { checkpoint } : {}) },
+        connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>,
+        syncOptions,
+        cursorKey,
+        note,
+      );
       summary.unreconciled = unreconciled;
       summary.resync = resync;
     }
@@ -343,7 +400,11 @@ async function syncRecords<O>(
   const blocklist = (await db.selectFrom('blocklist').select('entry').where('workspace_id', '=', workspaceId).execute()).map((r) => r.entry);
   const runId = await startIngestionRun(db, { workspaceId, source: provider, jobId: input.jobId });
   const writer = new RecordWriter({
-    db, workspaceId, provider, runId, sourceKey: cursorKey,
+    db,
+    workspaceId,
+    provider,
+    runId,
+    sourceKey: cursorKey,
     resolver: new Resolver({ ownDomains: own.length ? own : [workspaceId], blocklist }),
     scorer: createSentimentScorer(),
     ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
@@ -355,8 +416,21 @@ async function syncRecords<O>(
       await writer.write(batch.items, batch.cursor);
       const c: RunCounts = writer.counts;
       const secs = Math.max((Date.now() - started) / 1000, 0.001);
-      input.onProgress?.({ processed: c.processed, total: undefined, added: c.added, updated: c.updated, skipped: c.skipped, filtered: c.filtered, errors: c.errors, rate: c.processed / secs, etaSeconds: undefined });
-      if (input.signal?.aborted) { status = 'cancelled'; break; }
+      input.onProgress?.({
+        processed: c.processed,
+        total: undefined,
+        added: c.added,
+        updated: c.updated,
+        skipped: c.skipped,
+        filtered: c.filtered,
+        errors: c.errors,
+        rate: c.processed / secs,
+        etaSeconds: undefined,
+      });
+      if (input.signal?.aborted) {
+        status = 'cancelled';
+        break;
+      }
       if (input.maxItems !== undefined && c.processed >= input.maxItems) break;
     }
     await db.transaction().execute(async (trx) => {
@@ -370,8 +444,20 @@ async function syncRecords<O>(
   const c = writer.counts;
   logger.info({ provider, workspaceId, processed: c.processed }, 'provider sync finished');
   return {
-    provider, runId, status, itemsProcessed: c.processed, itemsAdded: c.added, itemsUpdated: c.updated, itemsSkipped: c.skipped,
-    itemsFiltered: c.filtered, errorsCount: c.errors, clientsCreated: c.clientsCreated, contactsCreated: c.contactsCreated,
-    unreconciled: [], resync: null, durationMs: Date.now() - started, touched: writer.touched,
+    provider,
+    runId,
+    status,
+    itemsProcessed: c.processed,
+    itemsAdded: c.added,
+    itemsUpdated: c.updated,
+    itemsSkipped: c.skipped,
+    itemsFiltered: c.filtered,
+    errorsCount: c.errors,
+    clientsCreated: c.clientsCreated,
+    contactsCreated: c.contactsCreated,
+    unreconciled: [],
+    resync: null,
+    durationMs: Date.now() - started,
+    touched: writer.touched,
   };
 }

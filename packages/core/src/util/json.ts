@@ -18,8 +18,7 @@ export function readJson<T>(text: string, guard: Guard<T>, what: string): T {
   return value;
 }
 
-export const isRecord: Guard<Record<string, unknown>> = (v): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord: Guard<Record<string, unknown>> = (v): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function arrayOf<T>(item: Guard<T>): Guard<T[]> {
   return (v): v is T[] => Array.isArray(v) && v.every(item);

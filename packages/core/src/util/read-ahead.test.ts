@@ -43,13 +43,15 @@ describe('readAhead', () => {
       throw new Error('page 2 failed');
     }
     const seen: string[] = [];
-    await expect((async () => {
-      for await (const x of readAhead(failing())) {
-        await tick();
-        await tick();
-        seen.push(x);
-      }
-    })()).rejects.toThrow('page 2 failed');
+    await expect(
+      (async () => {
+        for await (const x of readAhead(failing())) {
+          await tick();
+          await tick();
+          seen.push(x);
+        }
+      })(),
+    ).rejects.toThrow('page 2 failed');
     expect(seen).toEqual(['a']);
   });
 

@@ -40,7 +40,13 @@ export function localTime(at: Date, timeZone: string): LocalTime {
   let parts: Intl.DateTimeFormatPart[];
   try {
     parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
     }).formatToParts(at);
   } catch {
     return localTime(at, 'UTC');
@@ -79,7 +85,16 @@ function computeZoneOffset(atMs: number, timeZone: string): number {
   let f = zoneFormats.get(timeZone);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
     } catch {
       return 0;
     }
@@ -101,7 +116,7 @@ export function businessDueAt(atMs: number, days: number, timeZone: string): num
   const offset = zoneOffsetMs(atMs, timeZone);
   const local = new Date(atMs + offset);
   let day = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
-  for (let left = Math.max(0, Math.floor(days)); left > 0; ) {
+  for (let left = Math.max(0, Math.floor(days)); left > 0;) {
     day += DAY_MS;
     const dow = new Date(day).getUTCDay();
     if (dow !== 0 && dow !== 6) left -= 1;

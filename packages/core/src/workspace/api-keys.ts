@@ -91,7 +91,11 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<Cr
 
 /** A no-op write that holds the workspace row's lock until the transaction ends; false when there is no such workspace. */
 async function lockWorkspace(trx: Db, workspaceId: string): Promise<boolean> {
-  const r = await trx.updateTable('workspaces').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', workspaceId).executeTakeFirst();
+  const r = await trx
+    .updateTable('workspaces')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
@@ -168,7 +172,14 @@ export async function revokeAllApiKeys(db: Db, workspaceId: string): Promise<str
   const run = async (trx: Db): Promise<string[]> => {
     // Serialised with createApiKey: a key made meanwhile is either revoked here or made after.
     await lockWorkspace(trx, workspaceId);
-    const rows = await trx.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId).where('is_active', '=', 1).orderBy('created_at').orderBy('id').execute();
+    const rows = await trx
+      .selectFrom('api_keys')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('is_active', '=', 1)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     if (rows.length > 0) await trx.updateTable('api_keys').set({ is_active: 0 }).where('workspace_id', '=', workspaceId).where('is_active', '=', 1).execute();
     return rows.map((r) => r.id);
   };

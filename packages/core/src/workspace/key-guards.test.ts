@@ -71,7 +71,9 @@ describe.each(dialects.map((d) => [d.name, d] as const))('key and address guards
     try {
       const db = store.db;
       await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
-      const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => createApiKey(db, { workspaceId: 'acme.com', name: `race ${i}`, maxActive: 3 })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => createApiKey(db, { workspaceId: 'acme.com', name: `race ${i}`, maxActive: 3 })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'KEY_LIMIT_REACHED' });
       expect(await countActiveApiKeys(db, 'acme.com')).toBe(3);
@@ -129,7 +131,20 @@ describe.each(dialects.map((d) => [d.name, d] as const))('key and address guards
       const db = store.db;
       const { owner } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
       const addBo = () =>
-        db.insertInto('users').values({ id: 'usr_bo', workspace_id: 'acme.com', email: 'bo@acme.com', name: 'Bo', title: '', role: 'member', has_completed_onboarding: 0, created_at: new Date().toISOString(), last_login_at: null }).execute();
+        db
+          .insertInto('users')
+          .values({
+            id: 'usr_bo',
+            workspace_id: 'acme.com',
+            email: 'bo@acme.com',
+            name: 'Bo',
+            title: '',
+            role: 'member',
+            has_completed_onboarding: 0,
+            created_at: new Date().toISOString(),
+            last_login_at: null,
+          })
+          .execute();
       const req = await requestEmailChange(db, owner.id, 'bo@acme.com');
       if (req.status !== 'pending') throw new Error('expected a pending change');
       await addBo();
@@ -147,7 +162,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('key and address guards
       const db = store.db;
       await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
       await db.insertInto('workspace_domains').values({ workspace_id: 'acme.com', domain: 'acme-mail.io' }).execute();
-      for (const ok of ['notifications@acme.com', 'CS@Mail.Acme.com', 'x@acme-mail.io']) await expect(assertSenderAllowed(db, 'acme.com', ok)).resolves.toBeUndefined();
+      for (const ok of ['notifications@acme.com', 'CS@Mail.Acme.com', 'x@acme-mail.io'])
+        await expect(assertSenderAllowed(db, 'acme.com', ok)).resolves.toBeUndefined();
       for (const bad of ['ceo@bank.com', 'x@notacme.com', 'x@acme.com.evil.io', 'x@evil.io']) {
         await expect(assertSenderAllowed(db, 'acme.com', bad), bad).rejects.toMatchObject({ code: 'SENDER_NOT_ALLOWED' });
       }

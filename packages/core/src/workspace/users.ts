@@ -61,7 +61,13 @@ async function checkNewEmail(db: Db, user: User, input: string): Promise<string>
   const email = input.trim().toLowerCase();
   if (!isValidEmail(email)) throw new ChsError('INVALID_INPUT', `profile.email is not a valid e-mail address: ${input}`);
   if (email !== user.email) {
-    const taken = await db.selectFrom('users').select('id').where('workspace_id', '=', user.workspaceId).where('email', '=', email).where('id', '!=', user.id).executeTakeFirst();
+    const taken = await db
+      .selectFrom('users')
+      .select('id')
+      .where('workspace_id', '=', user.workspaceId)
+      .where('email', '=', email)
+      .where('id', '!=', user.id)
+      .executeTakeFirst();
     if (taken) throw new ChsError('CONFLICT', `another user of the workspace already has the address ${email}`);
   }
   return email;
@@ -88,12 +94,20 @@ export async function requestEmailChange(db: Db, userId: string, input: string, 
   if (!user) throw new ChsError('NOT_FOUND', `user ${userId} does not exist`);
   const email = await checkNewEmail(db, user, input);
   if (email === user.email) {
-    await db.updateTable('users').set({ pending_email: null, pending_email_token_hash: null, pending_email_expires_at: null }).where('id', '=', userId).execute();
+    await db
+      .updateTable('users')
+      .set({ pending_email: null, pending_email_token_hash: null, pending_email_expires_at: null })
+      .where('id', '=', userId)
+      .execute();
     return { status: 'unchanged', email };
   }
   const token = CONFIRMATION_PREFIX + randomBytes(24).toString('base64url');
   const expiresAt = new Date((options.now ?? new Date()).getTime() + (options.ttlMs ?? EMAIL_CONFIRMATION_TTL_MS)).toISOString();
-  await db.updateTable('users').set({ pending_email: email, pending_email_token_hash: sha256Hex(token), pending_email_expires_at: expiresAt }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ pending_email: email, pending_email_token_hash: sha256Hex(token), pending_email_expires_at: expiresAt })
+    .where('id', '=', userId)
+    .execute();
   return { status: 'pending', email, token, expiresAt };
 }
 
@@ -106,7 +120,12 @@ export async function confirmEmailChange(db: Db, workspaceId: string, token: str
   const invalid = () => new ChsError('CONFIRMATION_INVALID', 'the confirmation token is unknown, already used, replaced by a newer one, or expired');
   const candidate = token.trim();
   if (!CONFIRMATION_SHAPE.test(candidate)) throw invalid();
-  const row = await db.selectFrom('users').selectAll().where('workspace_id', '=', workspaceId).where('pending_email_token_hash', '=', sha256Hex(candidate)).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('pending_email_token_hash', '=', sha256Hex(candidate))
+    .executeTakeFirst();
   if (!row || row.pending_email === null || row.pending_email_expires_at === null || row.pending_email_expires_at <= now.toISOString()) throw invalid();
   const user = toUser(row);
   const email = await checkNewEmail(db, user, row.pending_email);

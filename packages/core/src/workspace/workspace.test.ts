@@ -151,7 +151,20 @@ describe.each(dialects.map((d) => [d.name, d] as const))('workspace store on %s'
     try {
       const db = store.db;
       const { owner } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com', ownerName: 'Ana' });
-      await db.insertInto('users').values({ id: 'usr_b', workspace_id: 'acme.com', email: 'bo@acme.com', name: 'Bo', title: '', role: 'member', has_completed_onboarding: 0, created_at: new Date().toISOString(), last_login_at: null }).execute();
+      await db
+        .insertInto('users')
+        .values({
+          id: 'usr_b',
+          workspace_id: 'acme.com',
+          email: 'bo@acme.com',
+          name: 'Bo',
+          title: '',
+          role: 'member',
+          has_completed_onboarding: 0,
+          created_at: new Date().toISOString(),
+          last_login_at: null,
+        })
+        .execute();
       const u = await updateUserProfile(db, owner.id, { title: 'VP CS', email: 'Ana.Lima@acme.com' });
       expect(u).toMatchObject({ name: 'Ana', title: 'VP CS', email: 'ana.lima@acme.com' });
       await expect(updateUserProfile(db, owner.id, { email: 'bo@acme.com' })).rejects.toMatchObject({ code: 'CONFLICT' });

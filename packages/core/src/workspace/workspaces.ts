@@ -74,7 +74,10 @@ export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Prom
       const wsRow = { id, name, plan: DEFAULT_PLAN, billing_status: DEFAULT_BILLING_STATUS, created_at: now, updated_at: now };
       await trx.insertInto('workspaces').values(wsRow).execute();
       await trx.insertInto('workspace_domains').values({ workspace_id: id, domain: id }).execute();
-      await trx.insertInto('settings').values({ workspace_id: id, data_json: JSON.stringify(defaultSettings(id, name)), updated_at: now }).execute();
+      await trx
+        .insertInto('settings')
+        .values({ workspace_id: id, data_json: JSON.stringify(defaultSettings(id, name)), updated_at: now })
+        .execute();
       const userRow = {
         id: newId('usr'),
         workspace_id: id,

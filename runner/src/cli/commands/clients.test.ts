@@ -63,10 +63,25 @@ describe('chs clients import', () => {
     const setup = await createEngine({ database: dbFile });
     await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
     const at = '2024-01-01T00:00:00.000Z';
-    await setup.store.db.insertInto('clients').values({
-      id: 'c2', workspace_id: 'ourco.com', name: 'beta', name_source: 'domain', primary_domain: 'beta.io', mrr: null, renewal_date: null,
-      csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null, last_interaction_at: null, created_at: at, updated_at: at,
-    }).execute();
+    await setup.store.db
+      .insertInto('clients')
+      .values({
+        id: 'c2',
+        workspace_id: 'ourco.com',
+        name: 'beta',
+        name_source: 'domain',
+        primary_domain: 'beta.io',
+        mrr: null,
+        renewal_date: null,
+        csm_owner: null,
+        is_excluded: 0,
+        health_score: null,
+        health_updated_at: null,
+        last_interaction_at: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
     await setup.store.db.insertInto('client_domains').values({ workspace_id: 'ourco.com', domain: 'beta.io', client_id: 'c2' }).execute();
     await setup.close();
 

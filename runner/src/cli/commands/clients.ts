@@ -36,7 +36,9 @@ export const register: RegisterCommand = (program, ctx) => {
   const clients = program.command('clients').description('client attributes mail cannot give (mrr, renewal date, CSM owner, exclusion)');
   clients
     .command('import')
-    .description('import client attributes from a CSV with a header row: domain,name,mrr,renewalDate,csmOwner,isExcluded (empty cells leave a value unchanged; unknown domains create clients)')
+    .description(
+      'import client attributes from a CSV with a header row: domain,name,mrr,renewalDate,csmOwner,isExcluded (empty cells leave a value unchanged; unknown domains create clients)',
+    )
     .requiredOption('--workspace <domain>', 'workspace domain')
     .requiredOption('--csv <file>', 'the CSV file')
     .option('--json', 'print {rows, created, updated, errors[{line, message}]} as JSON')

@@ -26,13 +26,24 @@ async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions>
   const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent, ...extra });
   const db: TestDatabase = await createTestDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'chs-connect-google-'));
-  cleanup.push(() => fake.close(), () => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(
+    () => fake.close(),
+    () => db.drop(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
   const secretFile = join(dir, 'client-secret.txt');
   writeFileSync(secretFile, 'fake-client-secret\n', { mode: 0o600 });
   const env: Env = {
     ...(process.env as Env),
-    CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off',
-    CHS_GOOGLE_AUTH_URL: fake.authUrl, CHS_GOOGLE_TOKEN_URL: fake.tokenUrl, CHS_GOOGLE_API_URL: fake.apiUrl, CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
+    CHS_DATABASE_URL: db.url,
+    CHS_DATA_DIR: dir,
+    CHS_LOG_LEVEL: 'warn',
+    CHS_NOW: '',
+    CHS_SCHEDULER: 'off',
+    CHS_GOOGLE_AUTH_URL: fake.authUrl,
+    CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
+    CHS_GOOGLE_API_URL: fake.apiUrl,
+    CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
   };
   const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
   expect(init.code, init.stderr).toBe(0);
@@ -42,7 +53,11 @@ async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions>
 /** Runs the sign-in; plays the browser on the consent URL it prints. */
 function signIn(env: Env, secretFile: string): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHS_BIN, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser'], { env });
+    const p = spawn(
+      process.execPath,
+      [CHS_BIN, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser'],
+      { env },
+    );
     let stdout = '';
     let stderr = '';
     let consentUrl = '';
@@ -54,7 +69,9 @@ function signIn(env: Env, secretFile: string): Promise<{ code: number; stdout: s
         fetch(consentUrl, { redirect: 'follow' }).catch(() => undefined);
       }
     });
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     p.on('error', reject);
     const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
     p.on('close', (code) => {
@@ -108,11 +125,19 @@ describe('chs connect google: sign in with Google', () => {
   }, 120_000);
 
   it('--service-account <key.json> --subject <mailbox>: domain-wide delegation, no consent; chs sync mints new tokens by itself', async () => {
-    const key = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const key = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
     const clientEmail = 'chs-reader@acme-prod.iam.gserviceaccount.com';
     const { env, fake, secretFile } = await setUp('grant', { serviceAccounts: [{ clientEmail, publicKey: key.publicKey }] });
     const keyFile = join(secretFile, '..', 'sa-key.json');
-    writeFileSync(keyFile, JSON.stringify({ type: 'service_account', project_id: 'acme-prod', private_key_id: 'k1', private_key: key.privateKey, client_email: clientEmail }), { mode: 0o600 });
+    writeFileSync(
+      keyFile,
+      JSON.stringify({ type: 'service_account', project_id: 'acme-prod', private_key_id: 'k1', private_key: key.privateKey, client_email: clientEmail }),
+      { mode: 0o600 },
+    );
 
     const outside = await chs(env, 'connect', 'google', '--workspace', 'acme.com', '--service-account', keyFile, '--subject', 'eve@elsewhere.com');
     expect(outside.code).toBe(1);

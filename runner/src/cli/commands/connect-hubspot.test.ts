@@ -38,10 +38,15 @@ describe('chs connect hubspot (public app)', () => {
   it('fetches a first access token with the refresh token and stores the app tokens encrypted, with their expiry', async () => {
     const { db, dir, secretFile } = await setup();
     let form: Record<string, string> = {};
-    nock(API).post('/oauth/v1/token', (b: Record<string, string>) => ((form = { ...b }), true)).reply(200, { token_type: 'bearer', access_token: 'CJT-first', refresh_token: 'rt-1', expires_in: 1800 });
+    nock(API)
+      .post('/oauth/v1/token', (b: Record<string, string>) => ((form = { ...b }), true))
+      .reply(200, { token_type: 'bearer', access_token: 'CJT-first', refresh_token: 'rt-1', expires_in: 1800 });
     const env = { CHS_DATA_DIR: dir, CHS_CONNECT_REFRESH_TOKEN: 'rt-1' };
     const { ctx, stdout, stderr } = captureContext(env);
-    const code = await main(['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--client-id', 'app-1', '--client-secret-file', secretFile], ctx);
+    const code = await main(
+      ['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--client-id', 'app-1', '--client-secret-file', secretFile],
+      ctx,
+    );
     expect(code, stderr.text).toBe(0);
     expect(form).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1', client_id: 'app-1', client_secret: 'app-secret-xyz' });
     expect(stdout.text).toContain('Connected hubspot for acme.test.');
@@ -63,7 +68,12 @@ describe('chs connect hubspot (public app)', () => {
     const { db, dir, secretFile } = await setup();
     nock(API).post('/oauth/v1/token').reply(400, { status: 'BAD_REFRESH_TOKEN', message: 'missing or invalid refresh token', correlationId: 'c1' });
     const bad = captureContext({ CHS_DATA_DIR: dir, CHS_CONNECT_REFRESH_TOKEN: 'rt-dead' });
-    expect(await main(['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--client-id', 'app-1', '--client-secret-file', secretFile], bad.ctx)).toBe(1);
+    expect(
+      await main(
+        ['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--client-id', 'app-1', '--client-secret-file', secretFile],
+        bad.ctx,
+      ),
+    ).toBe(1);
     expect(bad.stderr.text).toMatch(/HubSpot refused the refresh token \(BAD_REFRESH_TOKEN \(missing or invalid refresh token\)\) \[OAUTH_FAILED\]/);
 
     const half = captureContext({ CHS_DATA_DIR: dir, CHS_CONNECT_REFRESH_TOKEN: 'rt-1' });

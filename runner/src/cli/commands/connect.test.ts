@@ -47,14 +47,46 @@ describe('chs connect / disconnect', () => {
     const db = await setup();
     const { ctx, stdout, stderr } = context();
     const code = await main(
-      ['node', 'chs', '--db', db, 'connect', 'google', '--workspace', 'acme.test', '--email', 'Rep@Acme.test', '--access-token', 'ya29.SECRET', '--refresh-token', '1//REFRESH', '--client-id', 'cid', '--client-secret', 'csecret', '--expires-at', '2024-05-20T01:00:00Z', '--json'],
+      [
+        'node',
+        'chs',
+        '--db',
+        db,
+        'connect',
+        'google',
+        '--workspace',
+        'acme.test',
+        '--email',
+        'Rep@Acme.test',
+        '--access-token',
+        'ya29.SECRET',
+        '--refresh-token',
+        '1//REFRESH',
+        '--client-id',
+        'cid',
+        '--client-secret',
+        'csecret',
+        '--expires-at',
+        '2024-05-20T01:00:00Z',
+        '--json',
+      ],
       ctx,
     );
     expect(code).toBe(0);
     // The argv form still works, with a warning per secret given on it.
-    for (const flag of ['access-token', 'refresh-token', 'client-secret']) expect(stderr.text).toContain(`chs: warning: --${flag} on the command line is visible to other users in \`ps\``);
+    for (const flag of ['access-token', 'refresh-token', 'client-secret'])
+      expect(stderr.text).toContain(`chs: warning: --${flag} on the command line is visible to other users in \`ps\``);
     expect(stderr.text).not.toMatch(/ya29\.SECRET|1\/\/REFRESH|csecret/);
-    expect(JSON.parse(stdout.text)).toEqual({ connected: true, provider: 'google', workspaceId: 'acme.test', email: 'rep@acme.test', expiresAt: '2024-05-20T01:00:00.000Z', hasRefresh: true, lastSyncAt: null, scope: null });
+    expect(JSON.parse(stdout.text)).toEqual({
+      connected: true,
+      provider: 'google',
+      workspaceId: 'acme.test',
+      email: 'rep@acme.test',
+      expiresAt: '2024-05-20T01:00:00.000Z',
+      hasRefresh: true,
+      lastSyncAt: null,
+      scope: null,
+    });
     expect(stdout.text).not.toContain('SECRET');
     const dataDir = join(db, '..');
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
@@ -62,7 +94,14 @@ describe('chs connect / disconnect', () => {
     const engine = await createEngine({ database: db });
     try {
       const creds = await getIntegrationCredentials(engine.store.db, loadOrCreateSecretKey(dataDir), 'acme.test', 'google');
-      expect(creds).toEqual({ accessToken: 'ya29.SECRET', email: 'rep@acme.test', refreshToken: '1//REFRESH', clientId: 'cid', clientSecret: 'csecret', expiresAt: '2024-05-20T01:00:00.000Z' });
+      expect(creds).toEqual({
+        accessToken: 'ya29.SECRET',
+        email: 'rep@acme.test',
+        refreshToken: '1//REFRESH',
+        clientId: 'cid',
+        clientSecret: 'csecret',
+        expiresAt: '2024-05-20T01:00:00.000Z',
+      });
     } finally {
       await engine.close();
     }
@@ -76,7 +115,9 @@ describe('chs connect / disconnect', () => {
     expect(stdout.text).toMatch(/Connected hubspot for acme.test/);
     const engine = await createEngine({ database: db });
     try {
-      expect(await getIntegrationCredentials(engine.store.db, Buffer.from('a'.repeat(64), 'hex'), 'acme.test', 'hubspot')).toEqual({ accessToken: 'pat-na1-xyz' });
+      expect(await getIntegrationCredentials(engine.store.db, Buffer.from('a'.repeat(64), 'hex'), 'acme.test', 'hubspot')).toEqual({
+        accessToken: 'pat-na1-xyz',
+      });
     } finally {
       await engine.close();
     }
@@ -121,11 +162,37 @@ describe('chs connect / disconnect', () => {
       writeFileSync(join(dir, 'access'), 'ya29.FROMFILE\n', { mode: 0o600 });
       writeFileSync(join(dir, 'client'), 'csecret-file\n', { mode: 0o600 });
       const { ctx, stdout, stderr } = context({ CHS_CONNECT_REFRESH_TOKEN: '1//FROMENV' });
-      const code = await main(['node', 'chs', '--db', db, 'connect', 'google', '--workspace', 'acme.test', '--email', 'rep@acme.test', '--access-token-file', join(dir, 'access'), '--client-id', 'cid', '--client-secret-file', join(dir, 'client')], ctx);
+      const code = await main(
+        [
+          'node',
+          'chs',
+          '--db',
+          db,
+          'connect',
+          'google',
+          '--workspace',
+          'acme.test',
+          '--email',
+          'rep@acme.test',
+          '--access-token-file',
+          join(dir, 'access'),
+          '--client-id',
+          'cid',
+          '--client-secret-file',
+          join(dir, 'client'),
+        ],
+        ctx,
+      );
       expect(stderr.text).toBe('');
       expect(code).toBe(0);
       expect(stdout.text).toMatch(/Connected google for acme.test \(rep@acme.test\)\./);
-      expect(await stored(db, 'google')).toEqual({ accessToken: 'ya29.FROMFILE', email: 'rep@acme.test', refreshToken: '1//FROMENV', clientId: 'cid', clientSecret: 'csecret-file' });
+      expect(await stored(db, 'google')).toEqual({
+        accessToken: 'ya29.FROMFILE',
+        email: 'rep@acme.test',
+        refreshToken: '1//FROMENV',
+        clientId: 'cid',
+        clientSecret: 'csecret-file',
+      });
 
       for (const args of [['--access-token-stdin'], ['--access-token', '-'], ['--access-token-file', '-']]) {
         const piped = context({}, Readable.from([Buffer.from('pat-na1-'), Buffer.from('STDIN\n')]));
@@ -140,7 +207,9 @@ describe('chs connect / disconnect', () => {
       // A flag wins over the environment.
       writeFileSync(join(dir, 'access'), 'pat-na1-FILE', { mode: 0o600 });
       const both = context({ CHS_CONNECT_ACCESS_TOKEN: 'pat-na1-ENV' });
-      expect(await main(['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'access')], both.ctx)).toBe(0);
+      expect(
+        await main(['node', 'chs', '--db', db, 'connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'access')], both.ctx),
+      ).toBe(0);
       expect(await stored(db, 'hubspot')).toEqual({ accessToken: 'pat-na1-FILE' });
     });
 
@@ -157,13 +226,39 @@ describe('chs connect / disconnect', () => {
       writeFileSync(join(dir, 'empty'), '\n');
       writeFileSync(join(dir, 'two-lines'), 'a\nb\n');
       const cases: Array<[string[], RegExp]> = [
-        [['connect', 'hubspot', '--workspace', 'acme.test'], /an access token is required: --access-token-file <path>, --access-token-stdin, CHS_CONNECT_ACCESS_TOKEN/],
+        [
+          ['connect', 'hubspot', '--workspace', 'acme.test'],
+          /an access token is required: --access-token-file <path>, --access-token-stdin, CHS_CONNECT_ACCESS_TOKEN/,
+        ],
         [['connect', 'hubspot', '--workspace', 'acme.test', '--access-token', 'x', '--access-token-file', file], /give --access-token one way only/],
-        [['connect', 'google', '--workspace', 'acme.test', '--email', 'a@acme.test', '--access-token-stdin', '--refresh-token', '-', '--client-id', 'c', '--client-secret', 's'], /only one secret can be read from stdin/],
+        [
+          [
+            'connect',
+            'google',
+            '--workspace',
+            'acme.test',
+            '--email',
+            'a@acme.test',
+            '--access-token-stdin',
+            '--refresh-token',
+            '-',
+            '--client-id',
+            'c',
+            '--client-secret',
+            's',
+          ],
+          /only one secret can be read from stdin/,
+        ],
         [['connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'empty')], /--access-token-file is empty/],
         [['connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'two-lines')], /more than one line/],
-        [['connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'missing')], /--access-token-file: cannot read .*missing \(ENOENT\)/],
-        [['connect', 'intercom', '--workspace', 'acme.test', '--access-token-stdin', '--client-secret-file', file], /--client-secret-file applies to google only/],
+        [
+          ['connect', 'hubspot', '--workspace', 'acme.test', '--access-token-file', join(dir, 'missing')],
+          /--access-token-file: cannot read .*missing \(ENOENT\)/,
+        ],
+        [
+          ['connect', 'intercom', '--workspace', 'acme.test', '--access-token-stdin', '--client-secret-file', file],
+          /--client-secret-file applies to google only/,
+        ],
       ];
       for (const [args, message] of cases) {
         const { ctx, stderr } = context({}, Readable.from([]));

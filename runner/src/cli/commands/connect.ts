@@ -59,19 +59,59 @@ interface ConnectSecrets {
 }
 
 const GOOGLE_ONLY = [
-  'email', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'expiresAt', 'scope', 'serviceAccount', 'subject',
+  'email',
+  'refreshToken',
+  'refreshTokenFile',
+  'refreshTokenStdin',
+  'clientId',
+  'clientSecret',
+  'clientSecretFile',
+  'clientSecretStdin',
+  'expiresAt',
+  'scope',
+  'serviceAccount',
+  'subject',
 ] as const;
 /** The flags of a HubSpot public app (OAuth) besides the token ones. */
-const HUBSPOT_OAUTH_FLAGS = ['refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin'] as const;
+const HUBSPOT_OAUTH_FLAGS = [
+  'refreshToken',
+  'refreshTokenFile',
+  'refreshTokenStdin',
+  'clientId',
+  'clientSecret',
+  'clientSecretFile',
+  'clientSecretStdin',
+] as const;
 /** A service account's JSON key is about 2.4 KB; anything far larger is not one. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<ConnectSecrets> {
   const env = loadSecretInputs(ctx.env);
   const s = await readSecrets(ctx, {
-    accessToken: { name: 'access-token', envName: SECRET_INPUT_ENV.accessToken, envValue: env.accessToken, value: f.accessToken, file: f.accessTokenFile, stdin: f.accessTokenStdin },
-    refreshToken: { name: 'refresh-token', envName: SECRET_INPUT_ENV.refreshToken, envValue: env.refreshToken, value: f.refreshToken, file: f.refreshTokenFile, stdin: f.refreshTokenStdin },
-    clientSecret: { name: 'client-secret', envName: SECRET_INPUT_ENV.clientSecret, envValue: env.clientSecret, value: f.clientSecret, file: f.clientSecretFile, stdin: f.clientSecretStdin },
+    accessToken: {
+      name: 'access-token',
+      envName: SECRET_INPUT_ENV.accessToken,
+      envValue: env.accessToken,
+      value: f.accessToken,
+      file: f.accessTokenFile,
+      stdin: f.accessTokenStdin,
+    },
+    refreshToken: {
+      name: 'refresh-token',
+      envName: SECRET_INPUT_ENV.refreshToken,
+      envValue: env.refreshToken,
+      value: f.refreshToken,
+      file: f.refreshTokenFile,
+      stdin: f.refreshTokenStdin,
+    },
+    clientSecret: {
+      name: 'client-secret',
+      envName: SECRET_INPUT_ENV.clientSecret,
+      envValue: env.clientSecret,
+      value: f.clientSecret,
+      file: f.clientSecretFile,
+      stdin: f.clientSecretStdin,
+    },
   });
   return { accessToken: s.accessToken, refreshToken: s.refreshToken, clientSecret: s.clientSecret };
 }
@@ -79,7 +119,10 @@ async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<Con
 function requireAccessToken(s: ConnectSecrets, google: boolean): string {
   if (s.accessToken !== undefined) return s.accessToken;
   const signIn = google ? ' (or, for google, sign in: --client-id <id> with a client secret and no token)' : '';
-  throw new ChsError('INVALID_INPUT', `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>${signIn}`);
+  throw new ChsError(
+    'INVALID_INPUT',
+    `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>${signIn}`,
+  );
 }
 
 function parseProvider(value: string): Provider {
@@ -94,7 +137,8 @@ function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredential
   if (refreshParts !== 0 && refreshParts !== 3) {
     throw new ChsError('INVALID_INPUT', 'a refresh token, --client-id and a client secret go together (all three are needed to refresh)');
   }
-  if (f.expiresAt !== undefined && Number.isNaN(Date.parse(f.expiresAt))) throw new ChsError('INVALID_INPUT', `--expires-at must be an ISO 8601 time, got "${f.expiresAt}"`);
+  if (f.expiresAt !== undefined && Number.isNaN(Date.parse(f.expiresAt)))
+    throw new ChsError('INVALID_INPUT', `--expires-at must be an ISO 8601 time, got "${f.expiresAt}"`);
   return {
     accessToken,
     email: f.email.toLowerCase(),
@@ -111,7 +155,10 @@ function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredential
  */
 async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<GoogleCredentials> {
   if (s.clientSecret === undefined) {
-    throw new ChsError('INVALID_INPUT', `a Google sign-in needs the OAuth client secret: --client-secret-file <path>, --client-secret-stdin, ${SECRET_INPUT_ENV.clientSecret}, or --client-secret <secret>`);
+    throw new ChsError(
+      'INVALID_INPUT',
+      `a Google sign-in needs the OAuth client secret: --client-secret-file <path>, --client-secret-stdin, ${SECRET_INPUT_ENV.clientSecret}, or --client-secret <secret>`,
+    );
   }
   if (s.refreshToken !== undefined) throw new ChsError('INVALID_INPUT', 'a refresh token needs its access token; for a sign-in give neither');
   let port = 0;
@@ -153,22 +200,49 @@ async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: C
  */
 async function googleServiceAccount(ctx: CliContext, cmd: Command, f: ConnectFlags & { serviceAccount: string }): Promise<GoogleCredentials> {
   if (!f.subject) throw new ChsError('INVALID_INPUT', '--service-account needs --subject <mailbox>: the address of the mailbox the service account reads');
-  for (const other of ['accessToken', 'accessTokenFile', 'accessTokenStdin', 'refreshToken', 'refreshTokenFile', 'refreshTokenStdin', 'clientId', 'clientSecret', 'clientSecretFile', 'clientSecretStdin', 'email', 'port'] as const) {
-    if (f[other] !== undefined) throw new ChsError('INVALID_INPUT', `--service-account takes no --${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} (the key mints the tokens for --subject)`);
+  for (const other of [
+    'accessToken',
+    'accessTokenFile',
+    'accessTokenStdin',
+    'refreshToken',
+    'refreshTokenFile',
+    'refreshTokenStdin',
+    'clientId',
+    'clientSecret',
+    'clientSecretFile',
+    'clientSecretStdin',
+    'email',
+    'port',
+  ] as const) {
+    if (f[other] !== undefined)
+      throw new ChsError(
+        'INVALID_INPUT',
+        `--service-account takes no --${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} (the key mints the tokens for --subject)`,
+      );
   }
   let text: string;
   try {
-    if (statSync(f.serviceAccount).size > MAX_KEY_FILE_BYTES) throw new ChsError('INVALID_INPUT', `${f.serviceAccount} is over ${MAX_KEY_FILE_BYTES} bytes: not a service account key`);
+    if (statSync(f.serviceAccount).size > MAX_KEY_FILE_BYTES)
+      throw new ChsError('INVALID_INPUT', `${f.serviceAccount} is over ${MAX_KEY_FILE_BYTES} bytes: not a service account key`);
     text = readFileSync(f.serviceAccount, 'utf8');
   } catch (err) {
     if (err instanceof ChsError) throw err;
-    throw new ChsError('INVALID_INPUT', `--service-account: cannot read ${f.serviceAccount} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    throw new ChsError('INVALID_INPUT', `--service-account: cannot read ${f.serviceAccount} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
+      cause: err,
+    });
   }
   const warning = looseModeWarning(f.serviceAccount);
   if (warning) ctx.stderr.write(`chs: warning: ${warning}\n`);
   const config = ctx.config(cmd.optsWithGlobals());
   const { connectServiceAccount, parseServiceAccountKey } = await import('@chs/core/connectors');
-  return connectServiceAccount({ key: parseServiceAccountKey(text), subject: f.subject, tokenUrl: config.providers.googleToken, apiUrl: config.providers.googleApi, logger: silentLogger, now: () => new Date() });
+  return connectServiceAccount({
+    key: parseServiceAccountKey(text),
+    subject: f.subject,
+    tokenUrl: config.providers.googleToken,
+    apiUrl: config.providers.googleApi,
+    logger: silentLogger,
+    now: () => new Date(),
+  });
 }
 
 /**
@@ -184,19 +258,24 @@ async function hubspotApp(ctx: CliContext, cmd: Command, f: ConnectFlags, s: Con
   const config = ctx.config(cmd.optsWithGlobals());
   const { refreshHubSpotToken } = await import('@chs/core/connectors');
   try {
-    return await refreshHubSpotToken({ clientId: f.clientId, clientSecret: s.clientSecret, apiUrl: config.providers.hubspotApi }, { refreshToken: s.refreshToken, now: new Date() });
+    return await refreshHubSpotToken(
+      { clientId: f.clientId, clientSecret: s.clientSecret, apiUrl: config.providers.hubspotApi },
+      { refreshToken: s.refreshToken, now: new Date() },
+    );
   } catch (err) {
     // Refused now, it is a failed connect (not a connection that needs reconnecting).
     // (By its code: the connectors entry may carry its own copy of the error class.)
     const e = err as { code?: unknown; message?: unknown };
-    if (e.code === 'INTEGRATION_NEEDS_REAUTH' && typeof e.message === 'string') throw new ChsError('OAUTH_FAILED', e.message.replace(/; install the app again$/, ''), { details: { provider: 'hubspot' } });
+    if (e.code === 'INTEGRATION_NEEDS_REAUTH' && typeof e.message === 'string')
+      throw new ChsError('OAUTH_FAILED', e.message.replace(/; install the app again$/, ''), { details: { provider: 'hubspot' } });
     throw err;
   }
 }
 
 /** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
 function openBrowser(url: string): void {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => undefined);
@@ -212,11 +291,17 @@ export const register: RegisterCommand = (program, ctx) => {
     .description('store provider credentials for a workspace (encrypted at rest)')
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
-    .option('--access-token <token>', 'Google OAuth access token, HubSpot private-app token or Intercom access token (visible in ps: prefer the next two, or CHS_CONNECT_ACCESS_TOKEN; "-" reads stdin)')
+    .option(
+      '--access-token <token>',
+      'Google OAuth access token, HubSpot private-app token or Intercom access token (visible in ps: prefer the next two, or CHS_CONNECT_ACCESS_TOKEN; "-" reads stdin)',
+    )
     .option('--access-token-file <path>', 'read the access token from a file ("-": stdin)')
     .option('--access-token-stdin', 'read the access token from stdin')
     .option('--email <account>', 'google: the mailbox address')
-    .option('--refresh-token <token>', 'google, and a HubSpot public app: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)')
+    .option(
+      '--refresh-token <token>',
+      'google, and a HubSpot public app: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)',
+    )
     .option('--refresh-token-file <path>', 'google: read the refresh token from a file')
     .option('--refresh-token-stdin', 'google: read the refresh token from stdin')
     .option('--client-id <id>', 'google, and a HubSpot public app: OAuth client id')
@@ -225,9 +310,12 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--client-secret-stdin', 'google: read the client secret from stdin')
     .option('--expires-at <iso>', 'google: access token expiry (ISO 8601)')
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
-    .option('--port <n>', 'google sign-in: the port on 127.0.0.1 that receives Google\'s redirect (default: any free one)')
+    .option('--port <n>', "google sign-in: the port on 127.0.0.1 that receives Google's redirect (default: any free one)")
     .option('--no-browser', 'google sign-in: only print the consent URL (open it in any browser on this machine)')
-    .option('--service-account <key.json>', 'google, Workspace admins: a service account\'s JSON key with domain-wide delegation for gmail.readonly (no consent screen)')
+    .option(
+      '--service-account <key.json>',
+      "google, Workspace admins: a service account's JSON key with domain-wide delegation for gmail.readonly (no consent screen)",
+    )
     .option('--subject <mailbox>', 'google, with --service-account: the mailbox it reads')
     .option('--json', 'print the integration status object')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
@@ -236,24 +324,40 @@ export const register: RegisterCommand = (program, ctx) => {
         // A HubSpot public app connects with its client id and secret and the install's refresh token.
         const allowed: readonly string[] = provider === 'hubspot' ? HUBSPOT_OAUTH_FLAGS : [];
         for (const f of GOOGLE_ONLY) {
-          if (flags[f] !== undefined && !allowed.includes(f)) throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
+          if (flags[f] !== undefined && !allowed.includes(f))
+            throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
-      if (provider !== 'google' && (flags.port !== undefined || flags.browser === false)) throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
+      if (provider !== 'google' && (flags.port !== undefined || flags.browser === false))
+        throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
       if (flags.subject !== undefined && flags.serviceAccount === undefined) throw new ChsError('INVALID_INPUT', '--subject goes with --service-account');
       const serviceAccount = flags.serviceAccount;
-      const secrets = serviceAccount !== undefined ? {} : await readConnectSecrets(ctx, provider !== 'intercom' ? flags : { workspace: flags.workspace, accessToken: flags.accessToken, accessTokenFile: flags.accessTokenFile, accessTokenStdin: flags.accessTokenStdin });
+      const secrets =
+        serviceAccount !== undefined
+          ? {}
+          : await readConnectSecrets(
+              ctx,
+              provider !== 'intercom'
+                ? flags
+                : {
+                    workspace: flags.workspace,
+                    accessToken: flags.accessToken,
+                    accessTokenFile: flags.accessTokenFile,
+                    accessTokenStdin: flags.accessTokenStdin,
+                  },
+            );
       // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
-      const credentials = serviceAccount !== undefined
-        ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
-        : signIn
-          ? await googleSignIn(ctx, cmd, flags, secrets)
-          : provider === 'google'
-            ? googleCredentials(flags, secrets)
-            : provider === 'hubspot' && secrets.refreshToken !== undefined
-              ? await hubspotApp(ctx, cmd, flags, secrets)
-              : { accessToken: requireAccessToken(secrets, false) };
+      const credentials =
+        serviceAccount !== undefined
+          ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
+          : signIn
+            ? await googleSignIn(ctx, cmd, flags, secrets)
+            : provider === 'google'
+              ? googleCredentials(flags, secrets)
+              : provider === 'hubspot' && secrets.refreshToken !== undefined
+                ? await hubspotApp(ctx, cmd, flags, secrets)
+                : { accessToken: requireAccessToken(secrets, false) };
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
@@ -267,16 +371,27 @@ export const register: RegisterCommand = (program, ctx) => {
           expiresAt: (credentials as { expiresAt?: string }).expiresAt,
         });
         if (flags.json) {
-          printJson(ctx, { connected: true, provider, workspaceId: ws.id, email: i.accountEmail, expiresAt: i.expiresAt, hasRefresh: i.hasRefresh, lastSyncAt: i.lastSyncAt, scope: i.scope });
+          printJson(ctx, {
+            connected: true,
+            provider,
+            workspaceId: ws.id,
+            email: i.accountEmail,
+            expiresAt: i.expiresAt,
+            hasRefresh: i.hasRefresh,
+            lastSyncAt: i.lastSyncAt,
+            scope: i.scope,
+          });
         } else {
-          ctx.stdout.write(`Connected ${provider} for ${ws.id}${i.accountEmail ? ` (${i.accountEmail})` : ''}${provider === 'google' && !i.hasRefresh ? '; no refresh token: the connection lasts until the access token expires' : ''}.\n`);
+          ctx.stdout.write(
+            `Connected ${provider} for ${ws.id}${i.accountEmail ? ` (${i.accountEmail})` : ''}${provider === 'google' && !i.hasRefresh ? '; no refresh token: the connection lasts until the access token expires' : ''}.\n`,
+          );
         }
       });
     });
 
   program
     .command('disconnect')
-    .description('revoke a provider connection (Google: at Google\'s revoke endpoint) and forget its credentials')
+    .description("revoke a provider connection (Google: at Google's revoke endpoint) and forget its credentials")
     .argument('<provider>', `one of ${PROVIDERS.join(', ')}`)
     .requiredOption('--workspace <domain>', 'workspace domain')
     .option('--account <address>', 'google: disconnect this mailbox only (default: every connected mailbox)')
@@ -288,10 +403,14 @@ export const register: RegisterCommand = (program, ctx) => {
         const key = loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const r = await disconnectAndRevoke(engine.store.db, key, ws.id, provider, { account: flags.account, googleRevokeUrl: config.providers.googleRevoke });
         // Forgotten locally whatever the revoke did; a failed revoke is said, not fatal.
-        if (r.revoked === false) ctx.stderr.write(`chs: warning: the ${provider} access could not be revoked (${r.revokeError ?? 'unknown'}); remove it in the account's settings\n`);
+        if (r.revoked === false)
+          ctx.stderr.write(`chs: warning: the ${provider} access could not be revoked (${r.revokeError ?? 'unknown'}); remove it in the account's settings\n`);
         if (flags.json) printJson(ctx, r);
         else if (!r.disconnected) ctx.stdout.write(`${provider} was not connected to ${ws.id}.\n`);
-        else ctx.stdout.write(`Disconnected ${provider} from ${ws.id}${r.revoked ? '; its access was revoked' : r.revoked === false ? '; the credentials are forgotten, but the revoke failed' : ''}.\n`);
+        else
+          ctx.stdout.write(
+            `Disconnected ${provider} from ${ws.id}${r.revoked ? '; its access was revoked' : r.revoked === false ? '; the credentials are forgotten, but the revoke failed' : ''}.\n`,
+          );
       });
     });
 };

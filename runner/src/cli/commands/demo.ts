@@ -11,7 +11,18 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { DAY_MS, createApiKey, createWorkspace, getWorkspace, importClientsCsv, listClients, mboxSource, updateClientAttributes, verifyApiKey, type Engine } from '@chs/core';
+import {
+  DAY_MS,
+  createApiKey,
+  createWorkspace,
+  getWorkspace,
+  importClientsCsv,
+  listClients,
+  mboxSource,
+  updateClientAttributes,
+  verifyApiKey,
+  type Engine,
+} from '@chs/core';
 import { DEMO_ACCOUNTS_CSV, DEMO_END_DATE, DEMO_WORKSPACE, DEMO_WORKSPACE_NAME, ensureDemoMailbox } from '@chs/fixtures';
 import type { CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
@@ -39,7 +50,12 @@ async function run(ctx: CliContext, cmd: Command, flags: DemoFlags): Promise<voi
   try {
     const db = engine.store.db;
     if (!(await getWorkspace(db, DEMO_WORKSPACE))) {
-      const created = await createWorkspace(db, { domain: DEMO_WORKSPACE, name: DEMO_WORKSPACE_NAME, ownerEmail: `lead@${DEMO_WORKSPACE}`, ownerName: 'Demo Lead' });
+      const created = await createWorkspace(db, {
+        domain: DEMO_WORKSPACE,
+        name: DEMO_WORKSPACE_NAME,
+        ownerEmail: `lead@${DEMO_WORKSPACE}`,
+        ownerName: 'Demo Lead',
+      });
       key = created.apiKey.key;
     } else if (existsSync(keyFile)) {
       const saved = readFileSync(keyFile, 'utf8').trim();
@@ -100,7 +116,7 @@ async function giveDemoClientsRevenue(engine: Engine, endDate: string): Promise<
     const h = createHash('sha256').update(c.domain).digest();
     const mrr = 500 + (h.readUInt16BE(0) % 40) * 250;
     const renewal = new Date(Date.parse(endDate) + ((h.readUInt16BE(2) % 180) + 1) * DAY_MS).toISOString().slice(0, 10);
-    await updateClientAttributes(db, DEMO_WORKSPACE, c.id, { mrr, renewalDate: renewal, csmOwner: `csm${h[4]! % 3 + 1}@${DEMO_WORKSPACE}` });
+    await updateClientAttributes(db, DEMO_WORKSPACE, c.id, { mrr, renewalDate: renewal, csmOwner: `csm${(h[4]! % 3) + 1}@${DEMO_WORKSPACE}` });
   }
 }
 

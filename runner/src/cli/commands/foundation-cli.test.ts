@@ -53,35 +53,46 @@ describe('chs init, keys and serve (built binary)', () => {
     expect(apiKey).toMatch(/^sk-[A-Za-z0-9_-]{43}$/);
   });
 
-  it('refuses bad input with one line and a non-zero exit', () => {
-    expectOneLineError(chs('init', '--workspace', 'acme.com', '--name', 'Again', '--owner-email', 'b@acme.com', '--db', db), 'WORKSPACE_EXISTS');
-    expectOneLineError(chs('init', '--workspace', 'mail.globex.com', '--name', 'G', '--owner-email', 'h@globex.com', '--db', db), 'INVALID_DOMAIN');
-    expectOneLineError(chs('init', '--workspace', 'localhost', '--name', 'G', '--owner-email', 'h@globex.com', '--db', db), 'INVALID_DOMAIN');
-    expectOneLineError(chs('init', '--workspace', 'globex.com', '--name', 'G', '--owner-email', 'h@globex.com', '--db', 'postgres://127.0.0.1:1/x'), 'DATABASE_UNREACHABLE');
-    expectOneLineError(chs('keys', 'list', '--workspace', 'nope.com', '--db', db), 'WORKSPACE_NOT_FOUND');
-    expectOneLineError(chs('keys', 'delete', '--workspace', 'acme.com', '--id', 'key_nope', '--db', db), 'KEY_NOT_FOUND');
-  }, SLOW);
+  it(
+    'refuses bad input with one line and a non-zero exit',
+    () => {
+      expectOneLineError(chs('init', '--workspace', 'acme.com', '--name', 'Again', '--owner-email', 'b@acme.com', '--db', db), 'WORKSPACE_EXISTS');
+      expectOneLineError(chs('init', '--workspace', 'mail.globex.com', '--name', 'G', '--owner-email', 'h@globex.com', '--db', db), 'INVALID_DOMAIN');
+      expectOneLineError(chs('init', '--workspace', 'localhost', '--name', 'G', '--owner-email', 'h@globex.com', '--db', db), 'INVALID_DOMAIN');
+      expectOneLineError(
+        chs('init', '--workspace', 'globex.com', '--name', 'G', '--owner-email', 'h@globex.com', '--db', 'postgres://127.0.0.1:1/x'),
+        'DATABASE_UNREACHABLE',
+      );
+      expectOneLineError(chs('keys', 'list', '--workspace', 'nope.com', '--db', db), 'WORKSPACE_NOT_FOUND');
+      expectOneLineError(chs('keys', 'delete', '--workspace', 'acme.com', '--id', 'key_nope', '--db', db), 'KEY_NOT_FOUND');
+    },
+    SLOW,
+  );
 
-  it('keys create, list (masked) and delete', () => {
-    const created = chs('keys', 'create', '--workspace', 'ACME.com', '--name', 'CI', '--json', '--db', db);
-    expect(created.code).toBe(0);
-    const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; workspaceId: string };
-    expect(key).toMatchObject({ name: 'CI', workspaceId: 'acme.com' });
-    expect(key.key).toMatch(/^sk-/);
+  it(
+    'keys create, list (masked) and delete',
+    () => {
+      const created = chs('keys', 'create', '--workspace', 'ACME.com', '--name', 'CI', '--json', '--db', db);
+      expect(created.code).toBe(0);
+      const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; workspaceId: string };
+      expect(key).toMatchObject({ name: 'CI', workspaceId: 'acme.com' });
+      expect(key.key).toMatch(/^sk-/);
 
-    const listed = chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db);
-    expect(listed.code).toBe(0);
-    const rows = JSON.parse(listed.stdout) as Array<{ id: string; name: string; key: string; isActive: boolean }>;
-    expect(rows.map((r) => r.name)).toEqual(['Default key', 'CI']);
-    expect(listed.stdout).not.toContain(key.key);
-    expect(listed.stdout).not.toContain(apiKey);
-    expect(rows[1]?.key).toBe(`sk-${key.key.slice(3, 7)}…${key.key.slice(-4)}`);
+      const listed = chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db);
+      expect(listed.code).toBe(0);
+      const rows = JSON.parse(listed.stdout) as Array<{ id: string; name: string; key: string; isActive: boolean }>;
+      expect(rows.map((r) => r.name)).toEqual(['Default key', 'CI']);
+      expect(listed.stdout).not.toContain(key.key);
+      expect(listed.stdout).not.toContain(apiKey);
+      expect(rows[1]?.key).toBe(`sk-${key.key.slice(3, 7)}…${key.key.slice(-4)}`);
 
-    const del = chs('keys', 'delete', '--workspace', 'acme.com', '--id', key.id, '--db', db);
-    expect(del.code).toBe(0);
-    const after = JSON.parse(chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db).stdout) as unknown[];
-    expect(after).toHaveLength(1);
-  }, SLOW);
+      const del = chs('keys', 'delete', '--workspace', 'acme.com', '--id', key.id, '--db', db);
+      expect(del.code).toBe(0);
+      const after = JSON.parse(chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db).stdout) as unknown[];
+      expect(after).toHaveLength(1);
+    },
+    SLOW,
+  );
 
   describe('serve', () => {
     let child: ChildProcessWithoutNullStreams;
@@ -116,46 +127,57 @@ describe('chs init, keys and serve (built binary)', () => {
       await exit;
     }, SLOW);
 
-    it('answers GET /api/settings with the key, 401 without, 403 for another workspace’s key, 400 without workspaceId, JSON 404', async () => {
-      const url = `${base}/api/settings?workspaceId=${workspaceId}`;
-      const ok = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
-      expect(ok.status).toBe(200);
-      expect(((await ok.json()) as { workspace: { domain: string } }).workspace.domain).toBe('acme.com');
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(ok.headers.get(h)).toMatch(/^\d+$/);
+    it(
+      'answers GET /api/settings with the key, 401 without, 403 for another workspace’s key, 400 without workspaceId, JSON 404',
+      async () => {
+        const url = `${base}/api/settings?workspaceId=${workspaceId}`;
+        const ok = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(ok.status).toBe(200);
+        expect(((await ok.json()) as { workspace: { domain: string } }).workspace.domain).toBe('acme.com');
+        for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(ok.headers.get(h)).toMatch(/^\d+$/);
 
-      const none = await fetch(url);
-      expect(none.status).toBe(401);
-      expect(await none.json()).toMatchObject({ code: 'AUTH_INVALID_KEY', status: 401 });
-      expect(none.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+        const none = await fetch(url);
+        expect(none.status).toBe(401);
+        expect(await none.json()).toMatchObject({ code: 'AUTH_INVALID_KEY', status: 401 });
+        expect(none.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
 
-      // Another workspace, created while the server runs.
-      const other = chs('init', '--workspace', 'globex.com', '--name', 'Globex', '--owner-email', 'hank@globex.com', '--json', '--db', db);
-      const otherKey = (JSON.parse(other.stdout) as { apiKey: string }).apiKey;
-      const forbidden = await fetch(url, { headers: { 'x-api-key': otherKey } });
-      expect(forbidden.status).toBe(403);
-      expect(await forbidden.json()).toMatchObject({ code: 'FORBIDDEN_WORKSPACE', status: 403 });
+        // Another workspace, created while the server runs.
+        const other = chs('init', '--workspace', 'globex.com', '--name', 'Globex', '--owner-email', 'hank@globex.com', '--json', '--db', db);
+        const otherKey = (JSON.parse(other.stdout) as { apiKey: string }).apiKey;
+        const forbidden = await fetch(url, { headers: { 'x-api-key': otherKey } });
+        expect(forbidden.status).toBe(403);
+        expect(await forbidden.json()).toMatchObject({ code: 'FORBIDDEN_WORKSPACE', status: 403 });
 
-      const missing = await fetch(`${base}/api/settings`, { headers: { authorization: `Bearer ${apiKey}` } });
-      expect(missing.status).toBe(400);
-      expect(await missing.json()).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+        const missing = await fetch(`${base}/api/settings`, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(missing.status).toBe(400);
+        expect(await missing.json()).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
 
-      const unknown = await fetch(`${base}/api/does-not-exist`, { headers: { authorization: `Bearer ${apiKey}` } });
-      expect(unknown.status).toBe(404);
-      expect(await unknown.json()).toEqual({ error: expect.any(String), code: 'NOT_FOUND', status: 404 });
+        const unknown = await fetch(`${base}/api/does-not-exist`, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(unknown.status).toBe(404);
+        expect(await unknown.json()).toEqual({ error: expect.any(String), code: 'NOT_FOUND', status: 404 });
 
-      // A key deleted from the command line (another process) is refused at once.
-      const k = JSON.parse(chs('keys', 'create', '--workspace', 'acme.com', '--name', 'temp', '--json', '--db', db).stdout) as { id: string; key: string };
-      expect((await fetch(url, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(200);
-      expect(chs('keys', 'delete', '--workspace', 'acme.com', '--id', k.id, '--db', db).code).toBe(0);
-      expect((await fetch(url, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(401);
-    }, SLOW);
+        // A key deleted from the command line (another process) is refused at once.
+        const k = JSON.parse(chs('keys', 'create', '--workspace', 'acme.com', '--name', 'temp', '--json', '--db', db).stdout) as { id: string; key: string };
+        expect((await fetch(url, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(200);
+        expect(chs('keys', 'delete', '--workspace', 'acme.com', '--id', k.id, '--db', db).code).toBe(0);
+        expect((await fetch(url, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(401);
+      },
+      SLOW,
+    );
 
-    it('shuts down on SIGTERM with exit code 0 and writes lastUsedAt', async () => {
-      child.kill('SIGTERM');
-      expect(await exit).toBe(0);
-      const rows = JSON.parse(chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db).stdout) as Array<{ name: string; lastUsedAt: string | null }>;
-      expect(rows.find((r) => r.name === 'Default key')?.lastUsedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    }, SLOW);
+    it(
+      'shuts down on SIGTERM with exit code 0 and writes lastUsedAt',
+      async () => {
+        child.kill('SIGTERM');
+        expect(await exit).toBe(0);
+        const rows = JSON.parse(chs('keys', 'list', '--workspace', 'acme.com', '--json', '--db', db).stdout) as Array<{
+          name: string;
+          lastUsedAt: string | null;
+        }>;
+        expect(rows.find((r) => r.name === 'Default key')?.lastUsedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      },
+      SLOW,
+    );
 
     it('writes only JSON log lines on stdout; the address line goes to stderr', () => {
       const lines = logs.split('\n').filter((l) => l !== '');

@@ -25,7 +25,10 @@ async function chs(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: numb
   const stdout = new Capture();
   const stderr = new Capture();
   const ctx: CliContext = {
-    env, stdout, stderr, stdin: process.stdin,
+    env,
+    stdout,
+    stderr,
+    stdin: process.stdin,
     config: (flags) => loadConfig(env, flags),
     openEngine: (config) => createEngine({ database: config.databaseUrl, ...(config.mailLimits ? { mailLimits: config.mailLimits } : {}) }),
   };
@@ -53,7 +56,10 @@ describe('message limits from the environment', () => {
   it('chs ingest --eml-dir skips files over CHS_MAX_MESSAGE_BYTES and symlinks out of the folder, by reason', async () => {
     const db = await createTestDatabase();
     const dir = mkdtempSync(join(tmpdir(), 'chs-ingest-limits-'));
-    cleanup.push(() => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
+    cleanup.push(
+      () => db.drop(),
+      () => rmSync(dir, { recursive: true, force: true }),
+    );
     const folder = join(dir, 'mail');
     const outside = join(dir, 'outside.eml');
     mkdirSync(folder);
@@ -63,7 +69,9 @@ describe('message limits from the environment', () => {
     symlinkSync(outside, join(folder, 'c.eml'));
 
     const env = { CHS_DATA_DIR: dir, CHS_MAX_MESSAGE_BYTES: '4000' };
-    expect((await chs(env, ['--db', db.url, 'init', '--workspace', 'ourco.com', '--name', 'Our Co', '--owner-email', 'lead@ourco.com', '--json'])).code).toBe(0);
+    expect((await chs(env, ['--db', db.url, 'init', '--workspace', 'ourco.com', '--name', 'Our Co', '--owner-email', 'lead@ourco.com', '--json'])).code).toBe(
+      0,
+    );
     const run = await chs(env, ['--db', db.url, 'ingest', '--workspace', 'ourco.com', '--eml-dir', folder, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout) as { itemsProcessed: number; itemsAdded: number; itemsSkipped: number; skipped: Record<string, number> };

@@ -19,7 +19,11 @@ function pickSource(flags: IngestFlags, maxMessageBytes: number | undefined): So
   if (given.length !== 1) throw new ChsError('INVALID_INPUT', 'give exactly one of --mbox <file>, --eml-dir <dir>, --maildir <dir>');
   const path = given[0]!;
   let st;
-  try { st = statSync(path); } catch { throw new ChsError('SOURCE_UNREADABLE', `no such file or folder: ${path}`); }
+  try {
+    st = statSync(path);
+  } catch {
+    throw new ChsError('SOURCE_UNREADABLE', `no such file or folder: ${path}`);
+  }
   if (flags.mbox !== undefined) {
     if (!st.isFile()) throw new ChsError('SOURCE_UNREADABLE', `--mbox needs a file: ${path}`);
     return mboxSource(path, maxMessageBytes !== undefined ? { maxMessageBytes } : {});
@@ -45,7 +49,10 @@ async function run(ctx: CliContext, cmd: Command, flags: IngestFlags): Promise<v
     // first message asked for: how long `chs ingest` takes to start, as its user feels it.
     const startupMs = Math.round(performance.now());
     const summary = await engine.ingest({
-      workspaceId: flags.workspace.toLowerCase(), source, workers, signal: controller.signal,
+      workspaceId: flags.workspace.toLowerCase(),
+      source,
+      workers,
+      signal: controller.signal,
       onProgress: (p) => view.update(p),
     });
     view.stop();

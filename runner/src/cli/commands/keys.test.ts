@@ -23,7 +23,10 @@ function context(env: NodeJS.ProcessEnv = {}, stdin = ''): { ctx: CliContext; st
   const stdout = new Capture();
   const stderr = new Capture();
   const ctx: CliContext = {
-    env, stdout, stderr, stdin: Readable.from([stdin]),
+    env,
+    stdout,
+    stderr,
+    stdin: Readable.from([stdin]),
     config: (flags) => loadConfig(env, flags),
     openEngine: (config) => createEngine({ database: config.databaseUrl }),
   };
@@ -78,7 +81,9 @@ describe('chs keys: who made each key, the cap, revoke-all', () => {
     const over = await run(['--db', s.db, 'keys', 'create', '--workspace', 'acme.com', '--name', 'one more'], { CHS_MAX_API_KEYS: '3' });
     expect(over.code).toBe(1);
     expect(over.stderr).toMatch(/^chs: .*at most 3.*\[KEY_LIMIT_REACHED\]\n$/);
-    expect((await run(['--db', s.db, 'keys', 'create', '--workspace', 'acme.com', '--name', 'x'], { CHS_MAX_API_KEYS: 'lots' })).stderr).toContain('CHS_MAX_API_KEYS must be a positive integer');
+    expect((await run(['--db', s.db, 'keys', 'create', '--workspace', 'acme.com', '--name', 'x'], { CHS_MAX_API_KEYS: 'lots' })).stderr).toContain(
+      'CHS_MAX_API_KEYS must be a positive integer',
+    );
 
     const revoked = await run(['--db', s.db, 'keys', 'revoke-all', '--workspace', 'ACME.com', '--json']);
     expect(revoked.code).toBe(0);

@@ -17,7 +17,10 @@ export const register: RegisterCommand = (program, ctx) => {
       withEngine(ctx, cmd, async (engine, config) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const key = await createApiKey(engine.store.db, {
-          workspaceId: ws.id, name: flags.name, createdBy: CREATED_BY_CLI, ...(config.maxApiKeys !== undefined ? { maxActive: config.maxApiKeys } : {}),
+          workspaceId: ws.id,
+          name: flags.name,
+          createdBy: CREATED_BY_CLI,
+          ...(config.maxApiKeys !== undefined ? { maxActive: config.maxApiKeys } : {}),
         });
         if (flags.json) {
           printJson(ctx, { id: key.id, name: key.name, key: key.key, isActive: key.isActive, createdAt: key.createdAt, workspaceId: ws.id });
@@ -36,7 +39,15 @@ export const register: RegisterCommand = (program, ctx) => {
       withEngine(ctx, cmd, async (engine) => {
         const ws = await requireWorkspace(engine.store.db, flags.workspace);
         const list = await listApiKeys(engine.store.db, ws.id);
-        const rows = list.map((k) => ({ id: k.id, name: k.name, key: k.preview, lastUsedAt: k.lastUsedAt, isActive: k.isActive, createdAt: k.createdAt, createdBy: k.createdBy }));
+        const rows = list.map((k) => ({
+          id: k.id,
+          name: k.name,
+          key: k.preview,
+          lastUsedAt: k.lastUsedAt,
+          isActive: k.isActive,
+          createdAt: k.createdAt,
+          createdBy: k.createdBy,
+        }));
         if (flags.json) {
           printJson(ctx, rows);
           return;
@@ -50,7 +61,13 @@ export const register: RegisterCommand = (program, ctx) => {
           ...rows.map((r) => [r.id, r.name, r.key, r.isActive ? 'yes' : 'no', r.lastUsedAt ?? 'never', r.createdAt, r.createdBy ?? 'unknown']),
         ];
         const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-        for (const row of table) ctx.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+        for (const row of table)
+          ctx.stdout.write(
+            `${row
+              .map((c, i) => c.padEnd(widths[i]!))
+              .join('  ')
+              .trimEnd()}\n`,
+          );
       }),
     );
 
@@ -80,7 +97,9 @@ export const register: RegisterCommand = (program, ctx) => {
           printJson(ctx, { workspaceId: ws.id, revoked });
           return;
         }
-        ctx.stdout.write(`Revoked ${revoked.length} key${revoked.length === 1 ? '' : 's'} of ${ws.id}${revoked.length > 0 ? `: ${revoked.join(', ')}` : ''}.\n`);
+        ctx.stdout.write(
+          `Revoked ${revoked.length} key${revoked.length === 1 ? '' : 's'} of ${ws.id}${revoked.length > 0 ? `: ${revoked.join(', ')}` : ''}.\n`,
+        );
         ctx.stdout.write(`Make a new one with: chs keys create --workspace ${ws.id} --name <name>\n`);
       }),
     );

@@ -36,7 +36,12 @@ describe('chs notify', () => {
 
     ({ ctx, stdout } = context(env));
     expect(await main(['node', 'chs', '--db', db, 'notify', '--workspace', 'acme.com', '--dry-run', '--json', '--digest', 'weekly'], ctx)).toBe(0);
-    const preview = JSON.parse(stdout.text) as { dryRun: boolean; transport: string; messages: Array<{ kind: string; to: string[] }>; quiet: Array<{ dedupeKey: string }> };
+    const preview = JSON.parse(stdout.text) as {
+      dryRun: boolean;
+      transport: string;
+      messages: Array<{ kind: string; to: string[] }>;
+      quiet: Array<{ dedupeKey: string }>;
+    };
     expect(preview.dryRun).toBe(true);
     expect(preview.transport).toBe('outbox');
     // The forced weekly digest: 05-13…05-19 has no change (05-12 has no score), so it would be quiet.

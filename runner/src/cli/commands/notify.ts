@@ -22,9 +22,11 @@ function parseDigests(values: string[] | undefined): DigestKind[] {
 function printHuman(ctx: CliContext, r: NotifyResult, transport: string): void {
   const out = (s: string) => ctx.stdout.write(s);
   const n = r.planned.length;
-  out(r.dryRun
-    ? `Dry run for ${r.workspaceId}: ${n} message${n === 1 ? '' : 's'} would be sent now (transport: ${transport}).\n`
-    : `${r.workspaceId}: ${r.sent.length} sent, ${r.failed.length} failed, ${r.claimedElsewhere.length} already claimed (transport: ${transport}).\n`);
+  out(
+    r.dryRun
+      ? `Dry run for ${r.workspaceId}: ${n} message${n === 1 ? '' : 's'} would be sent now (transport: ${transport}).\n`
+      : `${r.workspaceId}: ${r.sent.length} sent, ${r.failed.length} failed, ${r.claimedElsewhere.length} already claimed (transport: ${transport}).\n`,
+  );
   for (const note of r.notes) out(`note: ${note}\n`);
   for (const q of r.quiet) out(`quiet: ${q.dedupeKey} (${q.reason}), ${r.dryRun ? 'would be' : 'was'} recorded as skipped\n`);
   if (r.dryRun) {
@@ -49,9 +51,24 @@ async function run(ctx: CliContext, cmd: Command, flags: NotifyFlags): Promise<v
     const result = await notifier.run(workspaceId, new Date(), { dryRun: flags.dryRun ?? false, forceDigests });
     if (flags.json) {
       printJson(ctx, {
-        workspaceId, dryRun: result.dryRun, transport: notifier.transport,
-        messages: result.planned.map((m) => ({ kind: m.kind, dedupeKey: m.dedupeKey, from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html, content: m.content })),
-        sent: result.sent, failed: result.failed, claimedElsewhere: result.claimedElsewhere, quiet: result.quiet, notes: result.notes,
+        workspaceId,
+        dryRun: result.dryRun,
+        transport: notifier.transport,
+        messages: result.planned.map((m) => ({
+          kind: m.kind,
+          dedupeKey: m.dedupeKey,
+          from: m.from,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          html: m.html,
+          content: m.content,
+        })),
+        sent: result.sent,
+        failed: result.failed,
+        claimedElsewhere: result.claimedElsewhere,
+        quiet: result.quiet,
+        notes: result.notes,
       });
     } else printHuman(ctx, result, notifier.transport === 'smtp' ? 'SMTP (CHS_SMTP_URL)' : `outbox folder ${config.dataDir}/outbox`);
     if (result.failed.length > 0) process.exitCode = 2;

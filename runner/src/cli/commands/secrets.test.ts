@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createEngine, createWorkspace, getIntegrationCredentials, loadOrCreateSecretKey, parseSecretKey, rotateIntegrationSecrets, type SecretKey } from '@chs/core';
+import {
+  createEngine,
+  createWorkspace,
+  getIntegrationCredentials,
+  loadOrCreateSecretKey,
+  parseSecretKey,
+  rotateIntegrationSecrets,
+  type SecretKey,
+} from '@chs/core';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
@@ -21,7 +29,10 @@ async function chs(env: NodeJS.ProcessEnv, args: string[], stdin: string[] = [])
   const stdout = new Capture();
   const stderr = new Capture();
   const ctx: CliContext = {
-    env, stdout, stderr, stdin: Readable.from(stdin),
+    env,
+    stdout,
+    stderr,
+    stdin: Readable.from(stdin),
     config: (flags) => loadConfig(env, flags),
     openEngine: (config) => createEngine({ database: config.databaseUrl }),
   };
@@ -35,7 +46,10 @@ async function setup(env: NodeJS.ProcessEnv = {}): Promise<string> {
   const engine = await createEngine({ database: db });
   for (const domain of ['acme.test', 'beta.test']) await createWorkspace(engine.store.db, { domain, name: domain, ownerEmail: `ana@${domain}` });
   await engine.close();
-  for (const [ws, token] of [['acme.test', 'pat-acme'], ['beta.test', 'pat-beta']] as const) {
+  for (const [ws, token] of [
+    ['acme.test', 'pat-acme'],
+    ['beta.test', 'pat-beta'],
+  ] as const) {
     expect((await chs({ ...env, CHS_CONNECT_ACCESS_TOKEN: token }, ['--db', db, 'connect', 'hubspot', '--workspace', ws])).code).toBe(0);
   }
   return db;
@@ -46,7 +60,12 @@ async function tokens(db: string, key: SecretKey): Promise<unknown[]> {
   try {
     const out: unknown[] = [];
     for (const ws of ['acme.test', 'beta.test']) {
-      out.push(await getIntegrationCredentials(engine.store.db, key, ws, 'hubspot').then((c) => c.accessToken, (e: { code?: string }) => e.code));
+      out.push(
+        await getIntegrationCredentials(engine.store.db, key, ws, 'hubspot').then(
+          (c) => c.accessToken,
+          (e: { code?: string }) => e.code,
+        ),
+      );
     }
     return out;
   } finally {
@@ -83,7 +102,9 @@ describe('chs secrets rotate', () => {
     // The crash: secret.key still holds the old key, every row is under the new one.
     const r = await chs({}, ['--db', db, 'secrets', 'rotate']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Re-sealed 0 of 2 stored credentials \(0 from the old v1 format\); 2 were already under the new key\.\nThe new key is in .*secret\.key; restart every runner that uses it\.\n$/);
+    expect(r.stdout).toMatch(
+      /^Re-sealed 0 of 2 stored credentials \(0 from the old v1 format\); 2 were already under the new key\.\nThe new key is in .*secret\.key; restart every runner that uses it\.\n$/,
+    );
     expect(readFileSync(join(dataDir, 'secret.key'), 'utf8').trim()).toBe(pending);
     expect(await tokens(db, parseSecretKey(pending))).toEqual(['pat-acme', 'pat-beta']);
   });
@@ -96,7 +117,9 @@ describe('chs secrets rotate', () => {
 
     const missing = await chs({ CHS_SECRET_KEY: k1 }, ['--db', db, 'secrets', 'rotate']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/CHS_SECRET_KEY is set: give the new key with --new-key-file <path>, --new-key-stdin or CHS_NEW_SECRET_KEY.*\[INVALID_INPUT\]/);
+    expect(missing.stderr).toMatch(
+      /CHS_SECRET_KEY is set: give the new key with --new-key-file <path>, --new-key-stdin or CHS_NEW_SECRET_KEY.*\[INVALID_INPUT\]/,
+    );
     const same = await chs({ CHS_SECRET_KEY: k1, CHS_NEW_SECRET_KEY: k1 }, ['--db', db, 'secrets', 'rotate']);
     expect(same.stderr).toMatch(/the new key is the current key; use --keep-key/);
     const argv = await chs({ CHS_SECRET_KEY: k1 }, ['--db', db, 'secrets', 'rotate', '--new-key', k2]);
@@ -105,10 +128,17 @@ describe('chs secrets rotate', () => {
 
     const viaEnv = await chs({ CHS_SECRET_KEY: k1, CHS_NEW_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate']);
     expect(viaEnv.code).toBe(0);
-    expect(viaEnv.stdout).toBe('Re-sealed 2 of 2 stored credentials (0 from the old v1 format); 0 were already under the new key.\nNow set CHS_SECRET_KEY to the new key and restart every runner.\n');
+    expect(viaEnv.stdout).toBe(
+      'Re-sealed 2 of 2 stored credentials (0 from the old v1 format); 0 were already under the new key.\nNow set CHS_SECRET_KEY to the new key and restart every runner.\n',
+    );
     expect(await tokens(db, parseSecretKey(k2))).toEqual(['pat-acme', 'pat-beta']);
     // Run again before CHS_SECRET_KEY was changed: nothing to do, nothing broken.
-    expect(JSON.parse((await chs({ CHS_SECRET_KEY: k1, CHS_NEW_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate', '--json'])).stdout)).toEqual({ rows: 2, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 2 });
+    expect(JSON.parse((await chs({ CHS_SECRET_KEY: k1, CHS_NEW_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate', '--json'])).stdout)).toEqual({
+      rows: 2,
+      resealed: 0,
+      upgradedFromV1: 0,
+      alreadyCurrent: 2,
+    });
 
     const viaStdin = await chs({ CHS_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate', '--new-key-stdin', '--json'], [`${k3}\n`]);
     expect(viaStdin.code).toBe(0);
@@ -124,7 +154,9 @@ describe('chs secrets rotate', () => {
     // A wrong current key: nothing opens, nothing changes.
     const wrong = await chs({ CHS_SECRET_KEY: k1, CHS_NEW_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate']);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/cannot decrypt the stored hubspot credentials of workspace (acme|beta)\.test: wrong CHS_SECRET_KEY .*\[CREDENTIALS_UNREADABLE\]\n$/);
+    expect(wrong.stderr).toMatch(
+      /cannot decrypt the stored hubspot credentials of workspace (acme|beta)\.test: wrong CHS_SECRET_KEY .*\[CREDENTIALS_UNREADABLE\]\n$/,
+    );
     expect(await tokens(db, parseSecretKey(k4))).toEqual(['pat-acme', 'pat-beta']);
   });
 });

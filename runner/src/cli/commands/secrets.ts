@@ -29,7 +29,13 @@ interface RotateFlags {
 async function rotate(ctx: CliContext, cmd: Command, flags: RotateFlags): Promise<void> {
   const config = ctx.config(cmd.optsWithGlobals());
   const given = await readSecrets(ctx, {
-    newKey: { name: 'new-key', envName: SECRET_INPUT_ENV.newSecretKey, envValue: loadSecretInputs(ctx.env).newSecretKey, file: flags.newKeyFile, stdin: flags.newKeyStdin },
+    newKey: {
+      name: 'new-key',
+      envName: SECRET_INPUT_ENV.newSecretKey,
+      envValue: loadSecretInputs(ctx.env).newSecretKey,
+      file: flags.newKeyFile,
+      stdin: flags.newKeyStdin,
+    },
   });
   if (flags.keepKey && given.newKey !== undefined) throw new ChsError('INVALID_INPUT', '--keep-key re-seals under the current key: give no new key with it');
   const oldKey = loadOrCreateSecretKey(config.dataDir, config.secretKey);
@@ -41,10 +47,14 @@ async function rotate(ctx: CliContext, cmd: Command, flags: RotateFlags): Promis
   let newText = given.newKey;
   if (writesKeyFile) newText ??= existsSync(pendingFile) ? readFileSync(pendingFile, 'utf8').trim() : generateSecretKeyText();
   if (newText === undefined && !flags.keepKey) {
-    throw new ChsError('INVALID_INPUT', `CHS_SECRET_KEY is set: give the new key with --new-key-file <path>, --new-key-stdin or ${SECRET_INPUT_ENV.newSecretKey} (or --keep-key to re-seal under the current one)`);
+    throw new ChsError(
+      'INVALID_INPUT',
+      `CHS_SECRET_KEY is set: give the new key with --new-key-file <path>, --new-key-stdin or ${SECRET_INPUT_ENV.newSecretKey} (or --keep-key to re-seal under the current one)`,
+    );
   }
   const newKey = newText === undefined ? oldKey : parseSecretKey(newText);
-  if (!flags.keepKey && newKey.equals(oldKey)) throw new ChsError('INVALID_INPUT', 'the new key is the current key; use --keep-key to re-seal under the same key');
+  if (!flags.keepKey && newKey.equals(oldKey))
+    throw new ChsError('INVALID_INPUT', 'the new key is the current key; use --keep-key to re-seal under the same key');
   if (writesKeyFile) {
     writeFileSync(pendingFile, `${newText}\n`, { mode: 0o600 });
     chmodSync(pendingFile, 0o600);
@@ -78,7 +88,10 @@ export const register: RegisterCommand = (program, ctx) => {
   secrets
     .command('rotate')
     .description('re-encrypt every stored provider credential under a new key (one transaction; safe to run again)')
-    .option('--new-key-file <path>', `the new key (64 hex, base64 of 32 bytes, or a passphrase of ≥ 32 characters) from a file ("-": stdin); or ${SECRET_INPUT_ENV.newSecretKey}`)
+    .option(
+      '--new-key-file <path>',
+      `the new key (64 hex, base64 of 32 bytes, or a passphrase of ≥ 32 characters) from a file ("-": stdin); or ${SECRET_INPUT_ENV.newSecretKey}`,
+    )
     .option('--new-key-stdin', 'read the new key from stdin')
     .option('--keep-key', 're-seal under the current key (upgrades values of the old format)')
     .option('--json', 'print {"rows","resealed","upgradedFromV1","alreadyCurrent","keyFile"?}')

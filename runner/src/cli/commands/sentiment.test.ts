@@ -34,7 +34,10 @@ function fakeContext(stdin: NodeJS.ReadableStream & { isTTY?: boolean }): { ctx:
 }
 
 const parseLines = (text: string): { label: string; score: number }[] =>
-  text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { label: string; score: number });
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { label: string; score: number });
 
 describe('chs sentiment (in process)', () => {
   it('prints one {"label","score"} object per input line, in order, blank lines neutral', async () => {

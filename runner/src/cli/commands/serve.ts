@@ -41,11 +41,21 @@ async function run(ctx: CliContext, cmd: Command, flags: { port: string; host: s
  */
 export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port: string; host: string }, signIn?: string): Promise<void> {
   const port = parsePort(flags.port);
-  const [{ buildApp }, { createLogger }, { buildMetricsServer, createMetrics, METRICS_PATH }, { installGracefulShutdown }, { createJobService }, { dashboardBuilt, DEFAULT_DASHBOARD_DIR }] =
-    await Promise.all([
-      import('../../http/app.js'), import('../../http/logging.js'), import('../../http/metrics.js'), import('../../http/shutdown.js'), import('../../jobs/service.js'),
-      import('../../http/dashboard.js'),
-    ]);
+  const [
+    { buildApp },
+    { createLogger },
+    { buildMetricsServer, createMetrics, METRICS_PATH },
+    { installGracefulShutdown },
+    { createJobService },
+    { dashboardBuilt, DEFAULT_DASHBOARD_DIR },
+  ] = await Promise.all([
+    import('../../http/app.js'),
+    import('../../http/logging.js'),
+    import('../../http/metrics.js'),
+    import('../../http/shutdown.js'),
+    import('../../jobs/service.js'),
+    import('../../http/dashboard.js'),
+  ]);
   // Built by `npm ci` (the root `prepare`); without it the API is served alone.
   const dashboard = dashboardBuilt(DEFAULT_DASHBOARD_DIR);
   const logger = createLogger({ level: config.logLevel });
@@ -57,7 +67,15 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   try {
     const rateLimitStore = await sharedRateLimitStore(config, logger);
     const metrics = createMetrics(engine);
-    app = await buildApp({ engine, config, logger, jobs, metrics, ...(rateLimitStore ? { rateLimitStore } : {}), ...(dashboard ? { dashboardDir: DEFAULT_DASHBOARD_DIR } : {}) });
+    app = await buildApp({
+      engine,
+      config,
+      logger,
+      jobs,
+      metrics,
+      ...(rateLimitStore ? { rateLimitStore } : {}),
+      ...(dashboard ? { dashboardDir: DEFAULT_DASHBOARD_DIR } : {}),
+    });
     const metricsServer = config.metricsPort === undefined ? undefined : await buildMetricsServer(metrics, config.metricsToken);
     // Closed with the API, so a scraper sees the runner go away with it.
     if (metricsServer) app.addHook('onClose', async () => metricsServer.close());
@@ -66,7 +84,8 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   } catch (err) {
     await app?.close().catch(() => undefined);
     await engine.close();
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ChsError('INVALID_INPUT', `port ${port} on ${flags.host} is already in use`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new ChsError('INVALID_INPUT', `port ${port} on ${flags.host} is already in use`, { cause: err });
     throw err;
   }
   const { done } = installGracefulShutdown(app, {

@@ -48,7 +48,10 @@ describe('chs and a failing SQLite store (SQLite only)', () => {
       const stdout = new Capture();
       const stderr = new Capture();
       const ctx: CliContext = {
-        env: {}, stdout, stderr, stdin: process.stdin,
+        env: {},
+        stdout,
+        stderr,
+        stdin: process.stdin,
         config: (flags) => loadConfig({}, flags),
         openEngine: async (config) => {
           const store = await openStore({ url: config.databaseUrl });
@@ -66,7 +69,9 @@ describe('chs and a failing SQLite store (SQLite only)', () => {
     const full = context(100);
     expect(await main(args, full.ctx)).toBe(1);
     expect(full.stdout.text).toBe('');
-    expect(full.stderr.text).toMatch(/^chs: the disk holding the SQLite database .*chs\.db is full \(SQLITE_FULL\): the batch being written was not stored; free some space and run again \(an ingestion resumes where it stopped\) \[STORAGE_FULL\]\n$/);
+    expect(full.stderr.text).toMatch(
+      /^chs: the disk holding the SQLite database .*chs\.db is full \(SQLITE_FULL\): the batch being written was not stored; free some space and run again \(an ingestion resumes where it stopped\) \[STORAGE_FULL\]\n$/,
+    );
     const store = await openStore({ url: file });
     try {
       expect(await store.db.selectFrom('interactions').select('id').execute()).toEqual([]);
@@ -90,7 +95,9 @@ describe('chs and a failing SQLite store (SQLite only)', () => {
       expect(performance.now() - t).toBeGreaterThan(400);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^chs: the SQLite database .*chs\.db is locked by another process \(SQLITE_BUSY\); gave up after waiting 400 ms \(CHS_SQLITE_BUSY_TIMEOUT_MS\); nothing was written, try again \[DATABASE_BUSY\]\n$/);
+      expect(r.stderr).toMatch(
+        /^chs: the SQLite database .*chs\.db is locked by another process \(SQLITE_BUSY\); gave up after waiting 400 ms \(CHS_SQLITE_BUSY_TIMEOUT_MS\); nothing was written, try again \[DATABASE_BUSY\]\n$/,
+      );
     } finally {
       holder.kill();
       await holder.released;

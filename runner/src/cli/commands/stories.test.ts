@@ -30,10 +30,12 @@ interface Preview {
 
 /** The churn-threat and escalation alerts of a dry run, as "name: signal". */
 function riskAlerts(preview: Preview): string[] {
-  return preview.messages.filter((m) => m.kind === 'risk_signal').map((m) => {
-    const a = m.content as RiskSignalAlert;
-    return `${a.domain}: ${a.signal}`;
-  });
+  return preview.messages
+    .filter((m) => m.kind === 'risk_signal')
+    .map((m) => {
+      const a = m.content as RiskSignalAlert;
+      return `${a.domain}: ${a.signal}`;
+    });
 }
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -45,7 +47,10 @@ afterEach(async () => {
 async function fresh(): Promise<{ db: TestDatabase; dir: string }> {
   const db = await createTestDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'chs-stories-'));
-  cleanup.push(() => db.drop(), () => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(
+    () => db.drop(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
   return { db, dir };
 }
 
@@ -53,7 +58,22 @@ describe('risky clients are named, with reasons, from the command line', () => {
   it('on the hand-checked scenario mailbox: the churn threats and escalations are alerted, the healthy clients are not', async () => {
     const { db, dir } = await fresh();
     const env = { CHS_NOW: SCENARIO_END_DATE, CHS_DATA_DIR: dir };
-    expect((await chs(env, ['--db', db.url, 'init', '--workspace', SCENARIO_WORKSPACE, '--name', 'Northwind', '--owner-email', `lead@${SCENARIO_WORKSPACE}`, '--json'])).code).toBe(0);
+    expect(
+      (
+        await chs(env, [
+          '--db',
+          db.url,
+          'init',
+          '--workspace',
+          SCENARIO_WORKSPACE,
+          '--name',
+          'Northwind',
+          '--owner-email',
+          `lead@${SCENARIO_WORKSPACE}`,
+          '--json',
+        ])
+      ).code,
+    ).toBe(0);
     const ingest = await chs(env, ['--db', db.url, 'ingest', '--workspace', SCENARIO_WORKSPACE, '--mbox', fixturePath(SCENARIO_FIXTURE.mbox), '--json']);
     expect(ingest.code, ingest.stderr).toBe(0);
 
@@ -101,12 +121,22 @@ describe('risky clients are named, with reasons, from the command line', () => {
       for (const r of summary.lists.topRisks) {
         expect(r.reason.length, r.name).toBeGreaterThan(20);
         if (r.reasonCode === 'low_sentiment') {
-          const detail = await engine.store.db.selectFrom('health_snapshots').select('components_json').where('client_id', '=', r.clientId).orderBy('date', 'desc').limit(1).executeTakeFirstOrThrow();
+          const detail = await engine.store.db
+            .selectFrom('health_snapshots')
+            .select('components_json')
+            .where('client_id', '=', r.clientId)
+            .orderBy('date', 'desc')
+            .limit(1)
+            .executeTakeFirstOrThrow();
           expect((JSON.parse(detail.components_json) as { sentiment: { value: number } }).sentiment.value, r.name).toBeLessThan(50);
         }
       }
-      const scores = await engine.store.db.selectFrom('clients').select(['name', 'health_score']).where('workspace_id', '=', DEMO_WORKSPACE)
-        .where('name', 'in', ['Vantage Home Interiors', 'Alderbrook Pharmacy Group']).execute();
+      const scores = await engine.store.db
+        .selectFrom('clients')
+        .select(['name', 'health_score'])
+        .where('workspace_id', '=', DEMO_WORKSPACE)
+        .where('name', 'in', ['Vantage Home Interiors', 'Alderbrook Pharmacy Group'])
+        .execute();
       expect(scores).toHaveLength(2);
       for (const s of scores) expect(s.health_score, s.name).toBeGreaterThanOrEqual(60);
     } finally {

@@ -37,15 +37,23 @@ interface ProviderSyncResult {
 function resultOf(j: Job): ProviderSyncResult {
   const ms = j.startedAt && j.completedAt ? Date.parse(j.completedAt) - Date.parse(j.startedAt) : 0;
   return {
-    jobId: j.id, status: j.state, itemsProcessed: j.itemsProcessed, itemsAdded: j.itemsAdded, itemsUpdated: j.itemsUpdated,
-    itemsSkipped: j.itemsSkipped, itemsFiltered: j.itemsFiltered, errorsCount: j.errorsCount,
-    errors: j.errors.map((e) => ({ message: e.message, count: e.count, severity: e.severity })), durationMs: ms,
+    jobId: j.id,
+    status: j.state,
+    itemsProcessed: j.itemsProcessed,
+    itemsAdded: j.itemsAdded,
+    itemsUpdated: j.itemsUpdated,
+    itemsSkipped: j.itemsSkipped,
+    itemsFiltered: j.itemsFiltered,
+    errorsCount: j.errorsCount,
+    errors: j.errors.map((e) => ({ message: e.message, count: e.count, severity: e.severity })),
+    durationMs: ms,
     ...(j.parkedUntil ? { parkedUntil: j.parkedUntil } : {}),
   };
 }
 
 async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<void> {
-  if (flags.provider !== undefined && !isProvider(flags.provider)) throw new ChsError('INVALID_INPUT', `unknown provider "${flags.provider}"; one of ${PROVIDERS.join(', ')}`);
+  if (flags.provider !== undefined && !isProvider(flags.provider))
+    throw new ChsError('INVALID_INPUT', `unknown provider "${flags.provider}"; one of ${PROVIDERS.join(', ')}`);
   const config = ctx.config(cmd.optsWithGlobals());
   const engine = await ctx.openEngine(config);
   const controller = new AbortController();
@@ -61,11 +69,16 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
       providers = [flags.provider];
     } else {
       providers = await connectedProviders(db, ws);
-      if (!providers.length) throw new ChsError('INTEGRATION_NOT_CONNECTED', `no integration is connected for ${ws}; connect one first (chs connect google|hubspot|intercom)`);
+      if (!providers.length)
+        throw new ChsError('INTEGRATION_NOT_CONNECTED', `no integration is connected for ${ws}; connect one first (chs connect google|hubspot|intercom)`);
     }
     const mode = flags.full ? 'full' : 'quick';
     // All sources are queued (one group) before any runs, so a conflict on one refuses the whole run.
-    const { runId, jobs } = await enqueueRun(db, ws, providers.map((source) => ({ kind: 'sync' as const, source, params: { mode, foreground: true } })));
+    const { runId, jobs } = await enqueueRun(
+      db,
+      ws,
+      providers.map((source) => ({ kind: 'sync' as const, source, params: { mode, foreground: true } })),
+    );
     const results: Record<string, ProviderSyncResult> = {};
     for (const queued of jobs) {
       if (controller.signal.aborted) {
@@ -82,7 +95,14 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
           const secs = Math.max((Date.now() - t0) / 1000, 0.001);
           const rate = j.itemsProcessed / secs;
           const total = j.totalItems ?? undefined;
-          view.update({ processed: j.itemsProcessed, total, rate, etaSeconds: total !== undefined && rate > 0 ? (total - j.itemsProcessed) / rate : undefined, added: j.itemsAdded, errors: j.errorsCount });
+          view.update({
+            processed: j.itemsProcessed,
+            total,
+            rate,
+            etaSeconds: total !== undefined && rate > 0 ? (total - j.itemsProcessed) / rate : undefined,
+            added: j.itemsAdded,
+            errors: j.errorsCount,
+          });
         },
       });
       view.stop();
@@ -93,10 +113,16 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
     const failed = all.filter((r) => r.status !== 'completed');
     if (failed.length) process.exitCode = 1;
     const summary = {
-      workspaceId: ws, jobId: runId, mode,
+      workspaceId: ws,
+      jobId: runId,
+      mode,
       status: failed.length === 0 ? 'completed' : all.some((r) => r.status === 'failed') ? 'failed' : failed[0]!.status,
-      itemsProcessed: sum('itemsProcessed'), itemsAdded: sum('itemsAdded'), itemsUpdated: sum('itemsUpdated'), itemsSkipped: sum('itemsSkipped'),
-      itemsFiltered: sum('itemsFiltered'), errorsCount: sum('errorsCount'),
+      itemsProcessed: sum('itemsProcessed'),
+      itemsAdded: sum('itemsAdded'),
+      itemsUpdated: sum('itemsUpdated'),
+      itemsSkipped: sum('itemsSkipped'),
+      itemsFiltered: sum('itemsFiltered'),
+      errorsCount: sum('errorsCount'),
       providers: results,
     };
     if (flags.json) {

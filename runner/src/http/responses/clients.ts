@@ -5,7 +5,16 @@
  * and test the answer; they never re-serialise it.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { getClientHealthHistory, InteractionView, lastInteractions, listClientInteractions, listClients, Pagination, readClientDetails, toClientView } from '@chs/core';
+import type {
+  getClientHealthHistory,
+  InteractionView,
+  lastInteractions,
+  listClientInteractions,
+  listClients,
+  Pagination,
+  readClientDetails,
+  toClientView,
+} from '@chs/core';
 import { assertSame, Count, Day, Nullable, PaginationSchema, Timestamp, type Returned } from './common.js';
 
 const clientExample = {
@@ -128,7 +137,9 @@ export const ClientHealthHistorySchema = Type.Object(
       }),
       { description: 'The components of the latest snapshot (empty before the first)' },
     ),
-    evidence: Type.Array(InteractionSchema, { description: 'The interactions behind the current risks and the moves of at least 2 points, newest first (at most 30)' }),
+    evidence: Type.Array(InteractionSchema, {
+      description: 'The interactions behind the current risks and the moves of at least 2 points, newest first (at most 30)',
+    }),
   },
   {
     description: 'Extension: the score history with the reason of each move',
@@ -136,7 +147,18 @@ export const ClientHealthHistorySchema = Type.Object(
       {
         clientId: 'cli_01HZX4V9K2M8Q7',
         windowDays: 90,
-        days: [{ date: '2026-11-20', score: 38.5, confidence: 0.9, change: -12.5, reasonCode: 'churn_intent', reason: 'Stated an intent to leave on 2026-11-20.', sentiment: 31, interactionIds: ['int_01HZX5B7'] }],
+        days: [
+          {
+            date: '2026-11-20',
+            score: 38.5,
+            confidence: 0.9,
+            change: -12.5,
+            reasonCode: 'churn_intent',
+            reason: 'Stated an intent to leave on 2026-11-20.',
+            sentiment: 31,
+            interactionIds: ['int_01HZX5B7'],
+          },
+        ],
         components: [{ name: 'sentiment', value: 31, weight: 0.4, contribution: 12.4 }],
         evidence: [],
       },

@@ -12,17 +12,23 @@ import type { CurrentJobView, HistoryRecord, RecentJobView } from '../../jobs/pr
 import type { IngestionSessionConfig as SessionConfig } from '@chs/core';
 import { assertSame, Count, Nullable, PaginationSchema, Timestamp } from './common.js';
 
-const JobStateSchema = Type.Union(JOB_STATES.map((s) => Type.Literal(s)), { description: 'queued, running, parked, completed, failed or cancelled' });
+const JobStateSchema = Type.Union(
+  JOB_STATES.map((s) => Type.Literal(s)),
+  { description: 'queued, running, parked, completed, failed or cancelled' },
+);
 const ProviderSchema = Type.Union(PROVIDERS.map((p) => Type.Literal(p)));
 const Duration = Type.String({ description: 'e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown`' });
 
-const SourceViewSchema = Type.Object({
-  status: JobStateSchema,
-  itemsProcessed: Count,
-  lastSyncAt: Type.Optional(Timestamp),
-  totalItems: Type.Optional(Count),
-  progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-}, { description: 'Which members are present depends on what the job knows yet' });
+const SourceViewSchema = Type.Object(
+  {
+    status: JobStateSchema,
+    itemsProcessed: Count,
+    lastSyncAt: Type.Optional(Timestamp),
+    totalItems: Type.Optional(Count),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { description: 'Which members are present depends on what the job knows yet' },
+);
 
 const CurrentJobSchema = Type.Object({
   jobId: Type.String({ description: 'The run id (one per POST /ingest/run)' }),

@@ -23,7 +23,9 @@ export const SummarySchema = Type.Object(
       improvingCount: Count,
     }),
     lists: Type.Object({
-      topRisks: Type.Array(Type.Object({ clientId: Type.String(), name: Type.String(), score: Score, mrr: Money, reason: Type.String(), reasonCode: Type.String() })),
+      topRisks: Type.Array(
+        Type.Object({ clientId: Type.String(), name: Type.String(), score: Score, mrr: Money, reason: Type.String(), reasonCode: Type.String() }),
+      ),
       topImproving: Type.Array(Type.Object({ clientId: Type.String(), name: Type.String(), score: Score, scoreChange: Type.Number(), mrr: Money })),
       renewals: Type.Array(Type.Object({ clientId: Type.String(), name: Type.String(), renewalDate: Day, mrr: Money, daysUntil: Type.Integer() })),
     }),
@@ -37,7 +39,16 @@ export const SummarySchema = Type.Object(
         revenue: { mrrTotal: 126000, mrrAtRisk: 18400, renewals30dValue: 9600, avgClientValue: 3000 },
         health: { avgScore: 67.2, change7: -1.4, change7Pct: -2.04, threshold: 40, atRiskCount: 5, improvingCount: 7 },
         lists: {
-          topRisks: [{ clientId: 'cli_01HZX4V9K2M8Q7', name: 'Globex', score: 38.5, mrr: 4200, reason: 'Stated an intent to leave on 2026-11-20.', reasonCode: 'churn_intent' }],
+          topRisks: [
+            {
+              clientId: 'cli_01HZX4V9K2M8Q7',
+              name: 'Globex',
+              score: 38.5,
+              mrr: 4200,
+              reason: 'Stated an intent to leave on 2026-11-20.',
+              reasonCode: 'churn_intent',
+            },
+          ],
           topImproving: [{ clientId: 'cli_01HZX4VA0B3N6R', name: 'Initech', score: 81, scoreChange: 9.5, mrr: 2500 }],
           renewals: [{ clientId: 'cli_01HZX4V9K2M8Q7', name: 'Globex', renewalDate: '2026-12-15', mrr: 4200, daysUntil: 20 }],
         },
@@ -116,7 +127,15 @@ export const IngestEmailStatsSchema = Type.Object({
   openRate: Fraction,
   responseRate: Fraction,
   avgSentimentScore: Type.Number({ minimum: 0, maximum: 1, description: 'Mean e-mail sentiment mapped to [0, 1]; 0.5 (neutral) without e-mails' }),
-  topClients: Type.Array(Type.Object({ clientId: Type.String(), clientName: Type.String(), emailCount: Count, avgSentiment: Type.Number({ minimum: 0, maximum: 1 }), openRate: Fraction })),
+  topClients: Type.Array(
+    Type.Object({
+      clientId: Type.String(),
+      clientName: Type.String(),
+      emailCount: Count,
+      avgSentiment: Type.Number({ minimum: 0, maximum: 1 }),
+      openRate: Fraction,
+    }),
+  ),
   processingErrors: Type.Object({ parseErrors: Count, attachmentErrors: Count, sentimentErrors: Count, charsetErrors: Count }),
   note: Type.String(),
 });

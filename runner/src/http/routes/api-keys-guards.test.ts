@@ -37,7 +37,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('API key guards on %s',
       expect(fourth.body.error).toContain('at most 3');
       expect(fourth.res.headers.get('x-ratelimit-limit')).not.toBeNull();
 
-      const list = async () => ((await (await t.request(`/api/settings/api-keys${q}`, { key: third.body.apiKey.key })).json()) as { apiKeys: KeyRow[] }).apiKeys;
+      const list = async () =>
+        ((await (await t.request(`/api/settings/api-keys${q}`, { key: third.body.apiKey.key })).json()) as { apiKeys: KeyRow[] }).apiKeys;
       expect((await list()).map((k) => [k.name, k.createdBy])).toEqual([
         ['Default key', 'cli'],
         ['second', t.apiKeyId],

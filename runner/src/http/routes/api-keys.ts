@@ -18,7 +18,8 @@ const ApiKeyListItem = Type.Object({
   isActive: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
   createdBy: Type.Union([Type.String(), Type.Null()], {
-    description: 'Engine extension: the id of the key whose request created this one, or `cli` (chs init, chs keys create); null for keys older than this record',
+    description:
+      'Engine extension: the id of the key whose request created this one, or `cli` (chs init, chs keys create); null for keys older than this record',
   }),
 });
 
@@ -39,7 +40,15 @@ export const apiKeyRoutes =
 
     app.get(
       '/settings/api-keys',
-      { schema: { tags, operationId: 'listApiKeys', summary: 'List the workspace’s API keys (masked)', querystring: WorkspaceQuery, response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listApiKeys',
+          summary: 'List the workspace’s API keys (masked)',
+          querystring: WorkspaceQuery,
+          response: { 200: Type.Object({ apiKeys: Type.Array(ApiKeyListItem) }) },
+        },
+      },
       async (request) => {
         const keys = await listApiKeys(db, request.auth.workspaceId);
         return {
@@ -71,7 +80,11 @@ export const apiKeyRoutes =
       async (request) => {
         const { workspaceId, userId, keyId } = request.auth;
         const key = await createApiKey(db, {
-          workspaceId, userId, name: request.body.name, createdBy: keyId, ...(deps.config.maxApiKeys !== undefined ? { maxActive: deps.config.maxApiKeys } : {}),
+          workspaceId,
+          userId,
+          name: request.body.name,
+          createdBy: keyId,
+          ...(deps.config.maxApiKeys !== undefined ? { maxActive: deps.config.maxApiKeys } : {}),
         });
         return {
           success: true,
@@ -105,7 +118,7 @@ export const apiKeyRoutes =
         };
       },
     );
-  
+
     app.post(
       '/settings/api-keys/revoke-all',
       {
@@ -118,7 +131,13 @@ export const apiKeyRoutes =
             'the call is meant for a leaked key, and if the caller’s key survived, a holder of the leaked key could call this to lock everyone else out ' +
             'and keep the only working key. Make a new key afterwards with `chs keys create` on the server. Revoked keys stay listed (inactive).',
           querystring: WorkspaceQuery,
-          response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), revoked: Type.Array(Type.String(), { description: 'Ids of the keys revoked' }) }) },
+          response: {
+            200: Type.Object({
+              success: Type.Boolean(),
+              message: Type.String(),
+              revoked: Type.Array(Type.String(), { description: 'Ids of the keys revoked' }),
+            }),
+          },
         },
       },
       async (request) => {

@@ -28,7 +28,9 @@ async function fixture(db: Db, ws: string): Promise<void> {
   ]);
 }
 
-async function startWithFixture(dialect?: TestDialect): Promise<{ t: TestApp; clock: { now: number }; get: (path: string) => Promise<{ body: Json; type: string | null }> }> {
+async function startWithFixture(
+  dialect?: TestDialect,
+): Promise<{ t: TestApp; clock: { now: number }; get: (path: string) => Promise<{ body: Json; type: string | null }> }> {
   const clock = { now: Date.parse('2024-06-30T12:00:00.000Z') };
   const t = await startTestApp({ ...(dialect ? { dialect } : {}), workspace: 'ourco.com', clock: () => new Date(clock.now) });
   await fixture(t.engine.store.db, t.workspaceId);
@@ -58,9 +60,16 @@ describe.each(dialects.map((d) => [d.name, d] as const))('client reads stay exac
       expect((await get('/clients')).body[0].mrr).toBe(2500);
 
       // A write straight into the store (what an ingestion does).
-      await insertInteractions(t.engine.store.db, t.workspaceId, [{ id: 'd', clientId: 'c1', at: '2024-06-29T10:00:00.000Z', direction: 'inbound', sentiment: 0.9, thread: 'T2' }]);
+      await insertInteractions(t.engine.store.db, t.workspaceId, [
+        { id: 'd', clientId: 'c1', at: '2024-06-29T10:00:00.000Z', direction: 'inbound', sentiment: 0.9, thread: 'T2' },
+      ]);
       // Their mood this month: b −0.5, d 0.9 → 0.2; the 30 days before: a 0.5 → declining.
-      expect((await get('/clients/c1')).body.metrics).toEqual({ totalInteractions: 5, avgResponseTime: 24, lastMonthInteractions: 3, sentimentTrend: 'declining' });
+      expect((await get('/clients/c1')).body.metrics).toEqual({
+        totalInteractions: 5,
+        avgResponseTime: 24,
+        lastMonthInteractions: 3,
+        sentimentTrend: 'declining',
+      });
       expect((await get('/clients/c1/interactions?limit=1')).body.interactions[0].id).toBe('z');
 
       // The clock: 'z' (07-01T09:00) comes into this month's count at its own time, not before.

@@ -7,11 +7,26 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { getClientHealthHistory, lastInteractions, listClientInteractions, listClients, readClientDetails, toClientView, updateClientAttributes } from '@chs/core';
+import {
+  getClientHealthHistory,
+  lastInteractions,
+  listClientInteractions,
+  listClients,
+  readClientDetails,
+  toClientView,
+  updateClientAttributes,
+} from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { JSON_CONTENT_TYPE, ReadCache } from '../read-cache.js';
-import { ClientDetailsSchema, ClientHealthHistorySchema, ClientListSchema, ClientSchema, InteractionsPageSchema, LastInteractionsSchema } from '../responses/clients.js';
+import {
+  ClientDetailsSchema,
+  ClientHealthHistorySchema,
+  ClientListSchema,
+  ClientSchema,
+  InteractionsPageSchema,
+  LastInteractionsSchema,
+} from '../responses/clients.js';
 
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -50,19 +65,46 @@ export const clientRoutes =
     const cache = new ReadCache({ dataVersion: () => deps.engine.store.dataVersion(), clock: deps.engine.clock });
     const json = (reply: FastifyReply, text: string): FastifyReply => reply.type(JSON_CONTENT_TYPE).send(text);
 
-    app.get('/clients', { schema: { tags, operationId: 'listClients', summary: 'Every client, excluded ones too (a bare array)', querystring: WorkspaceQuery, response: { 200: ClientListSchema } } }, async (request, reply) =>
-      json(reply, await cache.forRequest(request, async () => ({ value: await listClients(db, request.auth.workspaceId) }))),
+    app.get(
+      '/clients',
+      {
+        schema: {
+          tags,
+          operationId: 'listClients',
+          summary: 'Every client, excluded ones too (a bare array)',
+          querystring: WorkspaceQuery,
+          response: { 200: ClientListSchema },
+        },
+      },
+      async (request, reply) => json(reply, await cache.forRequest(request, async () => ({ value: await listClients(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/last-interactions',
-      { schema: { tags, operationId: 'getLastInteractions', summary: 'Client id → last interaction timestamp (null when none)', querystring: WorkspaceQuery, response: { 200: LastInteractionsSchema } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getLastInteractions',
+          summary: 'Client id → last interaction timestamp (null when none)',
+          querystring: WorkspaceQuery,
+          response: { 200: LastInteractionsSchema },
+        },
+      },
       async (request, reply) => json(reply, await cache.forRequest(request, async () => ({ value: await lastInteractions(db, request.auth.workspaceId) }))),
     );
 
     app.get(
       '/clients/:clientId',
-      { schema: { tags, operationId: 'getClient', summary: 'A client with its metrics (avgResponseTime in hours) and contacts', params: ClientParams, querystring: WorkspaceQuery, response: { 200: ClientDetailsSchema } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getClient',
+          summary: 'A client with its metrics (avgResponseTime in hours) and contacts',
+          params: ClientParams,
+          querystring: WorkspaceQuery,
+          response: { 200: ClientDetailsSchema },
+        },
+      },
       async (request, reply) =>
         json(
           reply,
@@ -75,12 +117,24 @@ export const clientRoutes =
 
     app.get(
       '/clients/:clientId/interactions',
-      { schema: { tags, operationId: 'listClientInteractions', summary: 'Interactions of a client, newest first', params: ClientParams, querystring: InteractionsQuery, response: { 200: InteractionsPageSchema } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listClientInteractions',
+          summary: 'Interactions of a client, newest first',
+          params: ClientParams,
+          querystring: InteractionsQuery,
+          response: { 200: InteractionsPageSchema },
+        },
+      },
       async (request, reply) =>
         json(
           reply,
           await cache.forRequest(request, async () => ({
-            value: await listClientInteractions(db, request.auth.workspaceId, request.params.clientId, { limit: request.query.limit, offset: request.query.offset }),
+            value: await listClientInteractions(db, request.auth.workspaceId, request.params.clientId, {
+              limit: request.query.limit,
+              offset: request.query.offset,
+            }),
           })),
         ),
     );
@@ -105,7 +159,10 @@ export const clientRoutes =
             const now = deps.engine.clock();
             // The window moves at midnight UTC: the answer is kept until then at most.
             const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-            return { value: await getClientHealthHistory(db, request.auth.workspaceId, request.params.clientId, { windowDays: request.query.windowDays, now }), validUntil: midnight };
+            return {
+              value: await getClientHealthHistory(db, request.auth.workspaceId, request.params.clientId, { windowDays: request.query.windowDays, now }),
+              validUntil: midnight,
+            };
           }),
         ),
     );

@@ -9,4 +9,13 @@ import { integrationConnectRoutes } from './integrations-connect.js';
 import { ingestV2Routes } from './ingest-v2.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
-export const routeModules: RouteModule[] = [clientRoutes, metricsRoutes, ingestEmailStatsRoutes, integrationStatusRoutes, ingestRoutes, integrationSyncRoutes, integrationConnectRoutes, ingestV2Routes];
+export const routeModules: RouteModule[] = [
+  clientRoutes,
+  metricsRoutes,
+  ingestEmailStatsRoutes,
+  integrationStatusRoutes,
+  ingestRoutes,
+  integrationSyncRoutes,
+  integrationConnectRoutes,
+  ingestV2Routes,
+];

@@ -18,7 +18,15 @@ export const ingestEmailStatsRoutes =
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/ingest/email-stats',
-      { schema: { tags: ['ingestion'], operationId: 'getIngestEmailStats', summary: 'E-mail ingestion statistics and processing errors', querystring: IngestEmailStatsQuery, response: { 200: IngestEmailStatsSchema } } },
+      {
+        schema: {
+          tags: ['ingestion'],
+          operationId: 'getIngestEmailStats',
+          summary: 'E-mail ingestion statistics and processing errors',
+          querystring: IngestEmailStatsQuery,
+          response: { 200: IngestEmailStatsSchema },
+        },
+      },
       async (request) => ingestEmailStats(deps.engine.store.db, request.auth.workspaceId, { windowDays: request.query.windowDays, now: deps.engine.clock() }),
     );
   };

@@ -33,7 +33,12 @@ async function setup(messages: number): Promise<TestApp> {
   const engine = await createEngine({ database: app.engine.store, secretKey: key, providerUrls: { googleApi: fake.apiUrl, googleToken: fake.tokenUrl } });
   jobs = createJobService({ engine, config: { ...app.config, jobs: { ...DEFAULT_JOBS_CONFIG, pollMs: 50, schedulerEnabled: false } } });
   jobs.start();
-  await connectIntegration(app.engine.store.db, key, { workspaceId: app.workspaceId, provider: 'google', credentials: { accessToken: 'fake-access-token', email: 'rep@acme.com' }, accountEmail: 'rep@acme.com' });
+  await connectIntegration(app.engine.store.db, key, {
+    workspaceId: app.workspaceId,
+    provider: 'google',
+    credentials: { accessToken: 'fake-access-token', email: 'rep@acme.com' },
+    accountEmail: 'rep@acme.com',
+  });
   return app;
 }
 
@@ -57,8 +62,13 @@ describe('/ingest/v2 with a worker', () => {
     expect(s.status).toBe('completed');
     expect(s.progress).toEqual({ emailsProcessed: 25, totalEmails: 25, percentComplete: 100, batchesCompleted: 3, totalBatches: 3 });
     expect(s.stats).toEqual({ clientsIdentified: 5, contactsCreated: expect.any(Number), interactionsCreated: 25, errorsCount: 0 });
-    expect(s.timing.estimatedCompletionAt).toBe((await t.engine.store.db.selectFrom('ingestion_sessions').select('completed_at').executeTakeFirstOrThrow()).completed_at);
-    const n = await t.engine.store.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(s.timing.estimatedCompletionAt).toBe(
+      (await t.engine.store.db.selectFrom('ingestion_sessions').select('completed_at').executeTakeFirstOrThrow()).completed_at,
+    );
+    const n = await t.engine.store.db
+      .selectFrom('interactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(25);
   });
 

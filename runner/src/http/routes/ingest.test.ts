@@ -5,9 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY_MS,
-  connectIntegration, enqueueJob, getJob, listJobs, recordJobProgress, transitionJob, markNeedsReauth, type Db, type Provider,
-} from '@chs/core';
+import { DAY_MS, connectIntegration, enqueueJob, getJob, listJobs, recordJobProgress, transitionJob, markNeedsReauth, type Db, type Provider } from '@chs/core';
 import { startTestApp, type TestApp } from '../testing.js';
 
 let t: TestApp | undefined;
@@ -20,9 +18,8 @@ const KEY = randomBytes(32);
 const OWNER = 'test-owner';
 
 async function connect(db: Db, ws: string, provider: Provider): Promise<void> {
-  const credentials = provider === 'google'
-    ? { accessToken: 'ya29.x', refreshToken: '1//r', clientId: 'c', clientSecret: 's', email: 'rep@acme.com' }
-    : { accessToken: 'pat-x' };
+  const credentials =
+    provider === 'google' ? { accessToken: 'ya29.x', refreshToken: '1//r', clientId: 'c', clientSecret: 's', email: 'rep@acme.com' } : { accessToken: 'pat-x' };
   await connectIntegration(db, KEY, { workspaceId: ws, provider, credentials, accountEmail: 'rep@acme.com' });
 }
 
@@ -33,12 +30,24 @@ async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
 /** Claims a queued job by hand, as a worker would, started `agoSeconds` ago. */
 async function claim(db: Db, id: string, agoSeconds = 0): Promise<void> {
   const started = new Date(Date.now() - agoSeconds * 1000);
-  const j = await transitionJob(db, id, 'queued', 'running', { now: started, patch: { leaseOwner: OWNER, leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() } });
+  const j = await transitionJob(db, id, 'queued', 'running', {
+    now: started,
+    patch: { leaseOwner: OWNER, leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() },
+  });
   expect(j?.state).toBe('running');
 }
 
 async function progress(db: Db, id: string, processed: number, total: number | null, added = processed): Promise<void> {
-  expect(await recordJobProgress(db, id, OWNER, { itemsProcessed: processed, totalItems: total, itemsAdded: added, itemsUpdated: 0, itemsSkipped: processed - added, itemsFiltered: 0 })).toBe(true);
+  expect(
+    await recordJobProgress(db, id, OWNER, {
+      itemsProcessed: processed,
+      totalItems: total,
+      itemsAdded: added,
+      itemsUpdated: 0,
+      itemsSkipped: processed - added,
+      itemsFiltered: 0,
+    }),
+  ).toBe(true);
 }
 
 const secondsFromNow = (iso: unknown) => (Date.parse(String(iso)) - Date.now()) / 1000;
@@ -63,7 +72,10 @@ describe('POST /api/ingest/run', () => {
     // Nothing has ever completed: no throughput, no count, so no estimate (never a constant).
     expect(body).toEqual({ success: true, jobId: body.jobId, status: 'started', estimatedDuration: 'unknown', sources: ['google', 'hubspot'] });
     const { jobs } = await listJobs(db, { workspaceId: t.workspaceId, groupId: body.jobId, limit: 10, offset: 0 });
-    expect(jobs.map((j) => [j.source, j.kind, j.state, j.params.mode]).sort()).toEqual([['google', 'sync', 'queued', 'quick'], ['hubspot', 'sync', 'queued', 'quick']]);
+    expect(jobs.map((j) => [j.source, j.kind, j.state, j.params.mode]).sort()).toEqual([
+      ['google', 'sync', 'queued', 'quick'],
+      ['hubspot', 'sync', 'queued', 'quick'],
+    ]);
   });
 
   it('validates syncType and sources; an unconnected source is a 400; a second run of an active source is a 409 naming the job', async () => {
@@ -111,7 +123,11 @@ describe('GET /api/ingest/status', () => {
 
     let s = await json<{ currentJob: Record<string, unknown>; recentJobs: unknown[] }>(await t.request(`/api/ingest/status?workspaceId=${t.workspaceId}`));
     expect(s.currentJob).toEqual({
-      jobId: run.jobId, status: 'queued', progress: 0, startedAt: null, estimatedCompletion: null,
+      jobId: run.jobId,
+      status: 'queued',
+      progress: 0,
+      startedAt: null,
+      estimatedCompletion: null,
       sources: { google: { status: 'queued', itemsProcessed: 0 }, hubspot: { status: 'queued', itemsProcessed: 0 } },
     });
 
@@ -119,7 +135,9 @@ describe('GET /api/ingest/status', () => {
     await progress(db, google.id, 100, 1000);
     s = await json(await t.request(`/api/ingest/status?workspaceId=${t.workspaceId}&jobId=${run.jobId}`));
     expect(s.currentJob).toMatchObject({
-      jobId: run.jobId, status: 'running', progress: 5, // google 10 %, hubspot not started: (10 + 0) / 2
+      jobId: run.jobId,
+      status: 'running',
+      progress: 5, // google 10 %, hubspot not started: (10 + 0) / 2
       sources: { google: { status: 'running', itemsProcessed: 100, totalItems: 1000, progress: 10 }, hubspot: { status: 'queued', itemsProcessed: 0 } },
     });
     // HubSpot has no count and no past run: the run's end is unknown.
@@ -131,13 +149,21 @@ describe('GET /api/ingest/status', () => {
     await transitionJob(db, google.id, 'running', 'completed', { owner: OWNER });
     await transitionJob(db, hubspot.id, 'running', 'completed', { owner: OWNER });
     s = await json(await t.request(`/api/ingest/status?workspaceId=${t.workspaceId}`));
-    const done = s.currentJob as { status: string; progress: number; estimatedCompletion: string; startedAt: string; sources: Record<string, { status: string; progress: number }> };
+    const done = s.currentJob as {
+      status: string;
+      progress: number;
+      estimatedCompletion: string;
+      startedAt: string;
+      sources: Record<string, { status: string; progress: number }>;
+    };
     expect(done.status).toBe('completed');
     expect(done.progress).toBe(100);
     expect(done.sources.google).toMatchObject({ status: 'completed', progress: 100, itemsProcessed: 1000 });
     const finished = (await getJob(db, hubspot.id))!;
     expect(done.estimatedCompletion).toBe([finished.completedAt, (await getJob(db, google.id))!.completedAt].sort().at(-1));
-    expect(s.recentJobs).toEqual([{ jobId: run.jobId, status: 'completed', completedAt: done.estimatedCompletion, duration: expect.stringMatching(/^\d+s$/), itemsProcessed: 1040 }]);
+    expect(s.recentJobs).toEqual([
+      { jobId: run.jobId, status: 'completed', completedAt: done.estimatedCompletion, duration: expect.stringMatching(/^\d+s$/), itemsProcessed: 1040 },
+    ]);
 
     const unknown = await t.request(`/api/ingest/status?workspaceId=${t.workspaceId}&jobId=job_nope`);
     expect(unknown.status).toBe(404);
@@ -154,7 +180,9 @@ describe('GET /api/ingest/status', () => {
     await claim(db, id, 10);
     // 100 of 1000 in 10 s: 10/s, 900 left → 90 s.
     await progress(db, id, 100, 1000);
-    const at = async () => (await json<{ currentJob: { estimatedCompletion: string } }>(await t!.request(`/api/ingest/status?workspaceId=${t!.workspaceId}`))).currentJob.estimatedCompletion;
+    const at = async () =>
+      (await json<{ currentJob: { estimatedCompletion: string } }>(await t!.request(`/api/ingest/status?workspaceId=${t!.workspaceId}`))).currentJob
+        .estimatedCompletion;
     expect(secondsFromNow(await at())).toBeGreaterThan(87);
     expect(secondsFromNow(await at())).toBeLessThan(93);
     // 500 of 1000 in 10 s: 50/s, 500 left → 10 s.
@@ -164,9 +192,17 @@ describe('GET /api/ingest/status', () => {
 
     // Completed: 1000 items in exactly 50 s (started and ended by hand).
     await progress(db, id, 1000, 1000);
-    await db.updateTable('jobs').set({ started_at: new Date(Date.now() - 50_000).toISOString() }).where('id', '=', id).execute();
+    await db
+      .updateTable('jobs')
+      .set({ started_at: new Date(Date.now() - 50_000).toISOString() })
+      .where('id', '=', id)
+      .execute();
     await transitionJob(db, id, 'running', 'completed', { owner: OWNER });
-    await db.updateTable('jobs').set({ completed_at: new Date(Date.now()).toISOString() }).where('id', '=', id).execute();
+    await db
+      .updateTable('jobs')
+      .set({ completed_at: new Date(Date.now()).toISOString() })
+      .where('id', '=', id)
+      .execute();
     const again = await json<{ estimatedDuration: string; jobId: string }>(await t.request(`/api/ingest/run?workspaceId=${t.workspaceId}`, { method: 'POST' }));
     // No count yet for the new run: the last run of the same kind took 50 s.
     expect(again.estimatedDuration).toMatch(/^(49|50|51)s$/);
@@ -219,11 +255,16 @@ describe('GET /api/ingest/history', () => {
       await t.request(`/api/ingest/history?workspaceId=${ws}`),
     );
     const ofRun = history.syncHistory.filter((r) => r.jobId === run.jobId);
-    expect(ofRun.map((r) => [r.source, r.sourceJobId]).sort()).toEqual([['google', `${run.jobId}.google`], ['hubspot', `${run.jobId}.hubspot`]]);
+    expect(ofRun.map((r) => [r.source, r.sourceJobId]).sort()).toEqual([
+      ['google', `${run.jobId}.google`],
+      ['hubspot', `${run.jobId}.hubspot`],
+    ]);
     expect(ofRun.find((r) => r.source === 'google')).toMatchObject({ itemsProcessed: 30, itemsAdded: 20 });
     expect(history.syncHistory.find((r) => r.jobId === single.syncId)).toMatchObject({ sourceJobId: single.syncId, source: 'hubspot', status: 'cancelled' });
     for (const id of [run.jobId, `${run.jobId}.google`]) {
-      const st = await json<{ currentJob: { jobId: string; sources: Record<string, { itemsProcessed: number }> } }>(await t.request(`/api/ingest/status?workspaceId=${ws}&jobId=${id}`));
+      const st = await json<{ currentJob: { jobId: string; sources: Record<string, { itemsProcessed: number }> } }>(
+        await t.request(`/api/ingest/status?workspaceId=${ws}&jobId=${id}`),
+      );
       expect(st.currentJob.jobId, id).toBe(run.jobId);
       expect(st.currentJob.sources.google?.itemsProcessed).toBe(30);
     }
@@ -241,7 +282,11 @@ describe('GET /api/ingest/history', () => {
       await transitionJob(db, j.id, 'queued', 'running', { now: new Date(base + i * 60_000 + 1000), patch: { leaseOwner: OWNER } });
       await recordJobProgress(db, j.id, OWNER, { itemsProcessed: 10 + i, itemsAdded: i, itemsUpdated: 1, itemsSkipped: 9, itemsFiltered: 0 });
       if (i % 3 === 0) {
-        await transitionJob(db, j.id, 'running', 'failed', { owner: OWNER, now: new Date(base + i * 60_000 + 31_000), patch: { lastError: 'token revoked', error: { message: 'token revoked', count: 1, severity: 'fatal', recoverable: false } } });
+        await transitionJob(db, j.id, 'running', 'failed', {
+          owner: OWNER,
+          now: new Date(base + i * 60_000 + 31_000),
+          patch: { lastError: 'token revoked', error: { message: 'token revoked', count: 1, severity: 'fatal', recoverable: false } },
+        });
       } else {
         await transitionJob(db, j.id, 'running', 'completed', { owner: OWNER, now: new Date(base + i * 60_000 + 76_000) });
       }
@@ -253,22 +298,51 @@ describe('GET /api/ingest/history', () => {
     expect(page1.pagination).toEqual({ total: 26, limit: 20, offset: 0, hasMore: true });
     expect(page1.syncHistory).toHaveLength(20);
     // Newest first: the queued google job, then job 24 (google, failed after 30 s), then job 23 (hubspot, completed in 75 s).
-    expect(page1.syncHistory[0]).toMatchObject({ jobId: running.id, source: 'google', status: 'queued', startedAt: null, completedAt: null, duration: 'unknown', itemsProcessed: 0, errors: [] });
+    expect(page1.syncHistory[0]).toMatchObject({
+      jobId: running.id,
+      source: 'google',
+      status: 'queued',
+      startedAt: null,
+      completedAt: null,
+      duration: 'unknown',
+      itemsProcessed: 0,
+      errors: [],
+    });
     expect(page1.syncHistory[1]).toEqual({
-      jobId: expect.any(String), sourceJobId: expect.any(String), source: 'google', status: 'failed',
-      startedAt: new Date(base + 24 * 60_000 + 1000).toISOString(), completedAt: new Date(base + 24 * 60_000 + 31_000).toISOString(),
-      duration: '30s', itemsProcessed: 34, itemsAdded: 24, itemsUpdated: 1, itemsSkipped: 9, errors: [{ message: 'token revoked', count: 1, severity: 'fatal' }],
+      jobId: expect.any(String),
+      sourceJobId: expect.any(String),
+      source: 'google',
+      status: 'failed',
+      startedAt: new Date(base + 24 * 60_000 + 1000).toISOString(),
+      completedAt: new Date(base + 24 * 60_000 + 31_000).toISOString(),
+      duration: '30s',
+      itemsProcessed: 34,
+      itemsAdded: 24,
+      itemsUpdated: 1,
+      itemsSkipped: 9,
+      errors: [{ message: 'token revoked', count: 1, severity: 'fatal' }],
     });
     expect(page1.syncHistory[2]).toEqual({
-      jobId: expect.any(String), sourceJobId: expect.any(String), source: 'hubspot', status: 'completed',
-      startedAt: new Date(base + 23 * 60_000 + 1000).toISOString(), completedAt: new Date(base + 23 * 60_000 + 76_000).toISOString(),
-      duration: '1m 15s', itemsProcessed: 33, itemsAdded: 23, itemsUpdated: 1, itemsSkipped: 9, errors: [],
+      jobId: expect.any(String),
+      sourceJobId: expect.any(String),
+      source: 'hubspot',
+      status: 'completed',
+      startedAt: new Date(base + 23 * 60_000 + 1000).toISOString(),
+      completedAt: new Date(base + 23 * 60_000 + 76_000).toISOString(),
+      duration: '1m 15s',
+      itemsProcessed: 33,
+      itemsAdded: 23,
+      itemsUpdated: 1,
+      itemsSkipped: 9,
+      errors: [],
     });
     const page2 = await json<{ syncHistory: unknown[]; pagination: unknown }>(await h('&limit=20&offset=20'));
     expect(page2.pagination).toEqual({ total: 26, limit: 20, offset: 20, hasMore: false });
     expect(page2.syncHistory).toHaveLength(6);
 
-    const failed = await json<{ syncHistory: Array<{ source: string; status: string; duration: string; errors: unknown[] }>; pagination: { total: number } }>(await h('&status=failed&limit=100'));
+    const failed = await json<{ syncHistory: Array<{ source: string; status: string; duration: string; errors: unknown[] }>; pagination: { total: number } }>(
+      await h('&status=failed&limit=100'),
+    );
     expect(failed.pagination.total).toBe(9); // i = 0, 3, …, 24
     expect(failed.syncHistory.every((r) => r.source === 'google' && r.status === 'failed' && r.duration === '30s')).toBe(true);
     expect(failed.syncHistory[0]!.errors).toEqual([{ message: 'token revoked', count: 1, severity: 'fatal' }]);
@@ -305,13 +379,29 @@ describe('POST /api/ingest/backfill', () => {
     expect(res.status).toBe(200);
     const body = await json<Record<string, unknown>>(res);
     expect(body).toEqual({
-      success: true, backfillId: expect.stringMatching(/^job_/), estimatedItems: null, estimatedDuration: 'unknown', status: 'queued', source: 'google',
-      dateRange: { from: '2024-04-20T12:00:00.000Z', to: '2024-05-20T12:00:00.000Z' }, dataTypes: ['emails'],
+      success: true,
+      backfillId: expect.stringMatching(/^job_/),
+      estimatedItems: null,
+      estimatedDuration: 'unknown',
+      status: 'queued',
+      source: 'google',
+      dateRange: { from: '2024-04-20T12:00:00.000Z', to: '2024-05-20T12:00:00.000Z' },
+      dataTypes: ['emails'],
     });
     const job = (await listJobs(db, { workspaceId: t.workspaceId, groupId: String(body.backfillId), limit: 1, offset: 0 })).jobs[0]!;
-    expect(job).toMatchObject({ kind: 'backfill', source: 'google', state: 'queued', params: { since: '2024-04-20T12:00:00.000Z', until: '2024-05-20T12:00:00.000Z', dataTypes: ['emails'] } });
+    expect(job).toMatchObject({
+      kind: 'backfill',
+      source: 'google',
+      state: 'queued',
+      params: { since: '2024-04-20T12:00:00.000Z', until: '2024-05-20T12:00:00.000Z', dataTypes: ['emails'] },
+    });
 
-    const hub = await json<{ dataTypes: string[]; dateRange: unknown }>(await t.request(url, { method: 'POST', json: { source: 'hubspot', fromDate: '2024-01-01T00:00:00Z', toDate: '2024-02-01T00:00:00Z', dataTypes: ['meetings', 'calls'] } }));
+    const hub = await json<{ dataTypes: string[]; dateRange: unknown }>(
+      await t.request(url, {
+        method: 'POST',
+        json: { source: 'hubspot', fromDate: '2024-01-01T00:00:00Z', toDate: '2024-02-01T00:00:00Z', dataTypes: ['meetings', 'calls'] },
+      }),
+    );
     expect(hub).toMatchObject({ dataTypes: ['meetings', 'calls'], dateRange: { from: '2024-01-01T00:00:00.000Z', to: '2024-02-01T00:00:00.000Z' } });
 
     const bad: Array<[unknown, string]> = [
@@ -339,14 +429,54 @@ describe('POST /api/ingest/backfill', () => {
     const ws = t.workspaceId;
     await connect(db, ws, 'google');
     const at = '2024-05-01T00:00:00.000Z';
-    await db.insertInto('clients').values({ id: 'cl_1', workspace_id: ws, name: 'Globex', name_source: 'domain', primary_domain: 'globex.com', mrr: null, renewal_date: null, csm_owner: null, is_excluded: 0, health_score: null, health_updated_at: null, last_interaction_at: null, created_at: at, updated_at: at }).execute();
+    await db
+      .insertInto('clients')
+      .values({
+        id: 'cl_1',
+        workspace_id: ws,
+        name: 'Globex',
+        name_source: 'domain',
+        primary_domain: 'globex.com',
+        mrr: null,
+        renewal_date: null,
+        csm_owner: null,
+        is_excluded: 0,
+        health_score: null,
+        health_updated_at: null,
+        last_interaction_at: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
     // 31 Gmail interactions over 30 days: 31/30 per day → 62 in a 60-day window.
     for (let i = 0; i <= 30; i++) {
       const when = new Date(Date.parse('2024-04-01T00:00:00Z') + i * DAY_MS).toISOString();
-      await db.insertInto('interactions').values({
-        id: `in_${i}`, workspace_id: ws, client_id: 'cl_1', type: 'email', source: 'google', dedupe_key: `k${i}`, provider_id: `g${i}`, thread_id: null, subject: 's', summary: 's',
-        sentiment_label: 'neutral', sentiment_score: 0, occurred_at: when, from_email: 'a@globex.com', to_emails: 'rep@acme.com', direction: 'inbound', opened: null, signals: 0, content_hash: 'h', created_at: at, updated_at: at,
-      }).execute();
+      await db
+        .insertInto('interactions')
+        .values({
+          id: `in_${i}`,
+          workspace_id: ws,
+          client_id: 'cl_1',
+          type: 'email',
+          source: 'google',
+          dedupe_key: `k${i}`,
+          provider_id: `g${i}`,
+          thread_id: null,
+          subject: 's',
+          summary: 's',
+          sentiment_label: 'neutral',
+          sentiment_score: 0,
+          occurred_at: when,
+          from_email: 'a@globex.com',
+          to_emails: 'rep@acme.com',
+          direction: 'inbound',
+          opened: null,
+          signals: 0,
+          content_hash: 'h',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
     }
     // A past run: 310 items in 31 s → 10 items/s.
     const past = await enqueueJob(db, { workspaceId: ws, kind: 'sync', source: 'google' });
@@ -355,7 +485,9 @@ describe('POST /api/ingest/backfill', () => {
     await transitionJob(db, past.id, 'running', 'completed', { owner: OWNER });
     await db.updateTable('jobs').set({ started_at: '2024-05-20T10:00:00.000Z', completed_at: '2024-05-20T10:00:31.000Z' }).where('id', '=', past.id).execute();
 
-    const body = await json<{ estimatedItems: number; estimatedDuration: string }>(await t.request(`/api/ingest/backfill?workspaceId=${ws}`, { method: 'POST', json: { source: 'google', fromDate: '2024-03-21T12:00:00Z' } }));
+    const body = await json<{ estimatedItems: number; estimatedDuration: string }>(
+      await t.request(`/api/ingest/backfill?workspaceId=${ws}`, { method: 'POST', json: { source: 'google', fromDate: '2024-03-21T12:00:00Z' } }),
+    );
     expect(body.estimatedItems).toBe(62);
     expect(body.estimatedDuration).toBe('6s'); // 62 / 10 per s
   });
@@ -376,7 +508,13 @@ describe('POST /api/integrations/:provider/sync and /backfill', () => {
     const res = await t.request(url, { method: 'POST', json: { workspaceId: t.workspaceId } });
     expect(res.status).toBe(200);
     const body = await json<{ success: boolean; message: string; syncId: string; startedAt: string; estimatedDuration: number | null }>(res);
-    expect(body).toEqual({ success: true, message: 'google sync queued', syncId: expect.stringMatching(/^job_/), startedAt: expect.any(String), estimatedDuration: null });
+    expect(body).toEqual({
+      success: true,
+      message: 'google sync queued',
+      syncId: expect.stringMatching(/^job_/),
+      startedAt: expect.any(String),
+      estimatedDuration: null,
+    });
     expect(Date.parse(body.startedAt)).toBeGreaterThanOrEqual(before - 5);
     const job = (await listJobs(db, { workspaceId: t.workspaceId, groupId: body.syncId, limit: 1, offset: 0 })).jobs[0]!;
     expect(job).toMatchObject({ kind: 'sync', source: 'google', state: 'queued', params: { mode: 'quick' } });
@@ -404,8 +542,13 @@ describe('POST /api/integrations/:provider/sync and /backfill', () => {
     expect(res.status).toBe(200);
     const body = await json<Record<string, unknown>>(res);
     expect(body).toEqual({
-      success: true, message: 'hubspot backfill of 365 day(s) queued', jobId: expect.stringMatching(/^job_/),
-      startDate: '2023-05-21T12:00:00.000Z', endDate: '2024-05-20T12:00:00.000Z', estimatedRecords: null, status: 'processing',
+      success: true,
+      message: 'hubspot backfill of 365 day(s) queued',
+      jobId: expect.stringMatching(/^job_/),
+      startDate: '2023-05-21T12:00:00.000Z',
+      endDate: '2024-05-20T12:00:00.000Z',
+      estimatedRecords: null,
+      status: 'processing',
     });
     const job = (await listJobs(db, { workspaceId: t.workspaceId, groupId: String(body.jobId), limit: 1, offset: 0 })).jobs[0]!;
     expect(job).toMatchObject({ kind: 'backfill', source: 'hubspot', params: { since: '2023-05-21T12:00:00.000Z', until: '2024-05-20T12:00:00.000Z' } });
@@ -426,22 +569,45 @@ describe('POST /api/ingest/v2/start and GET /api/ingest/v2/status (no worker)', 
     expect(notConnected.status).toBe(400);
     expect(await json(notConnected)).toMatchObject({ code: 'INTEGRATION_NOT_CONNECTED' });
     await connect(db, ws, 'google');
-    for (const b of [{}, { sinceDays: 0 }, { sinceDays: 366 }, { sinceDays: 30, maxEmails: 50_001 }, { sinceDays: 30, maxEmails: 0 }, { sinceDays: 30, batchSize: 1001 }, { sinceDays: 30, batchSize: 0 }, { sinceDays: 30, batchSize: 10.5 }]) {
+    for (const b of [
+      {},
+      { sinceDays: 0 },
+      { sinceDays: 366 },
+      { sinceDays: 30, maxEmails: 50_001 },
+      { sinceDays: 30, maxEmails: 0 },
+      { sinceDays: 30, batchSize: 1001 },
+      { sinceDays: 30, batchSize: 0 },
+      { sinceDays: 30, batchSize: 10.5 },
+    ]) {
       const r = await start(b);
       expect(r.status, JSON.stringify(b)).toBe(400);
       expect(await json(r)).toMatchObject({ code: 'VALIDATION_ERROR' });
     }
     const res = await start({ sinceDays: 30 });
     expect(res.status).toBe(200);
-    const body = await json<{ sessionId: string; config: Record<string, unknown>; status: string; estimatedDuration: string; success: boolean; message: string }>(res);
+    const body = await json<{
+      sessionId: string;
+      config: Record<string, unknown>;
+      status: string;
+      estimatedDuration: string;
+      success: boolean;
+      message: string;
+    }>(res);
     expect(body).toEqual({
-      success: true, message: expect.stringContaining('batches of 500'), sessionId: expect.stringMatching(/^ing_/),
+      success: true,
+      message: expect.stringContaining('batches of 500'),
+      sessionId: expect.stringMatching(/^ing_/),
       config: { workspaceId: ws, sinceDays: 30, maxEmails: 10_000, batchSize: 500, startDate: '2024-04-20T12:00:00.000Z' },
-      status: 'initializing', estimatedDuration: 'unknown',
+      status: 'initializing',
+      estimatedDuration: 'unknown',
     });
     const again = await start({ sinceDays: 90, maxEmails: 50_000, batchSize: 1000 });
     expect(again.status).toBe(200);
-    expect(await json(again)).toMatchObject({ sessionId: body.sessionId, status: 'initializing', config: { sinceDays: 30, maxEmails: 10_000, batchSize: 500 } });
+    expect(await json(again)).toMatchObject({
+      sessionId: body.sessionId,
+      status: 'initializing',
+      config: { sinceDays: 30, maxEmails: 10_000, batchSize: 500 },
+    });
     // The job behind it holds google's slot: a sync is refused while it is active.
     expect((await t.request('/api/integrations/google/sync', { method: 'POST', json: { workspaceId: ws } })).status).toBe(409);
 
@@ -453,14 +619,20 @@ describe('POST /api/ingest/v2/start and GET /api/ingest/v2/status (no worker)', 
     expect((await t.request(`/api/ingest/status?workspaceId=${ws}&jobId=${body.sessionId}`)).status).toBe(200);
     let s = await json<Record<string, Record<string, unknown>>>(await t.request(`/api/ingest/v2/status?workspaceId=${ws}`));
     expect(s).toMatchObject({
-      sessionId: body.sessionId, status: 'initializing',
+      sessionId: body.sessionId,
+      status: 'initializing',
       progress: { emailsProcessed: 0, totalEmails: null, percentComplete: 0, batchesCompleted: 0, totalBatches: null },
-      timing: { estimatedCompletionAt: null }, stats: { clientsIdentified: 0, contactsCreated: 0, interactionsCreated: 0, errorsCount: 0 }, errors: [],
+      timing: { estimatedCompletionAt: null },
+      stats: { clientsIdentified: 0, contactsCreated: 0, interactionsCreated: 0, errorsCount: 0 },
+      errors: [],
     });
     // The job fails (e.g. revoked token): the session ends as failed, with the error, never "processing" forever.
     await claim(db, job.id, 4);
     await db.updateTable('ingestion_sessions').set({ status: 'processing' }).where('id', '=', body.sessionId).execute();
-    await transitionJob(db, job.id, 'running', 'failed', { owner: OWNER, patch: { lastError: 'token revoked', error: { message: 'token revoked', count: 1, severity: 'fatal', recoverable: false } } });
+    await transitionJob(db, job.id, 'running', 'failed', {
+      owner: OWNER,
+      patch: { lastError: 'token revoked', error: { message: 'token revoked', count: 1, severity: 'fatal', recoverable: false } },
+    });
     s = await json(await t.request(`/api/ingest/v2/status?workspaceId=${ws}`));
     expect(s.status).toBe('failed');
     expect(s.errors).toEqual([{ timestamp: expect.any(String), message: 'token revoked', recoverable: false }]);

@@ -18,7 +18,9 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-async function setUp(opts: { configured?: boolean; logs?: string[] } = {}): Promise<{ t: TestApp; fake: FakeGmailServer; box: ReturnType<typeof makeMailbox> }> {
+async function setUp(
+  opts: { configured?: boolean; logs?: string[] } = {},
+): Promise<{ t: TestApp; fake: FakeGmailServer; box: ReturnType<typeof makeMailbox> }> {
   const box = makeMailbox(8);
   const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com' });
   cleanup.push(() => fake.close());
@@ -98,7 +100,13 @@ describe('Google sign-in over HTTP (authorize → consent → callback)', () => 
     expect(logs.join('')).not.toContain(state);
 
     const status = await (await t.request(`/api/integrations/google/status?workspaceId=${t.workspaceId}`)).json();
-    expect(status).toMatchObject({ connected: true, email: 'dana.csm@acme.com', hasRefresh: true, scope: 'https://www.googleapis.com/auth/gmail.readonly', state: 'connected' });
+    expect(status).toMatchObject({
+      connected: true,
+      email: 'dana.csm@acme.com',
+      hasRefresh: true,
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+      state: 'connected',
+    });
     const stored = await t.engine.store.db.selectFrom('integrations').select('credentials_enc').executeTakeFirstOrThrow();
     expect(stored.credentials_enc).not.toMatch(/fake-access|fake-refresh|fake-client-secret/);
 
@@ -155,7 +163,11 @@ describe('Google sign-in over HTTP (authorize → consent → callback)', () => 
 
     // An expired state: ten minutes passed (the row's expiry moved back).
     const late = await consent((await authorize(t)).url);
-    await db.updateTable('oauth_states').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('used_at', 'is', null).execute();
+    await db
+      .updateTable('oauth_states')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('used_at', 'is', null)
+      .execute();
     expect(await refusal(await land(late))).toContain('expired');
     expect(fake.stats.codeExchanges).toBe(1);
   });
@@ -176,7 +188,8 @@ describe('DELETE /api/integrations/{provider}: revoke, then forget', () => {
     const { t, fake } = await setUp();
     await land(await consent((await authorize(t)).url));
     const granted = await getIntegrationCredentials(t.engine.store.db, loadOrCreateSecretKey(t.config.dataDir, t.config.secretKey), 'acme.com', 'google');
-    const refreshWith = (token: string) => fetch(fake.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }) });
+    const refreshWith = (token: string) =>
+      fetch(fake.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }) });
     expect((await refreshWith(granted.refreshToken ?? '')).status).toBe(200);
     const del = await t.request(`/api/integrations/google?workspaceId=${t.workspaceId}`, { method: 'DELETE' });
     expect(del.status).toBe(200);

@@ -32,7 +32,10 @@ function refusalPage(title: string, message: string, code: string, back: string 
 }
 
 /** An error of the callback: a page for a browser (Accept: text/html), the documented error body for anyone else. */
-const PageOrError = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorBodySchema } } });
+const PageOrError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorBodySchema } },
+});
 
 /** Whether the caller is a browser: it asks for HTML. */
 const wantsHtml = (accept: string | undefined): boolean => /\btext\/html\b/i.test(accept ?? '');
@@ -60,7 +63,8 @@ const DisconnectResponse = Type.Object({
   workspaceId: Type.String(),
   disconnected: Type.Boolean({ description: 'Whether there was a connection; its credentials are forgotten either way' }),
   revoked: Type.Union([Type.Boolean(), Type.Null()], {
-    description: 'true: the provider confirmed the revoke; false: it did not (revokeError says why; the credentials were forgotten all the same); null: nothing to revoke',
+    description:
+      'true: the provider confirmed the revoke; false: it did not (revokeError says why; the credentials were forgotten all the same); null: nothing to revoke',
   }),
   revokeError: Type.Union([Type.String(), Type.Null()]),
   message: Type.String(),
@@ -79,7 +83,10 @@ export const integrationConnectRoutes =
     const google = config.providers;
     const signIn = () => {
       if (!config.publicUrl || !config.googleOAuth) {
-        throw new HttpError('OAUTH_NOT_CONFIGURED', 'The Google sign-in is not configured on this server: set CHS_PUBLIC_URL, CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET (docs/integrations.md)');
+        throw new HttpError(
+          'OAUTH_NOT_CONFIGURED',
+          'The Google sign-in is not configured on this server: set CHS_PUBLIC_URL, CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET (docs/integrations.md)',
+        );
       }
       return { publicUrl: config.publicUrl, clientId: config.googleOAuth.clientId, clientSecret: config.googleOAuth.clientSecret };
     };
@@ -162,7 +169,9 @@ export const integrationConnectRoutes =
           const shown = status === m.status ? { error: message, code: m.code } : { error: mappingOf('INTERNAL').publicMessage, code: 'INTERNAL' };
           void reply.code(status).header('cache-control', 'no-store');
           if (!wantsHtml(request.headers.accept)) return reply.send({ ...shown, status });
-          return reply.type('text/html; charset=utf-8').send(refusalPage(title, shown.error, shown.code, config.publicUrl ? `${config.publicUrl}/` : undefined));
+          return reply
+            .type('text/html; charset=utf-8')
+            .send(refusalPage(title, shown.error, shown.code, config.publicUrl ? `${config.publicUrl}/` : undefined));
         }
       },
     );
@@ -181,7 +190,9 @@ export const integrationConnectRoutes =
           params: IntegrationParams,
           querystring: Type.Object({
             ...WorkspaceQuery.properties,
-            account: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'One account only (a Google mailbox address); default every account of the provider' })),
+            account: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 320, description: 'One account only (a Google mailbox address); default every account of the provider' }),
+            ),
           }),
           response: { 200: DisconnectResponse },
         },

@@ -27,46 +27,70 @@ export const integrationSyncRoutes =
     const db = deps.engine.store.db;
     const tags = ['integrations'];
 
-    app.post('/integrations/:provider/sync', {
-      schema: { ...jobOperations.syncIntegration, tags, summary: 'Queue an incremental (quick) sync of one provider', params: IntegrationParams, body: SyncBody },
-    }, async (request) => {
-      const ws = request.auth.workspaceId;
-      const provider = request.params.provider;
-      await requireConnected(db, ws, provider);
-      const { runId, jobs } = await enqueueRun(db, ws, [{ kind: 'sync', source: provider, params: { mode: 'quick' } }]);
-      deps.jobs?.nudge();
-      const job = jobs[0]!;
-      const e = estimateJob(job, new Date(), await lastCompletedRun(db, ws, provider, 'sync'));
-      return {
-        success: true,
-        message: `${provider} sync queued`,
-        syncId: runId,
-        startedAt: job.createdAt,
-        estimatedDuration: e.remainingSeconds === null ? null : Math.round(e.remainingSeconds),
-      };
-    });
+    app.post(
+      '/integrations/:provider/sync',
+      {
+        schema: {
+          ...jobOperations.syncIntegration,
+          tags,
+          summary: 'Queue an incremental (quick) sync of one provider',
+          params: IntegrationParams,
+          body: SyncBody,
+        },
+      },
+      async (request) => {
+        const ws = request.auth.workspaceId;
+        const provider = request.params.provider;
+        await requireConnected(db, ws, provider);
+        const { runId, jobs } = await enqueueRun(db, ws, [{ kind: 'sync', source: provider, params: { mode: 'quick' } }]);
+        deps.jobs?.nudge();
+        const job = jobs[0]!;
+        const e = estimateJob(job, new Date(), await lastCompletedRun(db, ws, provider, 'sync'));
+        return {
+          success: true,
+          message: `${provider} sync queued`,
+          syncId: runId,
+          startedAt: job.createdAt,
+          estimatedDuration: e.remainingSeconds === null ? null : Math.round(e.remainingSeconds),
+        };
+      },
+    );
 
-    app.post('/integrations/:provider/backfill', {
-      schema: { ...jobOperations.backfillIntegration, tags, summary: 'Queue a read of the last sinceDays days of one provider', params: IntegrationParams, body: BackfillBody },
-    }, async (request) => {
-      const ws = request.auth.workspaceId;
-      const provider = request.params.provider;
-      await requireConnected(db, ws, provider);
-      const end = deps.engine.clock();
-      const start = new Date(end.getTime() - request.body.sinceDays * DAY_MS);
-      const { runId } = await enqueueRun(db, ws, [{
-        kind: 'backfill', source: provider, params: { since: start.toISOString(), until: end.toISOString(), dataTypes: [...DATA_TYPES[provider]] },
-      }]);
-      deps.jobs?.nudge();
-      const records = await estimateItemsInWindow(db, ws, provider, request.body.sinceDays);
-      return {
-        success: true,
-        message: `${provider} backfill of ${request.body.sinceDays} day(s) queued`,
-        jobId: runId,
-        startDate: start.toISOString(),
-        endDate: end.toISOString(),
-        estimatedRecords: records ?? null,
-        status: 'processing',
-      };
-    });
+    app.post(
+      '/integrations/:provider/backfill',
+      {
+        schema: {
+          ...jobOperations.backfillIntegration,
+          tags,
+          summary: 'Queue a read of the last sinceDays days of one provider',
+          params: IntegrationParams,
+          body: BackfillBody,
+        },
+      },
+      async (request) => {
+        const ws = request.auth.workspaceId;
+        const provider = request.params.provider;
+        await requireConnected(db, ws, provider);
+        const end = deps.engine.clock();
+        const start = new Date(end.getTime() - request.body.sinceDays * DAY_MS);
+        const { runId } = await enqueueRun(db, ws, [
+          {
+            kind: 'backfill',
+            source: provider,
+            params: { since: start.toISOString(), until: end.toISOString(), dataTypes: [...DATA_TYPES[provider]] },
+          },
+        ]);
+        deps.jobs?.nudge();
+        const records = await estimateItemsInWindow(db, ws, provider, request.body.sinceDays);
+        return {
+          success: true,
+          message: `${provider} backfill of ${request.body.sinceDays} day(s) queued`,
+          jobId: runId,
+          startDate: start.toISOString(),
+          endDate: end.toISOString(),
+          estimatedRecords: records ?? null,
+          status: 'processing',
+        };
+      },
+    );
   };

@@ -14,11 +14,54 @@ const UPDATED = FIXTURE_NOW;
 
 export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
   // Clients. Scores are "current" (health_score) with snapshots on 06-23 (7 days ago) and 06-30.
-  await insertClient(db, ws, { id: 'c1', domain: 'acmeco.com', name: 'Acme', mrr: 1000, renewal_date: '2024-07-10', health_score: 30, health_updated_at: UPDATED, last_interaction_at: '2024-06-27T10:00:00.000Z', csm_owner: 'ana@ourco.com' });
-  await insertClient(db, ws, { id: 'c2', domain: 'beta.io', name: 'Beta', mrr: 500, renewal_date: '2024-08-15', health_score: 80, health_updated_at: UPDATED, last_interaction_at: '2024-06-29T12:00:00.000Z' });
-  await insertClient(db, ws, { id: 'c3', domain: 'gamma.org', name: 'Gamma', health_score: 35, health_updated_at: UPDATED, last_interaction_at: '2024-06-24T10:00:00.000Z' });
-  await insertClient(db, ws, { id: 'c4', domain: 'delta.net', name: 'Delta', mrr: 2000, renewal_date: '2024-07-30', health_score: 70, health_updated_at: UPDATED });
-  await insertClient(db, ws, { id: 'c5', domain: 'excl.com', name: 'Excluded', mrr: 9999, renewal_date: '2024-07-01', health_score: 10, health_updated_at: UPDATED, is_excluded: 1 });
+  await insertClient(db, ws, {
+    id: 'c1',
+    domain: 'acmeco.com',
+    name: 'Acme',
+    mrr: 1000,
+    renewal_date: '2024-07-10',
+    health_score: 30,
+    health_updated_at: UPDATED,
+    last_interaction_at: '2024-06-27T10:00:00.000Z',
+    csm_owner: 'ana@ourco.com',
+  });
+  await insertClient(db, ws, {
+    id: 'c2',
+    domain: 'beta.io',
+    name: 'Beta',
+    mrr: 500,
+    renewal_date: '2024-08-15',
+    health_score: 80,
+    health_updated_at: UPDATED,
+    last_interaction_at: '2024-06-29T12:00:00.000Z',
+  });
+  await insertClient(db, ws, {
+    id: 'c3',
+    domain: 'gamma.org',
+    name: 'Gamma',
+    health_score: 35,
+    health_updated_at: UPDATED,
+    last_interaction_at: '2024-06-24T10:00:00.000Z',
+  });
+  await insertClient(db, ws, {
+    id: 'c4',
+    domain: 'delta.net',
+    name: 'Delta',
+    mrr: 2000,
+    renewal_date: '2024-07-30',
+    health_score: 70,
+    health_updated_at: UPDATED,
+  });
+  await insertClient(db, ws, {
+    id: 'c5',
+    domain: 'excl.com',
+    name: 'Excluded',
+    mrr: 9999,
+    renewal_date: '2024-07-01',
+    health_score: 10,
+    health_updated_at: UPDATED,
+    is_excluded: 1,
+  });
   await insertClient(db, ws, { id: 'c6', domain: 'eps.com', name: 'Epsilon', mrr: 300, health_score: 45, health_updated_at: UPDATED });
 
   // Contributions [sentiment, engagement, responsiveness, recency]; the score is their sum.
@@ -55,7 +98,16 @@ export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
   await db
     .insertInto('contacts')
     .values([
-      { id: 'ct1', workspace_id: ws, client_id: 'c1', name: 'Alice Smith', title: 'CFO', last_seen_at: '2024-06-26T10:00:00.000Z', created_at: at, updated_at: at },
+      {
+        id: 'ct1',
+        workspace_id: ws,
+        client_id: 'c1',
+        name: 'Alice Smith',
+        title: 'CFO',
+        last_seen_at: '2024-06-26T10:00:00.000Z',
+        created_at: at,
+        updated_at: at,
+      },
       { id: 'ct2', workspace_id: ws, client_id: 'c1', name: 'Bob', title: '', last_seen_at: '2024-06-25T09:00:00.000Z', created_at: at, updated_at: at },
       { id: 'ct3', workspace_id: ws, client_id: 'c2', name: 'Cy', title: 'CTO', last_seen_at: null, created_at: at, updated_at: at },
       { id: 'ct4', workspace_id: ws, client_id: 'c5', name: 'Ex', title: '', last_seen_at: null, created_at: at, updated_at: at },
@@ -95,7 +147,10 @@ export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
   });
   await db
     .insertInto('ingestion_runs')
-    .values([run('r1', '2024-06-20T00:00:00.000Z', { parse: 2, charset: 1, attachment: 3, sentiment: 1 }), run('r2', '2024-04-01T00:00:00.000Z', { parse: 5, charset: 0, attachment: 0, sentiment: 0 })])
+    .values([
+      run('r1', '2024-06-20T00:00:00.000Z', { parse: 2, charset: 1, attachment: 3, sentiment: 1 }),
+      run('r2', '2024-04-01T00:00:00.000Z', { parse: 5, charset: 0, attachment: 0, sentiment: 0 }),
+    ])
     .execute();
 }
 
@@ -125,8 +180,15 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
     const list = await get('/clients');
     expect(list.map((c: Json) => c.name)).toEqual(['Acme', 'Beta', 'Delta', 'Epsilon', 'Excluded', 'Gamma']);
     expect(list[0]).toMatchObject({
-      id: 'c1', name: 'Acme', domain: 'acmeco.com', sentimentScore: 30, lastInteraction: '2024-06-27T10:00:00.000Z',
-      mrr: 1000, renewalDate: '2024-07-10', csmOwner: 'ana@ourco.com', isExcluded: false,
+      id: 'c1',
+      name: 'Acme',
+      domain: 'acmeco.com',
+      sentimentScore: 30,
+      lastInteraction: '2024-06-27T10:00:00.000Z',
+      mrr: 1000,
+      renewalDate: '2024-07-10',
+      csmOwner: 'ana@ourco.com',
+      isExcluded: false,
     });
     expect(list[0].createdAt).toBe('2024-01-01T00:00:00.000Z');
     expect(list[4]).toMatchObject({ id: 'c5', isExcluded: true });
@@ -134,7 +196,12 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
 
   it('GET /clients/last-interactions is not taken for a client id', async () => {
     expect(await get('/clients/last-interactions')).toEqual({
-      c1: '2024-06-27T10:00:00.000Z', c2: '2024-06-29T12:00:00.000Z', c3: '2024-06-24T10:00:00.000Z', c4: null, c5: null, c6: null,
+      c1: '2024-06-27T10:00:00.000Z',
+      c2: '2024-06-29T12:00:00.000Z',
+      c3: '2024-06-24T10:00:00.000Z',
+      c4: null,
+      c5: null,
+      c6: null,
     });
   });
 
@@ -166,7 +233,16 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
     const all = await get('/clients/c1/interactions');
     expect(all.interactions.map((i: Json) => i.id)).toEqual(['i4', 'i3', 'i2', 'i1', 'i5', 'i13']);
     expect(all.pagination).toEqual({ total: 6, limit: 50, offset: 0, hasMore: false });
-    expect(all.interactions[2]).toMatchObject({ id: 'i2', type: 'email', subject: 'subject i2', sentiment: 'positive', date: '2024-06-25T15:00:00.000Z', from: 'me@us.test', to: 'them@c1.test', summary: 'summary i2' });
+    expect(all.interactions[2]).toMatchObject({
+      id: 'i2',
+      type: 'email',
+      subject: 'subject i2',
+      sentiment: 'positive',
+      date: '2024-06-25T15:00:00.000Z',
+      from: 'me@us.test',
+      to: 'them@c1.test',
+      summary: 'summary i2',
+    });
     const p1 = await get('/clients/c1/interactions?limit=2');
     expect(p1.interactions.map((i: Json) => i.id)).toEqual(['i4', 'i3']);
     expect(p1.pagination).toEqual({ total: 6, limit: 2, offset: 0, hasMore: true });
@@ -230,7 +306,10 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
 
   it('GET /metrics/trends/health daily from the snapshots', async () => {
     // 06-23: c1 50, c2 60, c3 41, c6 61 → 53 (4); 06-30: 30, 80, 35, 70, 45 → 52 (5). c5 excluded.
-    const expected = [{ date: '2024-06-23', avgScore: 53, clientCount: 4 }, { date: '2024-06-30', avgScore: 52, clientCount: 5 }];
+    const expected = [
+      { date: '2024-06-23', avgScore: 53, clientCount: 4 },
+      { date: '2024-06-30', avgScore: 52, clientCount: 5 },
+    ];
     expect(await get('/metrics/trends/health')).toEqual(expected);
     expect(await get('/metrics/trends/health?windowDays=7')).toEqual([expected[1]]);
     for (const q of ['windowDays=366', 'windowDays=0', 'interval=hourly']) expect((await get(`/metrics/trends/health?${q}`, 400)).status).toBe(400);
@@ -268,16 +347,29 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
   it('GET /metrics/deltas groups changes by reason, minDelta default 10', async () => {
     expect(await get('/metrics/deltas')).toEqual([
       {
-        reason: 'sentiment_declining', totalDelta: -36, count: 2, avgDelta: -18,
+        reason: 'sentiment_declining',
+        totalDelta: -36,
+        count: 2,
+        avgDelta: -18,
         clients: [
           { id: 'c1', name: 'Acme', delta: -20, currentScore: 30, previousScore: 50 },
           { id: 'c6', name: 'Epsilon', delta: -16, currentScore: 45, previousScore: 61 },
         ],
       },
-      { reason: 'sentiment_improving', totalDelta: 20, count: 1, avgDelta: 20, clients: [{ id: 'c2', name: 'Beta', delta: 20, currentScore: 80, previousScore: 60 }] },
+      {
+        reason: 'sentiment_improving',
+        totalDelta: 20,
+        count: 1,
+        avgDelta: 20,
+        clients: [{ id: 'c2', name: 'Beta', delta: 20, currentScore: 80, previousScore: 60 }],
+      },
     ]);
     const five = await get('/metrics/deltas?minDelta=5');
-    expect(five.map((g: Json) => [g.reason, g.totalDelta])).toEqual([['sentiment_declining', -36], ['sentiment_improving', 20], ['engagement_dropped', -6]]);
+    expect(five.map((g: Json) => [g.reason, g.totalDelta])).toEqual([
+      ['sentiment_declining', -36],
+      ['sentiment_improving', 20],
+      ['engagement_dropped', -6],
+    ]);
     expect(await get('/metrics/deltas?windowDays=30')).toEqual([]); // no snapshot on 05-31
     for (const q of ['minDelta=101', 'minDelta=-1', 'windowDays=366']) expect((await get(`/metrics/deltas?${q}`, 400)).status).toBe(400);
   });
@@ -301,7 +393,13 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
   it('GET /ingest/email-stats with processing errors from the runs in the window', async () => {
     const s = await get('/ingest/email-stats');
     expect(s).toMatchObject({
-      windowDays: 30, emailsProcessed: 7, emailsInbound: 3, emailsOutbound: 4, openTrackingEnabled: true, openRate: 0.5, responseRate: 0.5,
+      windowDays: 30,
+      emailsProcessed: 7,
+      emailsInbound: 3,
+      emailsOutbound: 4,
+      openTrackingEnabled: true,
+      openRate: 0.5,
+      responseRate: 0.5,
       // (−.5 + .2 − .4 + 0 + .5 + .3 + .1)/7 = .028571 → (1.028571)/2
       avgSentimentScore: 0.5143,
       processingErrors: { parseErrors: 2, attachmentErrors: 3, sentimentErrors: 1, charsetErrors: 1 },
@@ -311,7 +409,12 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
       { clientId: 'c2', clientName: 'Beta', emailCount: 3, avgSentiment: 0.65, openRate: 0 }, // mean .3
     ]);
     // Run r1 (06-20) is before a 7-day window.
-    expect((await get('/ingest/email-stats?windowDays=7')).processingErrors).toEqual({ parseErrors: 0, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 });
+    expect((await get('/ingest/email-stats?windowDays=7')).processingErrors).toEqual({
+      parseErrors: 0,
+      attachmentErrors: 0,
+      sentimentErrors: 0,
+      charsetErrors: 0,
+    });
     for (const q of ['windowDays=91', 'windowDays=0']) expect((await get(`/ingest/email-stats?${q}`, 400)).status).toBe(400);
   });
 
@@ -388,7 +491,17 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     expect(daily.find((x: Json) => x.date === '2023-12-01')).toEqual({ date: '2023-12-01', avgScore: 32, clientCount: 1 });
     const monthly = await get('/metrics/trends/health?windowDays=365&interval=monthly');
     expect(monthly.map((m: Json) => m.date)).toEqual([
-      '2023-08-01', '2023-09-01', '2023-10-01', '2023-11-01', '2023-12-01', '2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01', '2024-05-01', '2024-06-01',
+      '2023-08-01',
+      '2023-09-01',
+      '2023-10-01',
+      '2023-11-01',
+      '2023-12-01',
+      '2024-01-01',
+      '2024-02-01',
+      '2024-03-01',
+      '2024-04-01',
+      '2024-05-01',
+      '2024-06-01',
     ]);
     expect(new Set(monthly.slice(0, 9).map((m: Json) => m.avgScore)).size).toBeGreaterThan(5);
   });
@@ -400,7 +513,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     expect(await res.json()).toMatchObject({ id: 't1', name: 'One Inc', mrr: 2500, renewalDate: '2024-07-05', csmOwner: 'bo@trendco.com', isExcluded: false });
     const dom = await db.selectFrom('client_domains').select('domain').where('client_id', '=', 't1').orderBy('domain').execute();
     expect(dom.map((d) => d.domain)).toEqual(['one-group.co.uk', 'one.com']);
-    expect((await (await patch('t1', { mrr: null, isExcluded: true })).json())).toMatchObject({ mrr: null, isExcluded: true });
+    expect(await (await patch('t1', { mrr: null, isExcluded: true })).json()).toMatchObject({ mrr: null, isExcluded: true });
     for (const bad of [{ renewalDate: '2024-02-30' }, { mrr: -1 }, { mrr: '5' }, { color: 'red' }, {}, { csmOwner: 'nobody' }]) {
       expect((await patch('t1', bad)).status, JSON.stringify(bad)).toBe(400);
     }

@@ -63,7 +63,10 @@ describe('POST /notifications/test', () => {
       expect(log[0]).toMatchObject({ workspace_id: 'acme.com', kind: 'test', transport: 'smtp', status: 'sent', recipients: 'ana@acme.com' });
 
       // The sender follows the settings.
-      await t.request(`/api/settings?workspaceId=${t.workspaceId}`, { method: 'PUT', json: { workspace: { notifications: { emailFrom: 'cs-bot@acme.com' } } } });
+      await t.request(`/api/settings?workspaceId=${t.workspaceId}`, {
+        method: 'PUT',
+        json: { workspace: { notifications: { emailFrom: 'cs-bot@acme.com' } } },
+      });
       expect((await t.request(`/api/notifications/test?workspaceId=${t.workspaceId}&channel=email`, { method: 'POST' })).status).toBe(200);
       expect(received[1]?.from).toBe('cs-bot@acme.com');
     } finally {

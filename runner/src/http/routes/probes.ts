@@ -36,7 +36,13 @@ export const probeRoutes =
       '/health',
       {
         config: { public: true, probe: true },
-        schema: { tags: ['operations'], operationId: 'getHealth', summary: 'Liveness: the process answers (no key, not rate-limited)', security: [], response: { 200: HealthResponse } },
+        schema: {
+          tags: ['operations'],
+          operationId: 'getHealth',
+          summary: 'Liveness: the process answers (no key, not rate-limited)',
+          security: [],
+          response: { 200: HealthResponse },
+        },
       },
       async () => ({ status: 'ok' as const, version: RUNNER_VERSION, uptimeSeconds: Math.round(process.uptime()) }),
     );
@@ -55,9 +61,17 @@ export const probeRoutes =
       async (request, reply) => {
         const [store, redis] = await Promise.all([
           checkStoreReadiness(deps.engine.store),
-          rateLimitPing ? rateLimitPing().then(() => null, (err: unknown) => (err instanceof Error ? err.message : String(err))) : Promise.resolve(undefined),
+          rateLimitPing
+            ? rateLimitPing().then(
+                () => null,
+                (err: unknown) => (err instanceof Error ? err.message : String(err)),
+              )
+            : Promise.resolve(undefined),
         ]);
-        const checks = { database: store.ok ? ('ok' as const) : ('failed' as const), redis: redis === undefined ? ('not_configured' as const) : redis === null ? ('ok' as const) : ('failed' as const) };
+        const checks = {
+          database: store.ok ? ('ok' as const) : ('failed' as const),
+          redis: redis === undefined ? ('not_configured' as const) : redis === null ? ('ok' as const) : ('failed' as const),
+        };
         if (store.ok && checks.redis !== 'failed') return { status: 'ready' as const, checks };
         // The details (hosts, ports, driver messages) go to the log: this answer needs no key.
         request.log.warn({ checks, database: store.problem, redis }, 'not ready');

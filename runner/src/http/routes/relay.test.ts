@@ -38,7 +38,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
   const q = () => `?workspaceId=${t.workspaceId}`;
   const put = (json: unknown, key?: string) => t.request(`/api/settings${q()}`, { method: 'PUT', json, ...(key ? { key } : {}) });
   const sendTest = () => t.request(`/api/notifications/test${q()}&channel=email`, { method: 'POST' });
-  const settings = async () => (await (await t.request(`/api/settings${q()}`)).json()) as { profile: Record<string, unknown>; workspace: { notifications: { emailFrom: string } } };
+  const settings = async () =>
+    (await (await t.request(`/api/settings${q()}`)).json()) as { profile: Record<string, unknown>; workspace: { notifications: { emailFrom: string } } };
   const outbox = (): string[] => {
     try {
       return readdirSync(join(t.config.dataDir, 'outbox')).sort();
@@ -81,7 +82,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
     await seedClient(db, t.workspaceId, { id: 'cl_globex', name: 'Globex', domain: 'globex.com', mrr: 4000, score: 50 });
     await seedScores(db, t.workspaceId, 'cl_globex', { [day(7)]: 80, [day(1)]: 80 });
     await seedSnapshot(db, t.workspaceId, 'cl_globex', today, 50);
-    const notifier = new Notifier({ db, mailer: createMailer({ outboxDir: join(t.config.dataDir, 'outbox') }), senderAllowList: t.config.emailFromAllowList ?? [] });
+    const notifier = new Notifier({
+      db,
+      mailer: createMailer({ outboxDir: join(t.config.dataDir, 'outbox') }),
+      senderAllowList: t.config.emailFromAllowList ?? [],
+    });
     const result = await notifier.run(t.workspaceId, new Date());
     expect(result.sent.map((s) => s.kind)).toContain('score_drop');
     expect(result.notes.join(' ')).toContain('sent from notifications@acme.com instead');
@@ -103,7 +108,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
     // A second app over the same database: another runner as far as counting goes.
     const other = await buildApp({ engine: t.engine, config: t.config, logger: createLogger({ level: 'silent' }) });
     try {
-      const viaOther = () => other.inject({ method: 'POST', url: `/api/notifications/test${q()}&channel=email`, headers: { authorization: `Bearer ${t.apiKey}` } });
+      const viaOther = () =>
+        other.inject({ method: 'POST', url: `/api/notifications/test${q()}&channel=email`, headers: { authorization: `Bearer ${t.apiKey}` } });
       for (let i = 0; i < 3; i++) expect((await sendTest()).status).toBe(200);
       for (let i = 0; i < 2; i++) expect((await viaOther()).statusCode).toBe(200);
       const refused = await sendTest();
@@ -121,7 +127,10 @@ describe.each(dialects.map((d) => [d.name, d] as const))('no open relay on %s', 
       expect(log).toEqual(Array.from({ length: 5 }, () => ({ kind: 'test', status: 'sent' })));
 
       // An hour later the window has moved on.
-      await t.engine.store.db.updateTable('notification_log').set({ sent_at: new Date(Date.now() - 3_601_000).toISOString() }).execute();
+      await t.engine.store.db
+        .updateTable('notification_log')
+        .set({ sent_at: new Date(Date.now() - 3_601_000).toISOString() })
+        .execute();
       expect((await sendTest()).status).toBe(200);
     } finally {
       await other.close();

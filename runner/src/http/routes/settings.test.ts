@@ -15,7 +15,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
 
   const q = () => `?workspaceId=${t.workspaceId}`;
   const put = (json: unknown) => t.request(`/api/settings${q()}`, { method: 'PUT', json });
-  const get = async () => (await (await t.request(`/api/settings${q()}`)).json()) as { profile: Record<string, unknown>; workspace: Record<string, unknown> & { notifications: Record<string, unknown> } };
+  const get = async () =>
+    (await (await t.request(`/api/settings${q()}`)).json()) as {
+      profile: Record<string, unknown>;
+      workspace: Record<string, unknown> & { notifications: Record<string, unknown> };
+    };
 
   it('returns profile (the key’s user) and workspace settings with defaults', async () => {
     const s = await get();
@@ -56,7 +60,9 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
     expect(s.workspace.notifications).toMatchObject({ dailyDigest: true, weeklyDigest: true, channels: { email: false }, scoreDropPct: 15 });
 
     // Renaming the workspace shows in /settings/user too; the domain may be repeated, unchanged.
-    expect((await put({ workspace: { workspaceName: 'Acme Corp', domain: 'ACME.com' }, profile: { name: 'Ana L.', email: 'ana.l@acme.com' } })).status).toBe(200);
+    expect((await put({ workspace: { workspaceName: 'Acme Corp', domain: 'ACME.com' }, profile: { name: 'Ana L.', email: 'ana.l@acme.com' } })).status).toBe(
+      200,
+    );
     const user = (await (await t.request(`/api/settings/user${q()}`)).json()) as { user: Record<string, unknown>; workspace: Record<string, unknown> };
     expect(user.workspace).toEqual({ domain: 'acme.com', name: 'Acme Corp', plan: 'self-hosted', billingStatus: 'active' });
     // A new address waits for its confirmation (settings-relay.test.ts); the rest applies at once.
@@ -140,7 +146,17 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
   it('refuses an e-mail another user of the workspace has (409)', async () => {
     await t.engine.store.db
       .insertInto('users')
-      .values({ id: 'usr_bo', workspace_id: 'acme.com', email: 'bo@acme.com', name: 'Bo', title: '', role: 'member', has_completed_onboarding: 0, created_at: new Date().toISOString(), last_login_at: null })
+      .values({
+        id: 'usr_bo',
+        workspace_id: 'acme.com',
+        email: 'bo@acme.com',
+        name: 'Bo',
+        title: '',
+        role: 'member',
+        has_completed_onboarding: 0,
+        created_at: new Date().toISOString(),
+        last_login_at: null,
+      })
       .execute();
     const res = await put({ profile: { email: 'bo@acme.com', title: 'should not stick' } });
     expect(res.status).toBe(409);

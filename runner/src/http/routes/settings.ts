@@ -49,7 +49,9 @@ const Notifications = Type.Object(
     dailyDigest: Type.Boolean(),
     weeklyDigest: Type.Boolean(),
     alertOnScoreDrop: Type.Boolean(),
-    alertOnRiskSignals: Type.Boolean({ description: 'Engine extension: alert at once when a client states an intent to leave (churn_intent) or escalates (escalation)' }),
+    alertOnRiskSignals: Type.Boolean({
+      description: 'Engine extension: alert at once when a client states an intent to leave (churn_intent) or escalates (escalation)',
+    }),
     scoreDropPct: Type.Number({ minimum: 0, maximum: 100, description: 'Percent, 0-100' }),
     alertOnRenewals: Type.Boolean(),
     renewalsAheadDays: Type.Integer({ minimum: 1, maximum: 365, description: 'Days, 1-365' }),
@@ -83,7 +85,8 @@ const WorkspaceSettingsSchema = Type.Object(
     replySlaBusinessDays: Type.Integer({
       minimum: 1,
       maximum: 20,
-      description: "Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score",
+      description:
+        "Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score",
     }),
   },
   strict,
@@ -92,7 +95,10 @@ const WorkspaceSettingsSchema = Type.Object(
 const ProfileView = Type.Object({
   ...Profile.properties,
   pendingEmail: Type.Optional(
-    Type.String({ description: 'Engine extension: a new address waiting for confirmation (POST /settings/confirm-email); `email` stays in use until then. Absent when none.' }),
+    Type.String({
+      description:
+        'Engine extension: a new address waiting for confirmation (POST /settings/confirm-email); `email` stays in use until then. Absent when none.',
+    }),
   ),
 });
 
@@ -107,7 +113,10 @@ const SettingsPatch = Type.Object(
         Type.Object(
           {
             ...WorkspaceSettingsSchema.properties,
-            notifications: Type.Partial(Type.Object({ ...Notifications.properties, channels: Type.Partial(Notifications.properties.channels, strict) }, strict), strict),
+            notifications: Type.Partial(
+              Type.Object({ ...Notifications.properties, channels: Type.Partial(Notifications.properties.channels, strict) }, strict),
+              strict,
+            ),
             healthWeights: Type.Partial(HealthWeights, strict),
           },
           strict,
@@ -234,7 +243,15 @@ export const settingsRoutes =
 
     app.get(
       '/settings',
-      { schema: { tags, operationId: 'getSettings', summary: 'Profile and workspace settings', querystring: WorkspaceQuery, response: { 200: SettingsResponse } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getSettings',
+          summary: 'Profile and workspace settings',
+          querystring: WorkspaceQuery,
+          response: { 200: SettingsResponse },
+        },
+      },
       async (request) => {
         const [user, settings] = await Promise.all([requireUser(db, request.auth.userId), getSettings(db, request.auth.workspaceId)]);
         return settingsView(user, settings);
@@ -295,7 +312,11 @@ export const settingsRoutes =
           });
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
-          throw new ChsError('NOTIFICATION_FAILED', `Settings saved, but the confirmation e-mail to ${change.email} could not be sent (${reason}); send profile.email again to retry`, { cause: err });
+          throw new ChsError(
+            'NOTIFICATION_FAILED',
+            `Settings saved, but the confirmation e-mail to ${change.email} could not be sent (${reason}); send profile.email again to retry`,
+            { cause: err },
+          );
         }
         return {
           success: true,
@@ -336,7 +357,14 @@ export const settingsRoutes =
         const pending = deps.keyUsage?.pendingUserLastUsed(user.id);
         const lastLoginAt = pending !== undefined && (user.lastLoginAt === null || pending > user.lastLoginAt) ? pending : user.lastLoginAt;
         return {
-          user: { email: user.email, name: user.name, title: user.title, hasCompletedOnboarding: user.hasCompletedOnboarding, createdAt: user.createdAt, lastLoginAt },
+          user: {
+            email: user.email,
+            name: user.name,
+            title: user.title,
+            hasCompletedOnboarding: user.hasCompletedOnboarding,
+            createdAt: user.createdAt,
+            lastLoginAt,
+          },
           workspace: { domain: ws.id, name: ws.name, plan: ws.plan, billingStatus: ws.billingStatus },
         };
       },

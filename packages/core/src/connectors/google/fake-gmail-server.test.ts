@@ -37,7 +37,13 @@ describe('fake Gmail server (real socket) with the Google connector', () => {
     const saved: GoogleCredentials[] = [];
     const connector = () =>
       createGoogleConnector({
-        credentials: saved.at(-1) ?? { accessToken: 'stale', refreshToken: 'fake-refresh-token', clientId: 'c', clientSecret: 's', expiresAt: '2000-01-01T00:00:00.000Z' },
+        credentials: saved.at(-1) ?? {
+          accessToken: 'stale',
+          refreshToken: 'fake-refresh-token',
+          clientId: 'c',
+          clientSecret: 's',
+          expiresAt: '2000-01-01T00:00:00.000Z',
+        },
         apiUrl: server!.apiUrl,
         tokenUrl: server!.tokenUrl,
         onTokens: (c) => void saved.push(c),

@@ -212,10 +212,15 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     }
     if (claims.aud !== 'https://oauth2.googleapis.com/token') return bad('Invalid JWT: Failed audience check.');
     if (claims.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
-      return { status: 401, error: 'unauthorized_client', description: 'Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.' };
+      return {
+        status: 401,
+        error: 'unauthorized_client',
+        description: 'Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.',
+      };
     }
     // Domain-wide delegation: the token is for the user named in `sub`, this mailbox.
-    if (typeof claims.sub !== 'string' || claims.sub.toLowerCase() !== (options.emailAddress ?? 'me@fake.test').toLowerCase()) return bad('Invalid email or User ID');
+    if (typeof claims.sub !== 'string' || claims.sub.toLowerCase() !== (options.emailAddress ?? 'me@fake.test').toLowerCase())
+      return bad('Invalid email or User ID');
     return undefined;
   };
 
@@ -229,7 +234,16 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     if (failure) {
       failure.times -= 1;
       const reason = failure.reason ?? (failure.status === 429 ? 'rateLimitExceeded' : failure.status >= 500 ? 'backendError' : 'failedPrecondition');
-      return send(res, failure.status, gmailError(failure.status, failure.status >= 500 ? 'Backend Error' : 'Injected failure', reason, failure.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE'));
+      return send(
+        res,
+        failure.status,
+        gmailError(
+          failure.status,
+          failure.status >= 500 ? 'Backend Error' : 'Injected failure',
+          reason,
+          failure.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE',
+        ),
+      );
     }
 
     if (req.method === 'GET' && path === '/o/oauth2/v2/auth') {
@@ -243,7 +257,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
       }
       const back = new URL(redirect);
       if (q.state !== undefined) back.searchParams.set('state', q.state);
-      if (q.response_type !== 'code' || q.code_challenge_method !== 'S256' || !q.code_challenge || q.scope !== 'https://www.googleapis.com/auth/gmail.readonly') {
+      if (
+        q.response_type !== 'code' ||
+        q.code_challenge_method !== 'S256' ||
+        !q.code_challenge ||
+        q.scope !== 'https://www.googleapis.com/auth/gmail.readonly'
+      ) {
         back.searchParams.set('error', 'invalid_request');
       } else if (consent === 'deny') {
         back.searchParams.set('error', 'access_denied');
@@ -270,18 +289,31 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
         codes.delete(form.get('code') ?? ''); // single use, even when the exchange fails
         const verifier = form.get('code_verifier') ?? '';
         const challenge = createHash('sha256').update(verifier).digest('base64url');
-        if (form.get('client_id') !== client.id || form.get('client_secret') !== client.secret) return send(res, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
-        if (!issuedFor || issuedFor.redirectUri !== form.get('redirect_uri')) return send(res, 400, { error: 'invalid_grant', error_description: 'Malformed auth code.' });
+        if (form.get('client_id') !== client.id || form.get('client_secret') !== client.secret)
+          return send(res, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
+        if (!issuedFor || issuedFor.redirectUri !== form.get('redirect_uri'))
+          return send(res, 400, { error: 'invalid_grant', error_description: 'Malformed auth code.' });
         if (challenge !== issuedFor.challenge) return send(res, 400, { error: 'invalid_grant', error_description: 'Invalid code verifier.' });
         stats.codeExchanges += 1;
         refreshToken = `1//fake-refresh-${Math.random().toString(36).slice(2, 12)}`;
-        return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, refresh_token: refreshToken, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+        return send(res, 200, {
+          access_token: issueAccessToken(),
+          expires_in: lifetime,
+          refresh_token: refreshToken,
+          scope: 'https://www.googleapis.com/auth/gmail.readonly',
+          token_type: 'Bearer',
+        });
       }
       if (form.get('grant_type') !== 'refresh_token' || refreshToken === undefined || form.get('refresh_token') !== refreshToken) {
         return send(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       }
       stats.tokenRefreshes += 1;
-      return send(res, 200, { access_token: issueAccessToken(), expires_in: lifetime, scope: 'https://www.googleapis.com/auth/gmail.readonly', token_type: 'Bearer' });
+      return send(res, 200, {
+        access_token: issueAccessToken(),
+        expires_in: lifetime,
+        scope: 'https://www.googleapis.com/auth/gmail.readonly',
+        token_type: 'Bearer',
+      });
     }
 
     if (req.method === 'POST' && path === '/revoke') {
@@ -306,7 +338,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
     if (!valid.has(token)) {
       return send(res, 401, {
-        error: { code: 401, message: 'Invalid Credentials', errors: [{ domain: 'global', reason: 'authError', message: 'Invalid Credentials', locationType: 'header', location: 'Authorization' }], status: 'UNAUTHENTICATED' },
+        error: {
+          code: 401,
+          message: 'Invalid Credentials',
+          errors: [{ domain: 'global', reason: 'authError', message: 'Invalid Credentials', locationType: 'header', location: 'Authorization' }],
+          status: 'UNAUTHENTICATED',
+        },
       });
     }
 
@@ -324,7 +361,12 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
         return send(
           res,
           429,
-          gmailError(429, "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'gmail.googleapis.com' for consumer 'project_number:0'.", 'rateLimitExceeded', 'RESOURCE_EXHAUSTED'),
+          gmailError(
+            429,
+            "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'gmail.googleapis.com' for consumer 'project_number:0'.",
+            'rateLimitExceeded',
+            'RESOURCE_EXHAUSTED',
+          ),
           { 'retry-after': String(quota.windowMs < 1000 ? (windowStart + quota.windowMs - now) / 1000 : retryAfter) },
         );
       }
@@ -333,12 +375,25 @@ export async function startFakeGmailServer(options: FakeGmailOptions = {}): Prom
     stats.unitsUsed += cost;
 
     if (kind === 'profile') {
-      return send(res, 200, { emailAddress: options.emailAddress ?? 'me@fake.test', messagesTotal: messages.size, threadsTotal: new Set([...messages.values()].map((x) => x.threadId)).size, historyId: String(historyId) });
+      return send(res, 200, {
+        emailAddress: options.emailAddress ?? 'me@fake.test',
+        messagesTotal: messages.size,
+        threadsTotal: new Set([...messages.values()].map((x) => x.threadId)).size,
+        historyId: String(historyId),
+      });
     }
     if (kind === 'get') {
       const msg = messages.get(decodeURIComponent(m[3] ?? ''));
       if (!msg) return send(res, 404, gmailError(404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND'));
-      const base = { id: msg.id, threadId: msg.threadId, labelIds: msg.labelIds, snippet: '', sizeEstimate: msg.raw.length, historyId: String(msg.historyId), internalDate: String(msg.internalDate) };
+      const base = {
+        id: msg.id,
+        threadId: msg.threadId,
+        labelIds: msg.labelIds,
+        snippet: '',
+        sizeEstimate: msg.raw.length,
+        historyId: String(msg.historyId),
+        internalDate: String(msg.internalDate),
+      };
       if (url.searchParams.get('format') === 'raw') return send(res, 200, { ...base, raw: msg.raw.toString('base64url') });
       return send(res, 200, { ...base, payload: { partId: '', mimeType: 'message/rfc822', filename: '', headers: [], body: { size: msg.raw.length } } });
     }

@@ -73,7 +73,6 @@ function describe(err: unknown, now: Date): HttpFailure {
   return { status, reason, message, oauth, retryAfterMs: parseRetryAfter(headerValue(e.response?.headers, 'retry-after'), now) };
 }
 
-
 const RATE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'backendError', 'internalError']);
 const DAILY_REASONS = new Set(['dailyLimitExceeded', 'quotaExceeded']);
 
@@ -89,7 +88,12 @@ function classifyGoogleError(err: unknown, now: Date): Verdict {
     return { kind: 'retry', reason: `network: ${errorText(err)}` };
   }
   if (f.status === 403 || f.status === 429) {
-    if (DAILY_REASONS.has(f.reason)) return { kind: 'park', resumeAt: new Date(now.getTime() + msUntilLocalMidnight(now, 'America/Los_Angeles') /* Gmail's daily quotas reset at Pacific midnight */), reason: f.reason };
+    if (DAILY_REASONS.has(f.reason))
+      return {
+        kind: 'park',
+        resumeAt: new Date(now.getTime() + msUntilLocalMidnight(now, 'America/Los_Angeles') /* Gmail's daily quotas reset at Pacific midnight */),
+        reason: f.reason,
+      };
     // "User-rate limit exceeded.  Retry after 2024-05-14T10:00:00.000Z"
     const m = /Retry after (\S+)/i.exec(f.message);
     const at = m?.[1] !== undefined ? Date.parse(m[1]) : NaN;
@@ -97,7 +101,13 @@ function classifyGoogleError(err: unknown, now: Date): Verdict {
     if (f.status === 429 || RATE_REASONS.has(f.reason)) {
       return { kind: 'retry', reason: `HTTP ${f.status} ${f.reason || f.message}`, ...(afterMs !== undefined ? { afterMs } : {}) };
     }
-    return { kind: 'fatal', error: new ChsError('PROVIDER_ERROR', `Gmail refused the request: ${f.message}`, { cause: err, details: { provider: 'google', status: f.status, reason: f.reason } }) };
+    return {
+      kind: 'fatal',
+      error: new ChsError('PROVIDER_ERROR', `Gmail refused the request: ${f.message}`, {
+        cause: err,
+        details: { provider: 'google', status: f.status, reason: f.reason },
+      }),
+    };
   }
   if (f.status === 408 || f.status >= 500) {
     return { kind: 'retry', reason: `HTTP ${f.status} ${f.message}`, ...(f.retryAfterMs !== undefined ? { afterMs: f.retryAfterMs } : {}) };
@@ -209,7 +219,10 @@ export class GoogleClient {
             this.#oauth.setCredentials({ ...this.#oauth.credentials, expiry_date: 1 });
             return { kind: 'retry', afterMs: 0, reason: 'HTTP 401, refreshing the access token' };
           }
-          return { kind: 'fatal', error: needsReauth('Gmail rejected the access token (401 Invalid Credentials) and no refresh could cure it; reconnect the account', err) };
+          return {
+            kind: 'fatal',
+            error: needsReauth('Gmail rejected the access token (401 Invalid Credentials) and no refresh could cure it; reconnect the account', err),
+          };
         }
         return classifyGoogleError(err, this.#opts.now());
       },
@@ -223,7 +236,12 @@ export class GoogleClient {
   }
 
   getProfile(signal?: AbortSignal): Promise<gmail_v1.Schema$Profile> {
-    return this.#call('users.getProfile', GMAIL_UNITS.profile, async () => (await this.#gmail.users.getProfile({ userId: this.#userId }, { retry: false, ...(signal ? { signal } : {}) })).data, signal);
+    return this.#call(
+      'users.getProfile',
+      GMAIL_UNITS.profile,
+      async () => (await this.#gmail.users.getProfile({ userId: this.#userId }, { retry: false, ...(signal ? { signal } : {}) })).data,
+      signal,
+    );
   }
 
   listMessages(params: { q?: string; pageToken?: string; maxResults: number }, signal?: AbortSignal): Promise<gmail_v1.Schema$ListMessagesResponse> {

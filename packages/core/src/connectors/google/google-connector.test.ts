@@ -19,7 +19,14 @@ const until = Date.parse(NOW) / 1000;
 const DAY = 86_400;
 
 let sleeps: number[] = [];
-const creds: GoogleCredentials = { accessToken: 'ya29.valid', refreshToken: '1//refresh', clientId: 'cid', clientSecret: 'csecret', expiresAt: '2099-01-01T00:00:00.000Z', email: 'rep@acme.test' };
+const creds: GoogleCredentials = {
+  accessToken: 'ya29.valid',
+  refreshToken: '1//refresh',
+  clientId: 'cid',
+  clientSecret: 'csecret',
+  expiresAt: '2099-01-01T00:00:00.000Z',
+  email: 'rep@acme.test',
+};
 
 function connector(over: Partial<GoogleConnectorOptions> = {}) {
   return createGoogleConnector({
@@ -86,7 +93,15 @@ describe('google connector: full read', () => {
   });
 
   it('resumes a full read from a saved mid-window cursor without re-reading the first page', async () => {
-    const cursor = { v: 1, phase: 'full', historyId: '4182930', horizon: until - 7 * DAY, windowStart: until - 7 * DAY, windowEnd: until, pageToken: '09472618364652837163' };
+    const cursor = {
+      v: 1,
+      phase: 'full',
+      historyId: '4182930',
+      horizon: until - 7 * DAY,
+      windowStart: until - 7 * DAY,
+      windowEnd: until,
+      pageToken: '09472618364652837163',
+    };
     nock(API)
       .get('/gmail/v1/users/me/messages')
       .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}`, pageToken: '09472618364652837163' })
@@ -144,9 +159,7 @@ describe('google connector: incremental', () => {
       .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
       .query({ format: 'raw' })
       .reply(200, msg('18f79ee2aa01c3d0'));
-    const batches = await collect(
-      connector({ horizonDays: 7 }).sync({ mode: 'quick', cursor: { v: 1, phase: 'incremental', historyId: '1' } }),
-    );
+    const batches = await collect(connector({ horizonDays: 7 }).sync({ mode: 'quick', cursor: { v: 1, phase: 'incremental', historyId: '1' } }));
     expect(batches).toHaveLength(1);
     expect(batches[0]!.resync?.reason).toMatch(/history id 1 .*404/);
     expect(batches[0]!.items.map((m) => m.providerId)).toEqual(['18f79ee2aa01c3d0']);
@@ -187,7 +200,9 @@ describe('google connector: politeness and failures', () => {
       .get('/gmail/v1/users/me/messages/18f79ee2aa01c3d0')
       .query({ format: 'raw' })
       .reply(200, msg('18f79ee2aa01c3d0'));
-    const batches = await collect(connector({ horizonDays: 7, retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 } }).sync({ mode: 'full' }));
+    const batches = await collect(
+      connector({ horizonDays: 7, retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 } }).sync({ mode: 'full' }),
+    );
     expect(batches[0]!.items.map((m) => m.providerId)).toEqual(['18f79ee2aa01c3d0']);
     // Full jitter with random 0.5: half of 500·2^0, then half of 500·2^1.
     expect(sleeps).toEqual([250, 500]);
@@ -199,7 +214,16 @@ describe('google connector: politeness and failures', () => {
       .reply(200, fx('profile.json'))
       .get('/gmail/v1/users/me/messages')
       .query(true)
-      .reply(200, { ...fx('messages-list-recent-page1.json'), messages: [{ id: '18f7a2c4b1e0d9a1', threadId: 'a' }, { id: '18f7a1f03c2b7e55', threadId: 'b' }, { id: '18f79ee2aa01c3d0', threadId: 'c' }, { id: '18f7000000000bad', threadId: 'd' }], nextPageToken: undefined })
+      .reply(200, {
+        ...fx('messages-list-recent-page1.json'),
+        messages: [
+          { id: '18f7a2c4b1e0d9a1', threadId: 'a' },
+          { id: '18f7a1f03c2b7e55', threadId: 'b' },
+          { id: '18f79ee2aa01c3d0', threadId: 'c' },
+          { id: '18f7000000000bad', threadId: 'd' },
+        ],
+        nextPageToken: undefined,
+      })
       .get('/gmail/v1/users/me/messages/18f7a2c4b1e0d9a1')
       .query({ format: 'raw' })
       .reply(200, msg('18f7a2c4b1e0d9a1'))
@@ -228,7 +252,10 @@ describe('google connector: politeness and failures', () => {
   it('refreshes an expired access token through the token endpoint and hands the new tokens to onTokens', async () => {
     const saved: GoogleCredentials[] = [];
     const token = nock(TOKEN)
-      .post('/token', (body: Record<string, string>) => body['grant_type'] === 'refresh_token' && body['refresh_token'] === '1//refresh' && body['client_id'] === 'cid')
+      .post(
+        '/token',
+        (body: Record<string, string>) => body['grant_type'] === 'refresh_token' && body['refresh_token'] === '1//refresh' && body['client_id'] === 'cid',
+      )
       .reply(200, fx('token-refresh.json'));
     nock(API, { reqheaders: { authorization: 'Bearer ya29.a0AfB_refreshed' } })
       .get('/gmail/v1/users/me/profile')
@@ -241,7 +268,11 @@ describe('google connector: politeness and failures', () => {
     expect(token.isDone()).toBe(true);
     expect(batches[0]!.items).toEqual([]);
     expect(saved).toHaveLength(1);
-    expect(saved[0]).toMatchObject({ accessToken: 'ya29.a0AfB_refreshed', refreshToken: '1//refresh', scope: 'https://www.googleapis.com/auth/gmail.readonly' });
+    expect(saved[0]).toMatchObject({
+      accessToken: 'ya29.a0AfB_refreshed',
+      refreshToken: '1//refresh',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+    });
     expect(Date.parse(saved[0]!.expiresAt!)).toBeGreaterThan(Date.now());
   });
 
@@ -277,7 +308,13 @@ describe('google connector: politeness and failures', () => {
   it('a daily quota parks the sync with a resume time', async () => {
     nock(API)
       .get('/gmail/v1/users/me/profile')
-      .reply(403, { error: { code: 403, message: 'Daily Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'dailyLimitExceeded', message: 'Daily Limit Exceeded' }] } });
+      .reply(403, {
+        error: {
+          code: 403,
+          message: 'Daily Limit Exceeded',
+          errors: [{ domain: 'usageLimits', reason: 'dailyLimitExceeded', message: 'Daily Limit Exceeded' }],
+        },
+      });
     const err = await collect(connector().sync({ mode: 'full' })).catch((e: unknown) => e);
     expect(isChsError(err, 'PROVIDER_RATE_LIMITED')).toBe(true);
     // 2024-05-20T00:00Z is 17:00 PDT on the 19th: Pacific midnight is 7 hours later.

@@ -14,16 +14,7 @@ import { fetchWindow } from '../reconcile.js';
 import { RateLimiter, retryPolicy, type QuotaLimit } from '../retry.js';
 import type { Connector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
 import { DEFAULT_GOOGLE_API_URL, GoogleClient } from './google-client.js';
-import {
-  addedMessageIds,
-  nextWindow,
-  parseGoogleCursor,
-  toCursor,
-  toRawMessage,
-  windowLabel,
-  windowQuery,
-  type GoogleCursor,
-} from './google-mapping.js';
+import { addedMessageIds, nextWindow, parseGoogleCursor, toCursor, toRawMessage, windowLabel, windowQuery, type GoogleCursor } from './google-mapping.js';
 
 export interface GoogleConnectorOptions extends ConnectorBaseOptions {
   credentials: GoogleCredentials;
@@ -122,7 +113,10 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
       const ws = c.windowStart as number;
       const we = c.windowEnd as number;
       const label = windowLabel(ws, we);
-      const page = await client.listMessages({ q: windowQuery(ws, we, extraQuery), maxResults: pageSize, ...(c.pageToken ? { pageToken: c.pageToken } : {}) }, o.signal);
+      const page = await client.listMessages(
+        { q: windowQuery(ws, we, extraQuery), maxResults: pageSize, ...(c.pageToken ? { pageToken: c.pageToken } : {}) },
+        o.signal,
+      );
       const ids = (page.messages ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');
       let next: GoogleCursor;
       if (page.nextPageToken) {

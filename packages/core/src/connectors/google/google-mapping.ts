@@ -28,8 +28,8 @@ export function parseGoogleCursor(c: Cursor | undefined): GoogleCursor | undefin
   const phase = c['phase'];
   if (phase !== 'full' && phase !== 'incremental') return undefined;
   const out: GoogleCursor = { v: 1, phase };
-  const str = (k: string) => (typeof c[k] === 'string' ? (c[k]) : undefined);
-  const num = (k: string) => (typeof c[k] === 'number' && Number.isFinite(c[k]) ? (c[k]) : undefined);
+  const str = (k: string) => (typeof c[k] === 'string' ? c[k] : undefined);
+  const num = (k: string) => (typeof c[k] === 'number' && Number.isFinite(c[k]) ? c[k] : undefined);
   const h = str('historyId');
   if (h) out.historyId = h;
   const p = str('pageToken');

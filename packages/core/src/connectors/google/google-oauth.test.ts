@@ -64,13 +64,25 @@ describe('Google sign-in (installed-app loopback flow with PKCE)', () => {
     expect(g.lastConsent?.state).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(g.stats.codeExchanges).toBe(1); // the fake checked SHA-256(verifier) against the challenge
 
-    expect(creds).toMatchObject({ email: 'dana.csm@ourco.com', clientId: 'fake-client-id', clientSecret: 'fake-client-secret', scope: 'https://www.googleapis.com/auth/gmail.readonly' });
+    expect(creds).toMatchObject({
+      email: 'dana.csm@ourco.com',
+      clientId: 'fake-client-id',
+      clientSecret: 'fake-client-secret',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+    });
     expect(creds.refreshToken).toMatch(/^1\/\/fake-refresh-/);
     expect(Date.parse(creds.expiresAt!)).toBeGreaterThan(Date.now());
 
     // The stored tokens work and refresh when the access token dies.
     g.expireAccessTokens();
-    const client = new GoogleClient({ credentials: creds, apiUrl: g.apiUrl, tokenUrl: g.tokenUrl, policy: retryPolicy({ maxRetries: 1 }), logger: silentLogger, now: () => new Date() });
+    const client = new GoogleClient({
+      credentials: creds,
+      apiUrl: g.apiUrl,
+      tokenUrl: g.tokenUrl,
+      policy: retryPolicy({ maxRetries: 1 }),
+      logger: silentLogger,
+      now: () => new Date(),
+    });
     expect((await client.getProfile()).emailAddress).toBe('Dana.CSM@ourco.com');
     expect(g.stats.tokenRefreshes).toBe(1);
 
@@ -114,9 +126,14 @@ describe('Google sign-in (installed-app loopback flow with PKCE)', () => {
     // Take a code the way a browser would, but exchange it without the matching verifier.
     const loopback = await new Promise<{ url: string; code: Promise<string>; close: () => void }>((resolve) => {
       let give!: (c: string) => void;
-      const code = new Promise<string>((r) => { give = r; });
+      const code = new Promise<string>((r) => {
+        give = r;
+      });
       void import('node:http').then(({ createServer }) => {
-        const s = createServer((req, res) => { give(new URL(req.url ?? '/', 'http://x').searchParams.get('code') ?? ''); res.end('ok'); });
+        const s = createServer((req, res) => {
+          give(new URL(req.url ?? '/', 'http://x').searchParams.get('code') ?? '');
+          res.end('ok');
+        });
         s.listen(0, '127.0.0.1', () => {
           const port = (s.address() as { port: number }).port;
           resolve({ url: `http://127.0.0.1:${port}`, code, close: () => s.close() });
@@ -124,14 +141,30 @@ describe('Google sign-in (installed-app loopback flow with PKCE)', () => {
       });
     });
     const consent = new URL(g.authUrl);
-    for (const [k, v] of Object.entries({ client_id: 'fake-client-id', redirect_uri: loopback.url, response_type: 'code', scope: 'https://www.googleapis.com/auth/gmail.readonly', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', state: 's' })) consent.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: 'fake-client-id',
+      redirect_uri: loopback.url,
+      response_type: 'code',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+      code_challenge: 'a'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 's',
+    }))
+      consent.searchParams.set(k, v);
     await fetch(consent, { redirect: 'follow' });
     const code = await loopback.code;
     loopback.close();
     const r = await fetch(g.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: 'b'.repeat(43), client_id: 'fake-client-id', client_secret: 'fake-client-secret', redirect_uri: loopback.url }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: 'b'.repeat(43),
+        client_id: 'fake-client-id',
+        client_secret: 'fake-client-secret',
+        redirect_uri: loopback.url,
+      }),
     });
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: 'invalid_grant' });

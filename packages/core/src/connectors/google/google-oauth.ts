@@ -78,8 +78,18 @@ export async function runLoopbackConsent(opts: LoopbackConsentOptions): Promise<
     // A request without our state did not come from the consent we started: refuse it, keep waiting
     // for the real one (a stray request must not end the flow), but say so if it carries a code.
     if (q.get('state') !== state) {
-      send(400, 'Sign-in not accepted', 'This answer does not belong to the sign-in chs started (its state does not match). Start again with chs connect google.');
-      if (q.has('code') || q.has('error')) fail(new ChsError('OAUTH_FAILED', 'Google sign-in failed: the redirect carried a state that does not match the one chs sent (a stale or forged answer); start again'));
+      send(
+        400,
+        'Sign-in not accepted',
+        'This answer does not belong to the sign-in chs started (its state does not match). Start again with chs connect google.',
+      );
+      if (q.has('code') || q.has('error'))
+        fail(
+          new ChsError(
+            'OAUTH_FAILED',
+            'Google sign-in failed: the redirect carried a state that does not match the one chs sent (a stale or forged answer); start again',
+          ),
+        );
       return;
     }
     const error = q.get('error');
@@ -96,12 +106,21 @@ export async function runLoopbackConsent(opts: LoopbackConsentOptions): Promise<
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ChsError('OAUTH_FAILED', err.code === 'EADDRINUSE' ? `port ${opts.port} on 127.0.0.1 is in use; pick another with --port` : `cannot listen on 127.0.0.1: ${err.message}`, { cause: err })),
+      reject(
+        new ChsError(
+          'OAUTH_FAILED',
+          err.code === 'EADDRINUSE' ? `port ${opts.port} on 127.0.0.1 is in use; pick another with --port` : `cannot listen on 127.0.0.1: ${err.message}`,
+          { cause: err },
+        ),
+      ),
     );
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timer = setTimeout(() => fail(new ChsError('OAUTH_FAILED', `Google sign-in timed out: no answer came back to ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+  const timer = setTimeout(
+    () => fail(new ChsError('OAUTH_FAILED', `Google sign-in timed out: no answer came back to ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`)),
+    timeoutMs,
+  );
   const onAbort = () => fail(new ChsError('OAUTH_FAILED', 'Google sign-in was interrupted'));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -189,12 +208,17 @@ export async function exchangeGoogleCode(x: CodeExchange): Promise<GoogleCredent
     ({ tokens } = await oauthClient(x).getToken({ code: x.code, codeVerifier: x.codeVerifier, redirect_uri: x.redirectUri }));
   } catch (err) {
     const data = (err as { response?: { data?: { error?: string; error_description?: string } } }).response?.data;
-    throw new ChsError('OAUTH_FAILED', `Google did not exchange the code for tokens: ${data?.error ?? (err as Error).message}${data?.error_description ? ` (${data.error_description})` : ''}`, {
-      cause: err,
-      details: { provider: 'google', reason: data?.error === 'invalid_grant' ? 'code' : 'exchange' },
-    });
+    throw new ChsError(
+      'OAUTH_FAILED',
+      `Google did not exchange the code for tokens: ${data?.error ?? (err as Error).message}${data?.error_description ? ` (${data.error_description})` : ''}`,
+      {
+        cause: err,
+        details: { provider: 'google', reason: data?.error === 'invalid_grant' ? 'code' : 'exchange' },
+      },
+    );
   }
-  if (!tokens.access_token) throw new ChsError('OAUTH_FAILED', 'Google answered the code exchange without an access token', { details: { provider: 'google', reason: 'exchange' } });
+  if (!tokens.access_token)
+    throw new ChsError('OAUTH_FAILED', 'Google answered the code exchange without an access token', { details: { provider: 'google', reason: 'exchange' } });
   const credentials: GoogleCredentials = {
     accessToken: tokens.access_token,
     clientId: x.clientId,
@@ -212,7 +236,8 @@ export async function exchangeGoogleCode(x: CodeExchange): Promise<GoogleCredent
     now: x.now,
   });
   const profile = await client.getProfile();
-  if (!profile.emailAddress) throw new ChsError('OAUTH_FAILED', 'the Gmail profile did not say which mailbox this is', { details: { provider: 'google', reason: 'profile' } });
+  if (!profile.emailAddress)
+    throw new ChsError('OAUTH_FAILED', 'the Gmail profile did not say which mailbox this is', { details: { provider: 'google', reason: 'profile' } });
   return { ...client.credentials, email: profile.emailAddress.toLowerCase() };
 }
 
@@ -238,11 +263,14 @@ export async function revokeGoogleToken(token: string, opts: { revokeUrl?: strin
     const e = err as { message?: unknown; response?: { status?: number; data?: unknown } };
     const data = e.response?.data as { error?: unknown; error_description?: unknown } | undefined;
     const status = e.response?.status;
-    const said = status === undefined
-      ? `could not reach the revoke endpoint (${(typeof e.message === 'string' ? e.message : String(err)).split(token).join('[token]').split(encodeURIComponent(token)).join('[token]')})`
-      : `HTTP ${status}${typeof data?.error === 'string' ? ` ${data.error}` : ''}${typeof data?.error_description === 'string' ? ` (${data.error_description})` : ''}`;
+    const said =
+      status === undefined
+        ? `could not reach the revoke endpoint (${(typeof e.message === 'string' ? e.message : String(err)).split(token).join('[token]').split(encodeURIComponent(token)).join('[token]')})`
+        : `HTTP ${status}${typeof data?.error === 'string' ? ` ${data.error}` : ''}${typeof data?.error_description === 'string' ? ` (${data.error_description})` : ''}`;
     // No `cause`: the library's error carries the request URL, and the token is in its query.
-    throw new ChsError('PROVIDER_ERROR', `Google did not revoke the token: ${said}`, { details: { provider: 'google', ...(status !== undefined ? { status } : {}) } });
+    throw new ChsError('PROVIDER_ERROR', `Google did not revoke the token: ${said}`, {
+      details: { provider: 'google', ...(status !== undefined ? { status } : {}) },
+    });
   }
 }
 
@@ -255,10 +283,17 @@ export function parseServiceAccountKey(text: string): ServiceAccountKey {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ChsError('INVALID_INPUT', 'the service account key is not JSON (download it as JSON from the service account\'s Keys tab)');
+    throw new ChsError('INVALID_INPUT', "the service account key is not JSON (download it as JSON from the service account's Keys tab)");
   }
   const k = json as { type?: unknown; client_email?: unknown; private_key?: unknown; private_key_id?: unknown };
-  if (typeof json !== 'object' || json === null || k.type !== 'service_account' || typeof k.client_email !== 'string' || typeof k.private_key !== 'string' || !k.private_key.includes('PRIVATE KEY')) {
+  if (
+    typeof json !== 'object' ||
+    json === null ||
+    k.type !== 'service_account' ||
+    typeof k.client_email !== 'string' ||
+    typeof k.private_key !== 'string' ||
+    !k.private_key.includes('PRIVATE KEY')
+  ) {
     throw new ChsError('INVALID_INPUT', 'the file is not a service account key: it needs "type": "service_account", "client_email" and "private_key"');
   }
   return { clientEmail: k.client_email, privateKey: k.private_key, ...(typeof k.private_key_id === 'string' ? { privateKeyId: k.private_key_id } : {}) };

@@ -19,31 +19,61 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
 
-const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const pair = () =>
+  generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
 const CLIENT_EMAIL = 'chs-reader@acme-prod.iam.gserviceaccount.com';
 
 async function setUp() {
   const key = pair();
-  const fake = await startFakeGmailServer({ emailAddress: 'dana@acme.com', accessTokens: [], serviceAccounts: [{ clientEmail: CLIENT_EMAIL, publicKey: key.publicKey }] });
+  const fake = await startFakeGmailServer({
+    emailAddress: 'dana@acme.com',
+    accessTokens: [],
+    serviceAccounts: [{ clientEmail: CLIENT_EMAIL, publicKey: key.publicKey }],
+  });
   servers.push(fake);
-  const keyFile = JSON.stringify({ type: 'service_account', project_id: 'acme-prod', private_key_id: 'k1', private_key: key.privateKey, client_email: CLIENT_EMAIL, token_uri: 'https://oauth2.googleapis.com/token' });
+  const keyFile = JSON.stringify({
+    type: 'service_account',
+    project_id: 'acme-prod',
+    private_key_id: 'k1',
+    private_key: key.privateKey,
+    client_email: CLIENT_EMAIL,
+    token_uri: 'https://oauth2.googleapis.com/token',
+  });
   return { fake, keyFile };
 }
 
 const connect = (fake: FakeGmailServer, keyText: string, subject: string) =>
-  connectServiceAccount({ key: parseServiceAccountKey(keyText), subject, tokenUrl: fake.tokenUrl, apiUrl: fake.apiUrl, logger: silentLogger, now: () => new Date() });
+  connectServiceAccount({
+    key: parseServiceAccountKey(keyText),
+    subject,
+    tokenUrl: fake.tokenUrl,
+    apiUrl: fake.apiUrl,
+    logger: silentLogger,
+    now: () => new Date(),
+  });
 
 describe('service account with domain-wide delegation', () => {
   it('connects the mailbox with a signed JWT grant, then mints new tokens by itself', async () => {
     const { fake, keyFile } = await setUp();
     const creds = await connect(fake, keyFile, 'Dana@acme.com');
     expect(fake.stats.jwtGrants).toBe(1);
-    expect(creds).toMatchObject({ email: 'dana@acme.com', scope: 'https://www.googleapis.com/auth/gmail.readonly', serviceAccount: { clientEmail: CLIENT_EMAIL, privateKeyId: 'k1' } });
+    expect(creds).toMatchObject({
+      email: 'dana@acme.com',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+      serviceAccount: { clientEmail: CLIENT_EMAIL, privateKeyId: 'k1' },
+    });
     expect(creds.accessToken).toMatch(/^fake-access-/);
     expect(creds.refreshToken).toBeUndefined();
 
     fake.expireAccessTokens();
-    const client = new GoogleClient({ credentials: creds, apiUrl: fake.apiUrl, tokenUrl: fake.tokenUrl, policy: retryPolicy({ maxRetries: 1 }), logger: silentLogger, now: () => new Date() });
+    const client = new GoogleClient({
+      credentials: creds,
+      apiUrl: fake.apiUrl,
+      tokenUrl: fake.tokenUrl,
+      policy: retryPolicy({ maxRetries: 1 }),
+      logger: silentLogger,
+      now: () => new Date(),
+    });
     expect((await client.getProfile()).emailAddress).toBe('dana@acme.com');
     expect(fake.stats.jwtGrants).toBe(2);
     expect(client.credentials.accessToken).not.toBe(creds.accessToken);

@@ -60,7 +60,14 @@ function classifyHubSpotError(err: unknown, now: Date): Verdict {
   const message = typeof body.message === 'string' ? body.message : errorText(err);
   if (status === undefined) return { kind: 'retry', reason: `network: ${errorText(err)}` };
   if (status === 401) {
-    return { kind: 'fatal', error: new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot rejected the access token (${message}); reconnect with a valid private-app token or install the app again`, { cause: err, details: { provider: 'hubspot', category: body.category } }) };
+    return {
+      kind: 'fatal',
+      error: new ChsError(
+        'INTEGRATION_NEEDS_REAUTH',
+        `HubSpot rejected the access token (${message}); reconnect with a valid private-app token or install the app again`,
+        { cause: err, details: { provider: 'hubspot', category: body.category } },
+      ),
+    };
   }
   if (status === 429) {
     // Daily limits reset at midnight in the account's time zone, which the API does not tell us;
@@ -69,13 +76,25 @@ function classifyHubSpotError(err: unknown, now: Date): Verdict {
     const retryAfter = parseRetryAfter(headerValue(e.headers, 'retry-after'), now);
     const interval = Number(headerValue(e.headers, 'x-hubspot-ratelimit-interval-milliseconds'));
     const afterMs =
-      retryAfter ?? (message === 'You have reached your secondly limit.' ? 1000 : body.policyName === 'TEN_SECONDLY_ROLLING' && Number.isFinite(interval) && interval > 0 ? interval : undefined);
-    return { kind: 'retry', reason: `HTTP 429 ${typeof body.policyName === 'string' ? body.policyName : message}`, ...(afterMs !== undefined ? { afterMs } : {}) };
+      retryAfter ??
+      (message === 'You have reached your secondly limit.'
+        ? 1000
+        : body.policyName === 'TEN_SECONDLY_ROLLING' && Number.isFinite(interval) && interval > 0
+          ? interval
+          : undefined);
+    return {
+      kind: 'retry',
+      reason: `HTTP 429 ${typeof body.policyName === 'string' ? body.policyName : message}`,
+      ...(afterMs !== undefined ? { afterMs } : {}),
+    };
   }
   if (status >= 500 || status === 408) return { kind: 'retry', reason: `HTTP ${status} ${message}` };
   return {
     kind: 'fatal',
-    error: new ChsError(status === 404 ? 'NOT_FOUND' : 'PROVIDER_ERROR', `HubSpot: HTTP ${status} ${message}`, { cause: err, details: { provider: 'hubspot', status, category: body.category } }),
+    error: new ChsError(status === 404 ? 'NOT_FOUND' : 'PROVIDER_ERROR', `HubSpot: HTTP ${status} ${message}`, {
+      cause: err,
+      details: { provider: 'hubspot', status, category: body.category },
+    }),
   };
 }
 
@@ -91,7 +110,10 @@ export class HubSpotClient {
   constructor(opts: HubSpotClientOptions) {
     this.#opts = opts;
     this.#credentials = opts.oauth ? { ...opts.oauth.credentials } : undefined;
-    this.#client = new Client({ accessToken: this.#credentials?.accessToken ?? opts.accessToken, basePath: (opts.apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, '') });
+    this.#client = new Client({
+      accessToken: this.#credentials?.accessToken ?? opts.accessToken,
+      basePath: (opts.apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, ''),
+    });
   }
 
   /** The current credentials of an OAuth app (after any refresh); undefined for a private-app token. */
@@ -124,22 +146,27 @@ export class HubSpotClient {
       await this.#fresh();
       return op();
     };
-    return withRetry('hubspot', run, (err) => {
-      // An OAuth token HubSpot says expired (clock skew, revoked early): one refresh, then retry.
-      if (this.#credentials?.refreshToken && !forced && (err as { code?: unknown }).code === 401) {
-        forced = true;
-        this.#stale = true;
-        return { kind: 'retry', afterMs: 0, reason: 'HTTP 401, refreshing the access token' };
-      }
-      // The token endpoint's own 5xx or unreachability is worth another try.
-      if (isChsError(err, 'PROVIDER_ERROR') && err.details?.stage === 'token') return { kind: 'retry', reason: err.message };
-      return classifyHubSpotError(err, this.#opts.now());
-    }, {
-      policy: this.#opts.policy,
-      signal,
-      now: this.#opts.now,
-      onRetry: (i) => this.#opts.logger.warn({ provider: 'hubspot', call: what, ...i }, 'hubspot call retried'),
-    });
+    return withRetry(
+      'hubspot',
+      run,
+      (err) => {
+        // An OAuth token HubSpot says expired (clock skew, revoked early): one refresh, then retry.
+        if (this.#credentials?.refreshToken && !forced && (err as { code?: unknown }).code === 401) {
+          forced = true;
+          this.#stale = true;
+          return { kind: 'retry', afterMs: 0, reason: 'HTTP 401, refreshing the access token' };
+        }
+        // The token endpoint's own 5xx or unreachability is worth another try.
+        if (isChsError(err, 'PROVIDER_ERROR') && err.details?.stage === 'token') return { kind: 'retry', reason: err.message };
+        return classifyHubSpotError(err, this.#opts.now());
+      },
+      {
+        policy: this.#opts.policy,
+        signal,
+        now: this.#opts.now,
+        onRetry: (i) => this.#opts.logger.warn({ provider: 'hubspot', call: what, ...i }, 'hubspot call retried'),
+      },
+    );
   }
 
   async search(objectType: string, request: SearchRequest, signal?: AbortSignal): Promise<SearchPage> {

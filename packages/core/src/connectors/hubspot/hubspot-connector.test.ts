@@ -88,7 +88,15 @@ describe('hubspot connector: full sync', () => {
     const items = all(batches);
     const companies = items.filter((i): i is CompanyRecord => i.kind === 'company');
     expect(companies).toEqual([
-      { kind: 'company', providerId: '18231942001', name: 'Globex', domains: ['globex.test', 'globex-eu.test', 'globex.co.uk'], mrr: 12500.5, renewalDate: '2024-09-30', csmOwner: 'carla.csm@acme.test' },
+      {
+        kind: 'company',
+        providerId: '18231942001',
+        name: 'Globex',
+        domains: ['globex.test', 'globex-eu.test', 'globex.co.uk'],
+        mrr: 12500.5,
+        renewalDate: '2024-09-30',
+        csmOwner: 'carla.csm@acme.test',
+      },
       { kind: 'company', providerId: '18231942002', name: 'Initech', domains: ['initech.test'], renewalDate: '2024-12-31' },
       // An owner id HubSpot does not list stays an id rather than being dropped.
       { kind: 'company', providerId: '18231942003', name: 'Umbrella', domains: ['umbrella.test'], mrr: 800, csmOwner: '75999' },
@@ -108,20 +116,50 @@ describe('hubspot connector: full sync', () => {
     const acts = items.filter((i): i is ActivityRecord => i.kind === 'activity');
     expect(acts).toEqual([
       {
-        kind: 'activity', providerId: 'emails:51234567890', type: 'email', occurredAt: '2024-05-14T09:30:00.000Z', subject: 'Q3 renewal',
-        text: 'Hi Bob, following up on the renewal.', fromEmail: 'alice@acme.test', toEmails: ['bob@globex.test'], direction: 'outbound',
-        opened: true, companyProviderId: '18231942001', contactEmails: ['bob@globex.test'], contactProviderIds: ['901'],
+        kind: 'activity',
+        providerId: 'emails:51234567890',
+        type: 'email',
+        occurredAt: '2024-05-14T09:30:00.000Z',
+        subject: 'Q3 renewal',
+        text: 'Hi Bob, following up on the renewal.',
+        fromEmail: 'alice@acme.test',
+        toEmails: ['bob@globex.test'],
+        direction: 'outbound',
+        opened: true,
+        companyProviderId: '18231942001',
+        contactEmails: ['bob@globex.test'],
+        contactProviderIds: ['901'],
       },
       {
-        kind: 'activity', providerId: 'emails:51234567891', type: 'email', occurredAt: '2024-05-14T12:30:00.000Z', subject: 'Re: Q3 renewal',
-        text: 'Thanks Alice, we are very happy.', fromEmail: 'bob@globex.test', toEmails: ['alice@acme.test'], direction: 'inbound',
+        kind: 'activity',
+        providerId: 'emails:51234567891',
+        type: 'email',
+        occurredAt: '2024-05-14T12:30:00.000Z',
+        subject: 'Re: Q3 renewal',
+        text: 'Thanks Alice, we are very happy.',
+        fromEmail: 'bob@globex.test',
+        toEmails: ['alice@acme.test'],
+        direction: 'inbound',
         // Opens are tracked on mail we send, not on replies.
-        opened: null, companyProviderId: '18231942001', contactEmails: ['dana@globex.test'], contactProviderIds: ['903'],
+        opened: null,
+        companyProviderId: '18231942001',
+        contactEmails: ['dana@globex.test'],
+        contactProviderIds: ['903'],
       },
       {
-        kind: 'activity', providerId: 'meetings:61000000001', type: 'meeting', occurredAt: '2024-05-16T15:00:00.000Z', subject: 'QBR',
-        text: 'Quarterly review, renewal looks likely.', fromEmail: '', toEmails: [], direction: 'outbound', opened: null,
-        companyProviderId: '18231942001', contactEmails: [], contactProviderIds: [],
+        kind: 'activity',
+        providerId: 'meetings:61000000001',
+        type: 'meeting',
+        occurredAt: '2024-05-16T15:00:00.000Z',
+        subject: 'QBR',
+        text: 'Quarterly review, renewal looks likely.',
+        fromEmail: '',
+        toEmails: [],
+        direction: 'outbound',
+        opened: null,
+        companyProviderId: '18231942001',
+        contactEmails: [],
+        contactProviderIds: [],
       },
     ]);
     const last = batches[batches.length - 1]!;
@@ -132,13 +170,37 @@ describe('hubspot connector: full sync', () => {
 
   it('uses a configured property map', async () => {
     nock(API)
-      .post('/crm/v3/objects/companies/search', (b: SearchBody) => b.properties.includes('arr_monthly') && b.properties.includes('contract_end') && b.properties.includes('csm_email'))
+      .post(
+        '/crm/v3/objects/companies/search',
+        (b: SearchBody) => b.properties.includes('arr_monthly') && b.properties.includes('contract_end') && b.properties.includes('csm_email'),
+      )
       .reply(200, {
         total: 1,
-        results: [{ id: '7', properties: { name: 'Hooli', domain: 'hooli.test', arr_monthly: '4200', contract_end: '2025-01-31T00:00:00.000Z', csm_email: 'dina@acme.test', hs_lastmodifieddate: '2024-05-01T00:00:00Z' }, createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-05-01T00:00:00Z', archived: false }],
+        results: [
+          {
+            id: '7',
+            properties: {
+              name: 'Hooli',
+              domain: 'hooli.test',
+              arr_monthly: '4200',
+              contract_end: '2025-01-31T00:00:00.000Z',
+              csm_email: 'dina@acme.test',
+              hs_lastmodifieddate: '2024-05-01T00:00:00Z',
+            },
+            createdAt: '2024-01-01T00:00:00Z',
+            updatedAt: '2024-05-01T00:00:00Z',
+            archived: false,
+          },
+        ],
       });
-    const items = all(await collect(connector({ streams: ['companies'], propertyMap: { mrr: 'arr_monthly', renewalDate: 'contract_end', csmOwner: 'csm_email' } }).sync({ mode: 'full' })));
-    expect(items).toEqual([{ kind: 'company', providerId: '7', name: 'Hooli', domains: ['hooli.test'], mrr: 4200, renewalDate: '2025-01-31', csmOwner: 'dina@acme.test' }]);
+    const items = all(
+      await collect(
+        connector({ streams: ['companies'], propertyMap: { mrr: 'arr_monthly', renewalDate: 'contract_end', csmOwner: 'csm_email' } }).sync({ mode: 'full' }),
+      ),
+    );
+    expect(items).toEqual([
+      { kind: 'company', providerId: '7', name: 'Hooli', domains: ['hooli.test'], mrr: 4200, renewalDate: '2025-01-31', csmOwner: 'dina@acme.test' },
+    ]);
   });
 });
 
@@ -152,7 +214,12 @@ describe('hubspot connector: incremental and windows', () => {
       // Without the owners scope the owner id is kept.
       .get('/crm/v3/owners/')
       .query(true)
-      .reply(403, { status: 'error', message: 'This app hasn\'t been granted all required scopes to make this call.', correlationId: 'x', category: 'MISSING_SCOPES' });
+      .reply(403, {
+        status: 'error',
+        message: "This app hasn't been granted all required scopes to make this call.",
+        correlationId: 'x',
+        category: 'MISSING_SCOPES',
+      });
     const batches = await collect(connector({ streams: ['companies'] }).sync({ mode: 'quick', cursor: { v: 1, done: { companies: done, contacts: done } } }));
     expect(seen).toEqual({ prop: 'hs_lastmodifieddate', start: done - 5 * 60_000, end: until });
     expect(all(batches)).toEqual([{ kind: 'company', providerId: '18231942003', name: 'Umbrella', domains: ['umbrella.test'], mrr: 800, csmOwner: '75999' }]);
@@ -169,7 +236,21 @@ describe('hubspot connector: incremental and windows', () => {
         const { start, end } = range(body as SearchBody);
         const total = (end - start) * 30;
         if (total <= 10_000) windows.push([start, end]);
-        return { total, results: total <= 10_000 ? [{ id: `w${start}`, properties: { name: `W${start}`, domain: null }, createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z', archived: false }] : [] };
+        return {
+          total,
+          results:
+            total <= 10_000
+              ? [
+                  {
+                    id: `w${start}`,
+                    properties: { name: `W${start}`, domain: null },
+                    createdAt: '2024-01-01T00:00:00Z',
+                    updatedAt: '2024-01-01T00:00:00Z',
+                    archived: false,
+                  },
+                ]
+              : [],
+        };
       });
     const batches = await collect(connector({ streams: ['companies'] }).sync({ mode: 'full', until: new Date(1000) }));
     nock.cleanAll();
@@ -216,13 +297,17 @@ describe('hubspot connector: politeness and failures', () => {
       .reply(502, fx('error-502.json'))
       .post('/crm/v3/objects/companies/search')
       .reply(200, fx('search-empty.json'));
-    await collect(connector({ streams: ['companies'], retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 1 } }).sync({ mode: 'full' }));
+    await collect(
+      connector({ streams: ['companies'], retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 1 } }).sync({ mode: 'full' }),
+    );
     expect(sleeps).toEqual([500, 1000]);
   });
 
   it('gives up after the bounded number of retries with PROVIDER_ERROR', async () => {
     nock(API).post('/crm/v3/objects/companies/search').times(3).reply(502, fx('error-502.json'));
-    const err = await collect(connector({ streams: ['companies'], retry: { maxRetries: 2, sleep: async () => undefined } }).sync({ mode: 'full' })).catch((e: unknown) => e);
+    const err = await collect(connector({ streams: ['companies'], retry: { maxRetries: 2, sleep: async () => undefined } }).sync({ mode: 'full' })).catch(
+      (e: unknown) => e,
+    );
     expect(isChsError(err, 'PROVIDER_ERROR')).toBe(true);
     expect((err as { details: { attempts: number } }).details.attempts).toBe(3);
   });

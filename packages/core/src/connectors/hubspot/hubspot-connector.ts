@@ -158,7 +158,12 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
         if (saved?.current?.stream === stream && o.mode === 'quick') {
           start = saved.current.start;
           after = saved.current.after;
-        } else if (saved?.current && o.mode === 'quick' && STREAMS.indexOf(saved.current.stream) > STREAMS.indexOf(stream) && cursor.done[stream] !== undefined) {
+        } else if (
+          saved?.current &&
+          o.mode === 'quick' &&
+          STREAMS.indexOf(saved.current.stream) > STREAMS.indexOf(stream) &&
+          cursor.done[stream] !== undefined
+        ) {
           // Resuming a run that had already finished this stream.
           continue;
         } else {

@@ -42,7 +42,17 @@ export function streamProperties(stream: Stream, map: HubSpotPropertyMap): strin
     case 'contacts':
       return ['firstname', 'lastname', 'jobtitle', 'email', 'associatedcompanyid', lm];
     case 'emails':
-      return ['hs_timestamp', 'hs_email_direction', 'hs_email_subject', 'hs_email_text', 'hs_email_html', 'hs_email_status', 'hs_email_headers', 'hs_email_open_count', lm];
+      return [
+        'hs_timestamp',
+        'hs_email_direction',
+        'hs_email_subject',
+        'hs_email_text',
+        'hs_email_html',
+        'hs_email_status',
+        'hs_email_headers',
+        'hs_email_open_count',
+        lm,
+      ];
     case 'meetings':
       return ['hs_timestamp', 'hs_meeting_title', 'hs_meeting_body', 'hs_internal_meeting_notes', 'hs_meeting_outcome', lm];
     case 'calls':
@@ -72,7 +82,12 @@ export function parseHubSpotCursor(c: Cursor | undefined): HubSpotCursor | undef
   const out: HubSpotCursor = { v: 1, done };
   const cur = c['current'] as Record<string, unknown> | undefined;
   if (cur && (STREAMS as readonly unknown[]).includes(cur['stream']) && typeof cur['start'] === 'number' && typeof cur['end'] === 'number') {
-    out.current = { stream: cur['stream'] as Stream, start: cur['start'], end: cur['end'], ...(typeof cur['after'] === 'string' ? { after: cur['after'] } : {}) };
+    out.current = {
+      stream: cur['stream'] as Stream,
+      start: cur['start'],
+      end: cur['end'],
+      ...(typeof cur['after'] === 'string' ? { after: cur['after'] } : {}),
+    };
   }
   return out;
 }
@@ -133,7 +148,7 @@ function parseHeaders(json: string): EmailHeaders {
   if (!json) return {};
   try {
     const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v) : {};
+    return v && typeof v === 'object' ? v : {};
   } catch {
     return {};
   }

@@ -41,24 +41,38 @@ interface TokenAnswer {
   expiresIn: number;
 }
 
-async function token(c: HubSpotOAuthClient, grant: { grantType: 'authorization_code'; code: string; redirectUri: string } | { grantType: 'refresh_token'; refreshToken: string }, now: Date): Promise<HubSpotCredentials> {
+async function token(
+  c: HubSpotOAuthClient,
+  grant: { grantType: 'authorization_code'; code: string; redirectUri: string } | { grantType: 'refresh_token'; refreshToken: string },
+  now: Date,
+): Promise<HubSpotCredentials> {
   let answer: TokenAnswer;
   try {
-    answer = grant.grantType === 'authorization_code'
-      ? await sdk(c.apiUrl).oauth.tokensApi.create('authorization_code', grant.code, grant.redirectUri, c.clientId, c.clientSecret)
-      : await sdk(c.apiUrl).oauth.tokensApi.create('refresh_token', undefined, undefined, c.clientId, c.clientSecret, grant.refreshToken);
+    answer =
+      grant.grantType === 'authorization_code'
+        ? await sdk(c.apiUrl).oauth.tokensApi.create('authorization_code', grant.code, grant.redirectUri, c.clientId, c.clientSecret)
+        : await sdk(c.apiUrl).oauth.tokensApi.create('refresh_token', undefined, undefined, c.clientId, c.clientSecret, grant.refreshToken);
   } catch (err) {
     const e = err as { code?: unknown; body?: unknown };
     const body = (e.body && typeof e.body === 'object' ? e.body : {}) as { status?: unknown; message?: unknown };
     const said = `${typeof body.status === 'string' ? body.status : `HTTP ${typeof e.code === 'number' ? e.code : 'error'}`}${typeof body.message === 'string' ? ` (${body.message})` : ''}`;
-    if (typeof e.code !== 'number') throw new ChsError('PROVIDER_ERROR', `HubSpot's token endpoint could not be reached: ${err instanceof Error ? err.message : String(err)}`, { details: { provider: 'hubspot', stage: 'token' } });
-    if (e.code >= 500 || e.code === 429) throw new ChsError('PROVIDER_ERROR', `HubSpot's token endpoint failed: ${said}`, { details: { provider: 'hubspot', status: e.code, stage: 'token' } });
+    if (typeof e.code !== 'number')
+      throw new ChsError('PROVIDER_ERROR', `HubSpot's token endpoint could not be reached: ${err instanceof Error ? err.message : String(err)}`, {
+        details: { provider: 'hubspot', stage: 'token' },
+      });
+    if (e.code >= 500 || e.code === 429)
+      throw new ChsError('PROVIDER_ERROR', `HubSpot's token endpoint failed: ${said}`, { details: { provider: 'hubspot', status: e.code, stage: 'token' } });
     if (grant.grantType === 'refresh_token') {
-      throw new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot refused the refresh token (${said}); install the app again`, { details: { provider: 'hubspot', status: e.code } });
+      throw new ChsError('INTEGRATION_NEEDS_REAUTH', `HubSpot refused the refresh token (${said}); install the app again`, {
+        details: { provider: 'hubspot', status: e.code },
+      });
     }
-    throw new ChsError('OAUTH_FAILED', `HubSpot did not exchange the code for tokens: ${said}`, { details: { provider: 'hubspot', reason: body.status === 'BAD_AUTH_CODE' ? 'code' : 'exchange' } });
+    throw new ChsError('OAUTH_FAILED', `HubSpot did not exchange the code for tokens: ${said}`, {
+      details: { provider: 'hubspot', reason: body.status === 'BAD_AUTH_CODE' ? 'code' : 'exchange' },
+    });
   }
-  if (!answer.accessToken || !answer.refreshToken) throw new ChsError('OAUTH_FAILED', 'HubSpot answered without an access or refresh token', { details: { provider: 'hubspot', reason: 'exchange' } });
+  if (!answer.accessToken || !answer.refreshToken)
+    throw new ChsError('OAUTH_FAILED', 'HubSpot answered without an access or refresh token', { details: { provider: 'hubspot', reason: 'exchange' } });
   return {
     accessToken: answer.accessToken,
     refreshToken: answer.refreshToken,

@@ -41,14 +41,23 @@ function classifyIntercomError(err: unknown): Verdict {
   if (isChsError(err)) return { kind: 'fatal', error: err };
   if (!(err instanceof IntercomHttpError)) return { kind: 'retry', reason: `network: ${errorText(err)}` };
   if (err.status === 401 || REAUTH_CODES.has(err.code)) {
-    return { kind: 'fatal', error: new ChsError('INTEGRATION_NEEDS_REAUTH', `Intercom rejected the access token (${err.code}: ${err.message}); reconnect with a valid token`, { cause: err, details: { provider: 'intercom' } }) };
+    return {
+      kind: 'fatal',
+      error: new ChsError('INTEGRATION_NEEDS_REAUTH', `Intercom rejected the access token (${err.code}: ${err.message}); reconnect with a valid token`, {
+        cause: err,
+        details: { provider: 'intercom' },
+      }),
+    };
   }
   if (err.status === 429 || err.status === 408 || err.status >= 500) {
     return { kind: 'retry', reason: `HTTP ${err.status} ${err.code}`, ...(err.retryAfterMs !== undefined ? { afterMs: err.retryAfterMs } : {}) };
   }
   return {
     kind: 'fatal',
-    error: new ChsError(err.status === 404 ? 'NOT_FOUND' : 'PROVIDER_ERROR', `Intercom: HTTP ${err.status} ${err.code}: ${err.message}`, { cause: err, details: { provider: 'intercom', status: err.status, code: err.code } }),
+    error: new ChsError(err.status === 404 ? 'NOT_FOUND' : 'PROVIDER_ERROR', `Intercom: HTTP ${err.status} ${err.code}: ${err.message}`, {
+      cause: err,
+      details: { provider: 'intercom', status: err.status, code: err.code },
+    }),
   };
 }
 
@@ -101,11 +110,15 @@ export class IntercomClient {
       return json as T;
     }
     const first = (json as { errors?: Array<{ code?: unknown; message?: unknown }> } | undefined)?.errors?.[0];
-    const retryAfterMs =
-      parseRetryAfter(res.headers.get('retry-after'), this.#opts.now()) ?? (res.status === 429 ? this.#resetWaitMs(res.headers) : undefined);
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), this.#opts.now()) ?? (res.status === 429 ? this.#resetWaitMs(res.headers) : undefined);
     // The wait was honoured by withRetry; do not add it again before the retry.
     this.#notBefore = 0;
-    throw new IntercomHttpError(res.status, typeof first?.code === 'string' ? first.code : `http_${res.status}`, typeof first?.message === 'string' ? first.message : res.statusText, retryAfterMs);
+    throw new IntercomHttpError(
+      res.status,
+      typeof first?.code === 'string' ? first.code : `http_${res.status}`,
+      typeof first?.message === 'string' ? first.message : res.statusText,
+      retryAfterMs,
+    );
   }
 
   request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {

@@ -69,22 +69,63 @@ describe('intercom connector', () => {
       // Website wins; without one, the contacts' own domains (never free mail).
       { kind: 'company', providerId: '667d608a8a68186f43bafd61', name: 'Globex', domains: ['globex.test'] },
       { kind: 'company', providerId: '667d608a8a68186f43bafd62', name: 'Hooli', domains: ['hooli.test'], mrr: 3200 },
-      { kind: 'contact', providerId: '667d60ea8a68186f43bafdec', email: 'bob@globex.test', name: 'Bob Globex', title: 'Head of Ops', companyProviderId: '667d608a8a68186f43bafd61', companyDomain: 'globex.test' },
-      { kind: 'contact', providerId: '667d60ea8a68186f43bafded', email: 'kim@hooli.test', name: 'Kim Hooli', title: '', companyProviderId: '667d608a8a68186f43bafd62', companyDomain: 'hooli.test' },
+      {
+        kind: 'contact',
+        providerId: '667d60ea8a68186f43bafdec',
+        email: 'bob@globex.test',
+        name: 'Bob Globex',
+        title: 'Head of Ops',
+        companyProviderId: '667d608a8a68186f43bafd61',
+        companyDomain: 'globex.test',
+      },
+      {
+        kind: 'contact',
+        providerId: '667d60ea8a68186f43bafded',
+        email: 'kim@hooli.test',
+        name: 'Kim Hooli',
+        title: '',
+        companyProviderId: '667d608a8a68186f43bafd62',
+        companyDomain: 'hooli.test',
+      },
       { kind: 'company', providerId: '667d608a8a68186f43bafd62', name: 'Hooli', domains: [], mrr: 3200 },
-      { kind: 'contact', providerId: '667d60ea8a68186f43bafdee', email: 'sam@gmail.com', name: 'Sam Free', title: '', companyProviderId: '667d608a8a68186f43bafd62' },
+      {
+        kind: 'contact',
+        providerId: '667d60ea8a68186f43bafdee',
+        email: 'sam@gmail.com',
+        name: 'Sam Free',
+        title: '',
+        companyProviderId: '667d608a8a68186f43bafd62',
+      },
     ]);
     const tickets = items.filter((i): i is ActivityRecord => i.kind === 'activity');
     expect(tickets[0]).toEqual({
-      kind: 'activity', providerId: '378', type: 'support_ticket', occurredAt: '2024-05-14T09:13:20.000Z', subject: 'Q3 renewal',
-      text: 'Hi, question about our renewal.\n\nGreat, thanks a lot!', fromEmail: 'bob@globex.test', toEmails: [], direction: 'inbound',
-      opened: null, contactEmails: ['bob@globex.test'], contactProviderIds: ['667d60ea8a68186f43bafdec'], threadId: 'intercom:378',
+      kind: 'activity',
+      providerId: '378',
+      type: 'support_ticket',
+      occurredAt: '2024-05-14T09:13:20.000Z',
+      subject: 'Q3 renewal',
+      text: 'Hi, question about our renewal.\n\nGreat, thanks a lot!',
+      fromEmail: 'bob@globex.test',
+      toEmails: [],
+      direction: 'inbound',
+      opened: null,
+      contactEmails: ['bob@globex.test'],
+      contactProviderIds: ['667d60ea8a68186f43bafdec'],
+      threadId: 'intercom:378',
     });
-    expect(tickets[1]).toMatchObject({ providerId: '379', subject: 'Login broken', text: 'I cannot log in, this is terrible.', contactEmails: ['kim@hooli.test'] });
+    expect(tickets[1]).toMatchObject({
+      providerId: '379',
+      subject: 'Login broken',
+      text: 'I cannot log in, this is terrible.',
+      contactEmails: ['kim@hooli.test'],
+    });
     expect(bodies[0]).toEqual({ query: { operator: 'AND', value: [{ field: 'updated_at', operator: '>', value: 0 }] }, pagination: { per_page: 150 } });
     expect(bodies[1]!.query.value[0]!.value).toBe(Date.parse('2024-01-01T00:00:00Z') / 1000);
     expect(batches[0]!.cursor).toMatchObject({ current: { stream: 'contacts', startingAfter: 'WzE3MTU2NzkwMDAwMDAsIjY2N2Q2MGVhIiwyXQ==' } });
-    expect(batches[batches.length - 1]!.cursor).toMatchObject({ v: 1, streams: { contacts: { since: 1715679200 }, conversations: { since: 1715679600, seen: { '378': 1715679000, '379': 1715679600 } } } });
+    expect(batches[batches.length - 1]!.cursor).toMatchObject({
+      v: 1,
+      streams: { contacts: { since: 1715679200 }, conversations: { since: 1715679600, seen: { '378': 1715679000, '379': 1715679600 } } },
+    });
   });
 
   it('incremental: re-reads a day of overlap and skips what it already read unchanged', async () => {
@@ -155,7 +196,11 @@ describe('intercom connector', () => {
   });
 
   it('honours a configured regional base URL', async () => {
-    nock('https://api.eu.intercom.io').post('/contacts/search').reply(200, fx('empty-contacts.json')).post('/conversations/search').reply(200, fx('empty-conversations.json'));
+    nock('https://api.eu.intercom.io')
+      .post('/contacts/search')
+      .reply(200, fx('empty-contacts.json'))
+      .post('/conversations/search')
+      .reply(200, fx('empty-conversations.json'));
     const batches = await collect(connector({ apiUrl: 'https://api.eu.intercom.io/' }).sync({ mode: 'full' }));
     expect(batches).toHaveLength(2);
   });

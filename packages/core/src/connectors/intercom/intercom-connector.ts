@@ -54,7 +54,14 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
   const overlap = opts.overlapSeconds ?? 86_400;
   const pageSize = Math.min(150, Math.max(1, opts.pageSize ?? 150));
   const horizonDays = opts.horizonDays ?? 365;
-  const client = new IntercomClient({ accessToken: opts.credentials.accessToken, apiUrl: opts.apiUrl, policy, logger, now: clock, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const client = new IntercomClient({
+    accessToken: opts.credentials.accessToken,
+    apiUrl: opts.apiUrl,
+    policy,
+    logger,
+    now: clock,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
   const limit = pLimit(opts.concurrency ?? 5);
   const isVanished = (err: unknown) => isChsError(err, 'NOT_FOUND');
 
@@ -74,7 +81,13 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
       async function contactsPage(contacts: IcContact[]): Promise<{ items: ProviderRecord[]; unreconciled: UnreconciledItem[] }> {
         const unreconciled: UnreconciledItem[] = [];
         const wanted = [...new Set(contacts.flatMap((c) => (c.companies?.data ?? []).map((x) => x.id)))].filter((id) => !companyCache.has(id));
-        const fetched = await fetchWindow(wanted, (id) => client.request<IcCompany>('GET', `/companies/${encodeURIComponent(id)}`, undefined, o.signal), limit, isVanished, o.signal);
+        const fetched = await fetchWindow(
+          wanted,
+          (id) => client.request<IcCompany>('GET', `/companies/${encodeURIComponent(id)}`, undefined, o.signal),
+          limit,
+          isVanished,
+          o.signal,
+        );
         for (const c of fetched.items) companyCache.set(c.id, c);
         for (const id of fetched.vanished) companyCache.set(id, null);
         for (const u of fetched.unreconciled) unreconciled.push({ providerId: `company:${u.providerId}`, reason: u.reason });
@@ -130,7 +143,10 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
           } else {
             const r = await fetchWindow(
               fresh.map((x) => x.id),
-              async (id) => mapConversation(await client.request<IcConversation>('GET', `/conversations/${encodeURIComponent(id)}?display_as=plaintext`, undefined, o.signal)),
+              async (id) =>
+                mapConversation(
+                  await client.request<IcConversation>('GET', `/conversations/${encodeURIComponent(id)}?display_as=plaintext`, undefined, o.signal),
+                ),
               limit,
               isVanished,
               o.signal,

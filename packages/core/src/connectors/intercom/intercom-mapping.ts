@@ -89,7 +89,13 @@ export function mapCompany(c: IcCompany, contactDomains: Iterable<string>): Comp
 }
 
 export function mapContact(c: IcContact, company: CompanyRecord | undefined): ContactRecord {
-  const out: ContactRecord = { kind: 'contact', providerId: c.id, email: lc(c.email), name: (c.name ?? '').trim(), title: typeof c.custom_attributes?.['job_title'] === 'string' ? c.custom_attributes['job_title'] : '' };
+  const out: ContactRecord = {
+    kind: 'contact',
+    providerId: c.id,
+    email: lc(c.email),
+    name: (c.name ?? '').trim(),
+    title: typeof c.custom_attributes?.['job_title'] === 'string' ? c.custom_attributes['job_title'] : '',
+  };
   if (company) {
     out.companyProviderId = company.providerId;
     if (company.domains[0]) out.companyDomain = company.domains[0];

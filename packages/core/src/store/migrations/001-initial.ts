@@ -301,10 +301,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of [
-    'notification_log', 'ingestion_sessions', 'source_cursors', 'ingestion_errors', 'ingestion_runs',
-    'job_events', 'jobs', 'integrations', 'health_snapshots', 'interactions', 'contact_emails',
-    'contacts', 'client_domains', 'clients', 'blocklist', 'settings', 'api_keys', 'users',
-    'workspace_domains', 'workspaces',
+    'notification_log',
+    'ingestion_sessions',
+    'source_cursors',
+    'ingestion_errors',
+    'ingestion_runs',
+    'job_events',
+    'jobs',
+    'integrations',
+    'health_snapshots',
+    'interactions',
+    'contact_emails',
+    'contacts',
+    'client_domains',
+    'clients',
+    'blocklist',
+    'settings',
+    'api_keys',
+    'users',
+    'workspace_domains',
+    'workspaces',
   ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }

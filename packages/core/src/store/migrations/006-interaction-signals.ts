@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 // ingested again (their content hash changes, so a re-ingest updates them).
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('interactions').addColumn('signals', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('interactions')
+    .addColumn('signals', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

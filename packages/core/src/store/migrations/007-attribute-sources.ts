@@ -30,7 +30,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [source] of COLUMNS) await db.schema.alterTable('clients').addColumn(source, 'text').execute();
   await db.schema.alterTable('clients').addColumn('excluded_source', 'text').execute();
   for (const [source, value] of COLUMNS) {
-    await sql`update clients set ${sql.ref(source)} = case when ${linked('hubspot')} then 'hubspot' when ${linked('intercom')} then 'intercom' else 'manual' end where ${sql.ref(value)} is not null`.execute(db);
+    await sql`update clients set ${sql.ref(source)} = case when ${linked('hubspot')} then 'hubspot' when ${linked('intercom')} then 'intercom' else 'manual' end where ${sql.ref(value)} is not null`.execute(
+      db,
+    );
   }
   await sql`update clients set excluded_source = 'manual' where is_excluded = 1`.execute(db);
 }

@@ -8,13 +8,28 @@ import { dialectOf } from '../dialect.js';
 // Existing Google rows take their address; their cursors move to the per-account key
 // (`<key>:<address>`), so the next sync continues where it was instead of reading everything again.
 const COLUMNS = [
-  'id', 'workspace_id', 'provider', 'status', 'account_email', 'credentials_enc', 'scope', 'expires_at', 'has_refresh',
-  'config_json', 'last_sync_at', 'last_error', 'created_at', 'updated_at',
+  'id',
+  'workspace_id',
+  'provider',
+  'status',
+  'account_email',
+  'credentials_enc',
+  'scope',
+  'expires_at',
+  'has_refresh',
+  'config_json',
+  'last_sync_at',
+  'last_error',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    await db.schema.alterTable('integrations').addColumn('account', 'text', (c) => c.notNull().defaultTo('')).execute();
+    await db.schema
+      .alterTable('integrations')
+      .addColumn('account', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
     // The constraint of 001, or the index `down` leaves in its place.
     await sql`alter table integrations drop constraint if exists integrations_workspace_provider`.execute(db);
     await sql`drop index if exists integrations_workspace_provider`.execute(db);
