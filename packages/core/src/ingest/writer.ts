@@ -10,7 +10,7 @@ import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js'
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
-import { insertRows } from '../store/bulk.js';
+import { insertRows, updateTextColumns } from '../store/bulk.js';
 import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
@@ -254,9 +254,12 @@ export class IngestWriter {
       this.counts.contactsCreated += batch.newContacts.length;
       for (const c of batch.newContacts) batch.changedContacts.delete(c.state);
     }
-    for (const c of batch.changedContacts) {
-      await trx.updateTable('contacts').set({ name: c.name, last_seen_at: c.lastSeen, updated_at: now }).where('id', '=', c.id).execute();
-    }
+    await updateTextColumns(
+      trx,
+      'contacts',
+      'id',
+      [...batch.changedContacts].map((c) => ({ id: c.id, name: c.name, last_seen_at: c.lastSeen, updated_at: now })),
+    );
   }
 
   async #storeInteractions(trx: Transaction<Database>, plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }>): Promise<void> {

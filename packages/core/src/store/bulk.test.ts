@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { InteractionsTable } from './schema.js';
 import { createWorkspace } from '../workspace/workspaces.js';
-import { BULK_ROWS_PER_STATEMENT, insertRows } from './bulk.js';
+import { BULK_ROWS_PER_STATEMENT, insertRows, updateTextColumns } from './bulk.js';
 import { newClientRow } from './clients.js';
 import { dropTestSchemas, testDialects } from './testing.js';
 
@@ -56,6 +56,60 @@ describe.each(await testDialects())('insertRows on $name', (dialect) => {
       // The schema type requires signals; a caller's row may still carry an undefined value.
       await insertRows(db, 'interactions', [{ ...row, signals: undefined } as unknown as Insertable<InteractionsTable>]);
       expect(await db.selectFrom('interactions').select('signals').where('id', '=', 'in_1').executeTakeFirstOrThrow()).toEqual({ signals: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('updates text columns of many rows by key across statement boundaries, leaving the others as they were', async () => {
+    const store = await dialect.open();
+    try {
+      const { db } = store;
+      await createWorkspace(db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
+      const n = BULK_ROWS_PER_STATEMENT[store.dialect] * 2 + 3;
+      const then = '2025-01-01T00:00:00.000Z';
+      await insertRows(
+        db,
+        'contacts',
+        Array.from({ length: n }, (_, i) => ({
+          id: `ct_${i}`,
+          workspace_id: 'ourco.com',
+          client_id: null,
+          name: `old ${i}`,
+          title: 't',
+          last_seen_at: then,
+          created_at: then,
+          updated_at: then,
+        })),
+      );
+      const changed = Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 0);
+      await db.transaction().execute((trx) =>
+        updateTextColumns(
+          trx,
+          'contacts',
+          'id',
+          changed.map((i) => ({
+            id: `ct_${i}`,
+            name: `new ${i}`,
+            last_seen_at: i === 0 ? null : `2025-06-${String((i % 28) + 1).padStart(2, '0')}T00:00:00.000Z`,
+          })),
+        ),
+      );
+      const rows = await db.selectFrom('contacts').select(['id', 'name', 'last_seen_at', 'title']).execute();
+      expect(rows).toHaveLength(n);
+      for (const r of rows) {
+        const i = Number(r.id.slice(3));
+        if (i % 2 === 0) {
+          expect(r, r.id).toEqual({
+            id: r.id,
+            name: `new ${i}`,
+            last_seen_at: i === 0 ? null : `2025-06-${String((i % 28) + 1).padStart(2, '0')}T00:00:00.000Z`,
+            title: 't',
+          });
+        } else {
+          expect(r, r.id).toEqual({ id: r.id, name: `old ${i}`, last_seen_at: then, title: 't' });
+        }
+      }
     } finally {
       await store.close();
     }
