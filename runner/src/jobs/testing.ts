@@ -105,7 +105,7 @@ export interface Serve {
   name: string;
   proc: ChildProcess;
   base: string;
-  /** stderr apart from the address line. */ stderr: () => string;
+  /** stderr apart from the address and dashboard lines. */ stderr: () => string;
   exited: Promise<number | null>;
 }
 
@@ -117,7 +117,7 @@ export function serve(started: Serve[], env: Env, name = 'runner', startTimeoutM
   const proc = spawn(process.execPath, [CHS_BIN, 'serve', '--port', '0'], { env });
   let err = '';
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  const entry: Serve = { name, proc, base: '', stderr: () => err.replace(/^chs: serving .*\n/m, ''), exited };
+  const entry: Serve = { name, proc, base: '', stderr: () => err.replace(/^chs: serving .*\n/m, '').replace(/^Dashboard: http:\/\/\S+\n/m, ''), exited };
   started.push(entry);
   // stdout carries the JSON logs (drained); the address line comes on stderr.
   proc.stdout.resume();
