@@ -1,6 +1,5 @@
 import type { ParseWarning } from '../interfaces.js';
-import { headerBlockEnd, headerParam, mediaType, parseHeaderBlock } from './headers.js';
-import { MAX_MIME_DEPTH, multipartParts } from './mime-tree.js';
+import { mimeTree } from './mime-tree.js';
 
 /** Smaller messages are not worth a scan: the parser is fast on them anyway. */
 export const CUT_THRESHOLD = 16 * 1024;
@@ -33,31 +32,12 @@ export function cutAttachmentBodies(raw: Buffer, threshold: number = CUT_THRESHO
   const warnings: ParseWarning[] = [];
   if (raw.length < threshold) return { raw, cutBytes: 0, warnings };
   const cuts: Array<[number, number]> = [];
-
-  const visitPart = (start: number, end: number, depth: number, truncated = false): void => {
-    const hEnd = headerBlockEnd(raw, start, end);
-    if (hEnd >= end) return;
-    const headers = parseHeaderBlock(raw.toString('latin1', start, hEnd));
-    const typeValue = headers.get('content-type')?.[0] ?? '';
-    const type = mediaType(typeValue);
-    const disposition = headers.get('content-disposition')?.[0] ?? '';
-    if (type.startsWith('multipart/')) {
-      const boundary = headerParam(typeValue, 'boundary');
-      if (boundary && depth < MAX_MIME_DEPTH) visitMultipart(hEnd, end, boundary, depth + 1);
-      return;
-    }
-    if (depth > 0 && isCuttable(type, disposition)) {
-      cuts.push([hEnd, end]);
-      if (truncated) warnings.push({ kind: 'attachment', reason: `attachment part ${type || 'untyped'} truncated: no closing boundary` });
-    }
-  };
-
-  const visitMultipart = (start: number, end: number, boundary: string, depth: number): void => {
-    const { parts, closed } = multipartParts(raw, start, end, boundary);
-    parts.forEach(([s, e], i) => visitPart(s, e, depth, !closed && i === parts.length - 1));
-  };
-
-  visitPart(0, raw.length, 0);
+  for (const leaf of mimeTree(raw).leaves) {
+    if (leaf.depth === 0 || leaf.bodyEnd <= leaf.bodyStart) continue;
+    if (!isCuttable(leaf.type, leaf.headers.get('content-disposition')?.[0] ?? '')) continue;
+    cuts.push([leaf.bodyStart, leaf.bodyEnd]);
+    if (leaf.truncated) warnings.push({ kind: 'attachment', reason: `attachment part ${leaf.type || 'untyped'} truncated: no closing boundary` });
+  }
   if (cuts.length === 0) return { raw, cutBytes: 0, warnings };
   cuts.sort((a, b) => a[0] - b[0]);
   const pieces: Buffer[] = [];

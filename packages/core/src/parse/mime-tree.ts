@@ -10,7 +10,7 @@ const LF = 10;
 const CR = 13;
 const DASH = 45;
 /** Multipart nesting deeper than this is left unread (MIME libraries cap it too). */
-export const MAX_MIME_DEPTH = 12;
+const MAX_MIME_DEPTH = 12;
 
 /** Start of the line break before index `i` (the CRLF or LF belongs to the delimiter). */
 function breakBefore(buf: Buffer, i: number): number {
@@ -33,12 +33,7 @@ function delimiterAt(buf: Buffer, i: number, marker: Buffer): 'open' | 'close' |
  * whether a delimiter line carried anything after the boundary (transport padding, junk), which
  * MIME libraries read differently.
  */
-export function multipartParts(
-  raw: Buffer,
-  start: number,
-  end: number,
-  boundary: string,
-): { parts: Array<[number, number]>; closed: boolean; padded: boolean } {
+function multipartParts(raw: Buffer, start: number, end: number, boundary: string): { parts: Array<[number, number]>; closed: boolean; padded: boolean } {
   const marker = Buffer.from(`--${boundary}`, 'latin1');
   const needle = Buffer.from(`\n--${boundary}`, 'latin1');
   const delims: Array<{ at: number; kind: 'open' | 'close' }> = [];

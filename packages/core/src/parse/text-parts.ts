@@ -79,13 +79,12 @@ export function readTextDirect(raw: Buffer, top?: TopHeaders): DirectBody | unde
     if (type === 'text/plain' && ct.params.format?.toLowerCase().trim() === 'flowed') return undefined;
     // An empty text part: its line breaks are counted differently by the library's splitter.
     if (leaf.bodyStart >= leaf.bodyEnd) return undefined;
-    const typed = { ...leaf, type };
     if (type === 'text/plain') {
       if (plain) return undefined; // several text parts: mailparser joins them
-      plain = { leaf: typed, ct };
+      plain = { leaf, ct };
     } else {
       if (html) return undefined;
-      html = { leaf: typed, ct };
+      html = { leaf, ct };
     }
   }
   // Text beside HTML outside one multipart/alternative (both shown inline, one after the other):

@@ -159,19 +159,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
       input.checkpoint && done
         ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
         : input.checkpoint;
-    const onProgress =
-      input.onProgress && done
-        ? (p: SyncProgress): void =>
-            input.onProgress!({
-              ...p,
-              processed: p.processed + done.itemsProcessed,
-              added: p.added + done.itemsAdded,
-              updated: p.updated + done.itemsUpdated,
-              skipped: p.skipped + done.itemsSkipped,
-              filtered: p.filtered + done.itemsFiltered,
-              errors: p.errors + done.errorsCount,
-            })
-        : input.onProgress;
+    const onProgress = input.onProgress && done ? (p: SyncProgress): void => input.onProgress!(plusTotals(p, done)) : input.onProgress;
     let s: ProviderSyncSummary;
     try {
       s = await syncAccount(
@@ -205,8 +193,10 @@ function mergeTouched(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, str
   return touched;
 }
 
-/** An account's running counts plus those of the accounts read before it. */
-function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCounts {
+type Totals = Pick<RunCounts, 'processed' | 'added' | 'updated' | 'skipped' | 'filtered' | 'errors'>;
+
+/** Running totals (counts or progress) plus those of the accounts read before. */
+function plusTotals<T extends Totals>(c: T, before: ProviderSyncSummary): T {
   return {
     ...c,
     processed: c.processed + before.itemsProcessed,
@@ -215,6 +205,13 @@ function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCou
     skipped: c.skipped + before.itemsSkipped,
     filtered: c.filtered + before.itemsFiltered,
     errors: c.errors + before.errorsCount,
+  };
+}
+
+/** An account's running counts plus those of the accounts read before it. */
+function plusCounts(c: Readonly<RunCounts>, before: ProviderSyncSummary): RunCounts {
+  return {
+    ...plusTotals({ ...c }, before),
     clientsCreated: c.clientsCreated + before.clientsCreated,
     contactsCreated: c.contactsCreated + before.contactsCreated,
   };
