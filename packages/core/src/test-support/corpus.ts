@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 
-export const CORPUS_DIR = process.env.CHS_CORPUS_DIR ?? resolve(repoRoot, '../shared/corpus');
+const CORPUS_DIR = process.env.CHS_CORPUS_DIR ?? resolve(repoRoot, '../shared/corpus');
 
 /** The corpus folder; throws in CI when it is missing, returns null elsewhere. */
 export function corpusDir(): string | null {
