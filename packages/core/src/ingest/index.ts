@@ -3,8 +3,6 @@ export { createProcessPool, DEFAULT_PARSE_BUDGET_MS, type ProcessPool, type Proc
 export {
   processOne,
   processBatch,
-  SUMMARY_LENGTH,
-  MAX_MESSAGE_BYTES,
   type ProcessResult,
   type ProcessedMessage,
   type FailedMessage,
@@ -12,6 +10,8 @@ export {
   type ProcessTask,
   type ProcessRules,
 } from './process.js';
+export { SUMMARY_LENGTH } from './summary.js';
+export { MAX_MESSAGE_BYTES } from './limits.js';
 export { type RunCounts, type BatchCheckpoint } from './writer.js';
 export { startIngestionRun, finishIngestionRun } from './runs.js';
 export { nameFromDomain, newClientRow, type NewClient } from '../store/clients.js';

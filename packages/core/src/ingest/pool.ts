@@ -6,7 +6,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { processBatch, type FailedMessage, type ProcessInput, type ProcessResult, type ProcessTask } from './process.js';
+import type { FailedMessage, ProcessInput, ProcessResult, ProcessTask } from './process.js';
+
+/** Set (to the worker's path relative to the chunk) only in the command line's bundle; undeclared elsewhere. */
+declare const __CHS_BUNDLED_WORKER__: string | undefined;
 
 export interface ProcessPool {
   readonly threads: number;
@@ -19,6 +22,9 @@ export interface ProcessPool {
  * still runs the build output (`dist/`), which `npm test` builds first.
  */
 export function workerFile(): string {
+  // In the command line's bundle (runner/scripts/bundle.mjs) this code sits in a shared chunk and
+  // the worker is an entry of its own beside it, named at build time.
+  if (typeof __CHS_BUNDLED_WORKER__ === 'string') return fileURLToPath(new URL(__CHS_BUNDLED_WORKER__, import.meta.url));
   const here = fileURLToPath(import.meta.url);
   const file = here.endsWith('.ts') ? here.replace(/([\\/])src([\\/]ingest[\\/])pool\.ts$/, '$1dist$2worker.js') : here.replace(/pool\.js$/, 'worker.js');
   if (!existsSync(file)) throw new Error(`ingest worker not built: ${file} (run \`npm run build\`)`);
@@ -70,7 +76,9 @@ function overBudget(input: ProcessInput, budgetMs: number): FailedMessage {
 
 export function createProcessPool(threads: number, options: ProcessPoolOptions = {}): ProcessPool {
   if (threads <= 0) {
-    return { threads: 0, run: (task) => processBatch(task), close: async () => undefined };
+    // In-process: the parse stack is loaded on first use, so a process whose parsing runs in
+    // worker threads never loads it on its main thread.
+    return { threads: 0, run: async (task) => (await import('./process.js')).processBatch(task), close: async () => undefined };
   }
   const budgetMs = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   const tickMs = Math.max(5, Math.min(250, Math.floor(budgetMs / 4)));

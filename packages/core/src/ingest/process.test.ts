@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mailparserBackend } from '../parse/backends.js';
-import { processBatch, summarise, SUMMARY_LENGTH, type ProcessInput } from './process.js';
+import { processBatch, type ProcessInput } from './process.js';
+import { summarise, SUMMARY_LENGTH } from './summary.js';
 import { SIGNAL_BITS } from '../score/signals.js';
 
 const rules = { blocklist: ['spam.example'], ownDomains: ['ourco.com'] };

@@ -12,6 +12,8 @@ import { classifyMessage, type FilterReason, type FilterRules } from '../parse/f
 import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 import { detectSignals } from '../score/signals.js';
+import { summarise } from './summary.js';
+import { MAX_MESSAGE_BYTES } from './limits.js';
 
 export interface ProcessInput {
   raw: Uint8Array;
@@ -37,12 +39,6 @@ export interface ProcessTask {
   /** The worker writes here the index of the message it is on (the pool's time budget watches it). */
   progress?: Int32Array;
 }
-
-/** Default cap on one message's size (64 MiB: Gmail's 25 MB limit after base64, with room to spare). */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-/** Longest summary kept per interaction (characters of the message's own new text). */
-export const SUMMARY_LENGTH = 280;
 
 /** A message to store: one interaction per client domain. */
 export interface ProcessedMessage {
@@ -89,16 +85,6 @@ export interface FailedMessage {
 export type ProcessResult = ProcessedMessage | DroppedMessage | FailedMessage;
 
 let scorer: SentimentScorer | undefined;
-
-/** Whitespace collapsed and cut to SUMMARY_LENGTH; only the text's beginning is looked at. */
-export function summarise(text: string): string {
-  // Collapsing a prefix gives the same first SUMMARY_LENGTH characters as collapsing the whole
-  // text whenever that prefix is still longer than the summary once collapsed.
-  const prefix = text.length > SUMMARY_LENGTH * 4 ? text.slice(0, SUMMARY_LENGTH * 4) : text;
-  let flat = prefix.replace(/\s+/g, ' ').trim();
-  if (prefix !== text && flat.length <= SUMMARY_LENGTH + 1) flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= SUMMARY_LENGTH ? flat : `${flat.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`;
-}
 
 function failure(location: string, err: unknown, warnings?: ParseWarning[]): FailedMessage {
   const base =

@@ -12,7 +12,7 @@ import type { ActivityRecord, CompanyRecord, ContactRecord, ProviderRecord } fro
 import { registrableDomain } from '../resolve/domains.js';
 import type { Resolver } from '../resolve/resolve.js';
 import { newId, sha256Hex } from '../util/ids.js';
-import { SUMMARY_LENGTH } from './process.js';
+import { summarise } from './summary.js';
 import { detectSignals } from '../score/signals.js';
 import { emptyCounts, type BatchCheckpoint, type RunCounts } from './writer.js';
 import { newClientRow } from '../store/clients.js';
@@ -231,8 +231,7 @@ export class RecordWriter {
     } catch {
       this.counts.problems.sentiment += 1;
     }
-    const flat = r.text.replace(/\s+/g, ' ').trim();
-    const summary = flat.length <= SUMMARY_LENGTH ? flat : `${flat.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`;
+    const summary = summarise(r.text);
     // What the customer's own words say beyond tone (score/signals.ts); our side's notes carry none.
     const signals = r.direction === 'inbound' ? detectSignals(r.text).bits : 0;
     const dedupe = `${this.#o.provider}:${r.providerId}`;
