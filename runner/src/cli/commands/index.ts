@@ -1,20 +1,34 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { register as init } from './init.js';
-import { register as serve } from './serve.js';
-import { register as keys } from './keys.js';
-import { register as clients } from './clients.js';
-import { register as ingest } from './ingest.js';
-import { register as sentiment } from './sentiment.js';
-import { register as connect } from './connect.js';
-import { register as sync } from './sync.js';
-import { register as demo } from './demo.js';
-import { register as notify } from './notify.js';
-import { register as profile } from './profile.js';
-import { register as secrets } from './secrets.js';
 
 /** A CLI command module: adds its command(s) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Every command, registered in this order. Add a command by adding its module here. */
-export const commands: RegisterCommand[] = [init, serve, keys, clients, ingest, sentiment, connect, demo, sync, notify, profile, secrets];
+type CommandModule = () => Promise<{ register: RegisterCommand }>;
+
+/**
+ * Every command module, in the order `chs --help` lists them, keyed by the top-level command
+ * name(s) it registers. Modules load on demand: `chs ingest …` loads the ingest command and what
+ * it needs, not the HTTP server, the connectors or the demo data. Add a command here.
+ */
+const MODULES: readonly (readonly [names: readonly string[], load: CommandModule])[] = [
+  [['init'], () => import('./init.js')],
+  [['serve'], () => import('./serve.js')],
+  [['keys'], () => import('./keys.js')],
+  [['clients'], () => import('./clients.js')],
+  [['ingest'], () => import('./ingest.js')],
+  [['sentiment'], () => import('./sentiment.js')],
+  [['connect', 'disconnect'], () => import('./connect.js')],
+  [['demo'], () => import('./demo.js')],
+  [['sync'], () => import('./sync.js')],
+  [['notify'], () => import('./notify.js')],
+  [['profile'], () => import('./profile.js')],
+  [['secrets'], () => import('./secrets.js')],
+];
+
+/** The register functions of the named command, or of every command when `name` is not one (help, unknown commands). */
+export async function loadCommands(name: string | undefined): Promise<RegisterCommand[]> {
+  const one = MODULES.find(([names]) => name !== undefined && names.includes(name));
+  const chosen = one ? [one] : MODULES;
+  return (await Promise.all(chosen.map(([, load]) => load()))).map((m) => m.register);
+}
