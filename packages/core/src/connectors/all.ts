@@ -1,8 +1,8 @@
 export * from './index.js';
 export { createGoogleConnector, GOOGLE_CAPABILITIES, type GoogleConnectorOptions } from './google/google-connector.js';
 export { DEFAULT_GOOGLE_API_URL, DEFAULT_GOOGLE_TOKEN_URL } from './google/google-client.js';
+export { DEFAULT_CONSENT_TIMEOUT_MS } from './loopback.js';
 export {
-  DEFAULT_CONSENT_TIMEOUT_MS,
   DEFAULT_GOOGLE_AUTH_URL,
   DEFAULT_GOOGLE_REVOKE_URL,
   GMAIL_READONLY_SCOPE,
