@@ -45,6 +45,43 @@ export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout
   });
 }
 
+/** The browser by default: opens the consent URL and follows the provider's redirect back to the loopback listener. */
+const followConsent = (url: string) => void fetch(url, { redirect: 'follow' }).catch(() => undefined);
+
+/**
+ * Runs a `chs connect` that prints a consent URL on a line of its own (`--no-browser`) and hands
+ * the URL to `browser` (with the process, to interrupt it).
+ */
+export function chsConsent(
+  env: Env,
+  args: string[],
+  browser: (url: string, child: ChildProcess) => void = followConsent,
+): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CHS_BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    let consentUrl = '';
+    p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.startsWith('http'));
+      if (line && !consentUrl) {
+        consentUrl = line.trim();
+        browser(consentUrl, p);
+      }
+    });
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    p.on('error', reject);
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, consentUrl });
+    });
+  });
+}
+
 /**
  * The environment of a `chs` process in these tests: its database and data folder, Google at a
  * local fake (`api`, `token`), no scheduler, fast polling, rate limits out of the way (tests

@@ -6,7 +6,6 @@
  * the mailbox's address printed. Then `chs sync` reads the mailbox with them, refreshing them when
  * they expire. Denied consent ends with a clear error and nothing stored.
  */
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
-import { CHS_BIN, chs, makeMailbox, type Env } from '../../jobs/testing.js';
+import { chs, chsConsent, makeMailbox, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -51,35 +50,8 @@ async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions>
 }
 
 /** Runs the sign-in; plays the browser on the consent URL it prints. */
-function signIn(env: Env, secretFile: string): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      process.execPath,
-      [CHS_BIN, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser'],
-      { env },
-    );
-    let stdout = '';
-    let stderr = '';
-    let consentUrl = '';
-    p.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const line = stdout.split('\n').find((l) => l.startsWith('http'));
-      if (line && !consentUrl) {
-        consentUrl = line.trim();
-        fetch(consentUrl, { redirect: 'follow' }).catch(() => undefined);
-      }
-    });
-    p.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    p.on('error', reject);
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, consentUrl });
-    });
-  });
-}
+const signIn = (env: Env, secretFile: string) =>
+  chsConsent(env, ['connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser']);
 
 describe('chs connect google: sign in with Google', () => {
   it('prints the consent URL on a line of its own, stores the tokens, names the mailbox; chs sync then reads it and refreshes the token', async () => {
