@@ -28,8 +28,8 @@ import { ErrorBodySchema, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { IntegrationParams } from './integrations-status.js';
 
-export const GOOGLE_CALLBACK_PATH = '/api/integrations/google/callback';
-export const HUBSPOT_CALLBACK_PATH = '/api/integrations/hubspot/callback';
+const GOOGLE_CALLBACK_PATH = '/api/integrations/google/callback';
+const HUBSPOT_CALLBACK_PATH = '/api/integrations/hubspot/callback';
 /** The OAuth callbacks: their URLs carry an authorization code, so their request lines are not logged (app.ts). */
 export const OAUTH_CALLBACK_PATHS: readonly string[] = [GOOGLE_CALLBACK_PATH, HUBSPOT_CALLBACK_PATH];
 
