@@ -6,7 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createTcpServer, Socket, type AddressInfo, type Server as TcpServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@chs/core/testing';
 
 /** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
 export const CHS_BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
@@ -80,6 +84,26 @@ export function chsConsent(
       resolve({ code: code ?? -1, stdout, stderr, consentUrl });
     });
   });
+}
+
+/**
+ * The setting of a `chs connect` test: a fresh database and data folder with the workspace
+ * acme.com (`chs init`), and the OAuth client's secret in a 0600 file. `extra` points the
+ * providers at their fakes. What it opens is pushed onto `cleanup`.
+ */
+export async function connectSetting(cleanup: Array<() => unknown>, secret: string, extra: Env): Promise<{ env: Env; secretFile: string }> {
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-'));
+  cleanup.push(
+    () => db.drop(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  const secretFile = join(dir, 'client-secret.txt');
+  writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+  const env: Env = { ...(process.env as Env), CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off', ...extra };
+  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
+  if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
+  return { env, secretFile };
 }
 
 /**

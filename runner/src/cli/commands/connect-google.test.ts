@@ -7,13 +7,11 @@
  * they expire. Denied consent ends with a clear error and nothing stored.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
-import { chs, chsConsent, makeMailbox, type Env } from '../../jobs/testing.js';
+import { chs, chsConsent, connectSetting, makeMailbox, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -23,29 +21,13 @@ afterEach(async () => {
 async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions> = {}): Promise<{ env: Env; fake: FakeGmailServer; secretFile: string }> {
   const box = makeMailbox(12);
   const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent, ...extra });
-  const db: TestDatabase = await createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-google-'));
-  cleanup.push(
-    () => fake.close(),
-    () => db.drop(),
-    () => rmSync(dir, { recursive: true, force: true }),
-  );
-  const secretFile = join(dir, 'client-secret.txt');
-  writeFileSync(secretFile, 'fake-client-secret\n', { mode: 0o600 });
-  const env: Env = {
-    ...(process.env as Env),
-    CHS_DATABASE_URL: db.url,
-    CHS_DATA_DIR: dir,
-    CHS_LOG_LEVEL: 'warn',
-    CHS_NOW: '',
-    CHS_SCHEDULER: 'off',
+  cleanup.push(() => fake.close());
+  const { env, secretFile } = await connectSetting(cleanup, 'fake-client-secret', {
     CHS_GOOGLE_AUTH_URL: fake.authUrl,
     CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
     CHS_GOOGLE_API_URL: fake.apiUrl,
     CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
-  };
-  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
-  expect(init.code, init.stderr).toBe(0);
+  });
   return { env, fake, secretFile };
 }
 

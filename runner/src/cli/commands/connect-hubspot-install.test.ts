@@ -7,14 +7,10 @@
  * the access token once it expired. Denied consent, a redirect URL the app does not list, and
  * flags that do not fit end with a clear error and nothing stored.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeHubSpotServer, type FakeHubSpotServer } from '@chs/core/connectors';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
-import { chs, chsConsent, type Env } from '../../jobs/testing.js';
+import { chs, chsConsent, connectSetting, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -42,27 +38,8 @@ async function setUp(): Promise<{ env: Env; fake: FakeHubSpotServer; secretFile:
       { id: '102', name: 'Initech', domain: 'initech.com', updatedAt: new Date(Date.now() - 3 * 3600_000).toISOString() },
     ],
   });
-  const db: TestDatabase = await createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-hubspot-install-'));
-  cleanup.push(
-    () => fake.close(),
-    () => db.drop(),
-    () => rmSync(dir, { recursive: true, force: true }),
-  );
-  const secretFile = join(dir, 'client-secret.txt');
-  writeFileSync(secretFile, `${APP.clientSecret}\n`, { mode: 0o600 });
-  const env: Env = {
-    ...(process.env as Env),
-    CHS_DATABASE_URL: db.url,
-    CHS_DATA_DIR: dir,
-    CHS_LOG_LEVEL: 'warn',
-    CHS_NOW: '',
-    CHS_SCHEDULER: 'off',
-    CHS_HUBSPOT_API_URL: fake.apiUrl,
-    CHS_HUBSPOT_AUTH_URL: fake.authUrl,
-  };
-  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
-  expect(init.code, init.stderr).toBe(0);
+  cleanup.push(() => fake.close());
+  const { env, secretFile } = await connectSetting(cleanup, APP.clientSecret, { CHS_HUBSPOT_API_URL: fake.apiUrl, CHS_HUBSPOT_AUTH_URL: fake.authUrl });
   return { env, fake, secretFile, port };
 }
 
