@@ -76,4 +76,25 @@ describe('the HTTP sign-in settings', () => {
     expect(() => loadConfig({ CHS_GOOGLE_CLIENT_ID: 'id' })).toThrow(/go together/);
     expect(loadConfig({ CHS_GOOGLE_REVOKE_URL: 'http://127.0.0.1:9/revoke' }).providers.googleRevoke).toBe('http://127.0.0.1:9/revoke');
   });
+
+  it('CHS_HUBSPOT_CLIENT_ID and _SECRET: the public app of the HubSpot install, both or neither (the secret never in the message); CHS_HUBSPOT_AUTH_URL', () => {
+    expect(loadConfig({}).hubspotOAuth).toBeUndefined();
+    expect(loadConfig({ CHS_HUBSPOT_CLIENT_ID: 'app-id', CHS_HUBSPOT_CLIENT_SECRET: 'app-secret' }).hubspotOAuth).toEqual({
+      clientId: 'app-id',
+      clientSecret: 'app-secret',
+    });
+    expect(() => loadConfig({ CHS_HUBSPOT_CLIENT_ID: 'app-id' })).toThrow(/CHS_HUBSPOT_CLIENT_ID and CHS_HUBSPOT_CLIENT_SECRET go together/);
+    const err = (() => {
+      try {
+        loadConfig({ CHS_HUBSPOT_CLIENT_SECRET: 'secret-xyz' });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err?.message).toMatch(/go together/);
+    expect(err?.message).not.toContain('secret-xyz');
+    // Independent of Google's.
+    expect(loadConfig({ CHS_HUBSPOT_CLIENT_ID: 'a', CHS_HUBSPOT_CLIENT_SECRET: 'b' }).googleOAuth).toBeUndefined();
+    expect(loadConfig({ CHS_HUBSPOT_AUTH_URL: 'http://127.0.0.1:9/oauth/authorize' }).providers.hubspotAuth).toBe('http://127.0.0.1:9/oauth/authorize');
+  });
 });

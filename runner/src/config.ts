@@ -27,6 +27,8 @@ export interface ProviderUrls {
   /** Google's revoke endpoint (CHS_GOOGLE_REVOKE_URL), called by `chs disconnect google` and DELETE /integrations/google. */
   googleRevoke?: string;
   hubspotApi?: string;
+  /** HubSpot's install screen (CHS_HUBSPOT_AUTH_URL) for a public app's install. Default `https://app.hubspot.com/oauth/authorize`. */
+  hubspotAuth?: string;
   intercomApi?: string;
   /** Gmail's per-user quota spent by the client-side limiter (CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE; 0 = off). Default 15,000. */
   googleQuotaPerMinute?: number;
@@ -101,8 +103,9 @@ export interface RunnerConfig {
   providers: ProviderUrls;
   /**
    * Where people reach this service from a browser (CHS_PUBLIC_URL), e.g. `https://health.example.com`,
-   * no trailing slash: Google sends the browser back to `<publicUrl>/api/integrations/google/callback`,
-   * and the callback then sends it on to `<publicUrl>/`. Default none: the HTTP sign-in is off.
+   * no trailing slash: Google (HubSpot) sends the browser back to `<publicUrl>/api/integrations/google/callback`
+   * (`…/hubspot/callback`), and the callback then sends it on to `<publicUrl>/`. Default none: the
+   * HTTP sign-ins are off.
    */
   publicUrl?: string | undefined;
   /**
@@ -110,6 +113,11 @@ export interface RunnerConfig {
    * (CHS_GOOGLE_CLIENT_ID, CHS_GOOGLE_CLIENT_SECRET). Default none: the HTTP sign-in is off.
    */
   googleOAuth?: { clientId: string; clientSecret: string } | undefined;
+  /**
+   * The HubSpot public app of the HTTP install (CHS_HUBSPOT_CLIENT_ID, CHS_HUBSPOT_CLIENT_SECRET: its
+   * Auth settings). Default none: the HTTP install is off.
+   */
+  hubspotOAuth?: { clientId: string; clientSecret: string } | undefined;
   /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
   jobs?: JobsConfig;
   /**
@@ -224,6 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
   if (gr) providers.googleRevoke = gr;
   const h = optional(env, 'CHS_HUBSPOT_API_URL');
   if (h) providers.hubspotApi = h;
+  const ha = optional(env, 'CHS_HUBSPOT_AUTH_URL');
+  if (ha) providers.hubspotAuth = ha;
   const i = optional(env, 'CHS_INTERCOM_API_URL');
   if (i) providers.intercomApi = i;
   const gq = optional(env, 'CHS_GOOGLE_QUOTA_UNITS_PER_MINUTE');
@@ -258,7 +268,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     emailFromAllowList: Object.freeze(parseSenderAllowList(optional(env, 'CHS_EMAIL_FROM_ALLOWLIST'))),
     providers: Object.freeze(providers),
     publicUrl: publicUrlEnv(optional(env, 'CHS_PUBLIC_URL')),
-    googleOAuth: googleOAuthEnv(env),
+    googleOAuth: oauthClientEnv(env, 'CHS_GOOGLE', 'the OAuth client of the HTTP Google sign-in'),
+    hubspotOAuth: oauthClientEnv(env, 'CHS_HUBSPOT', 'the public app of the HTTP HubSpot install'),
     jobs,
     pgPoolSize,
     metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
@@ -288,12 +299,12 @@ function publicUrlEnv(v: string | undefined): string | undefined {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-function googleOAuthEnv(env: NodeJS.ProcessEnv): { clientId: string; clientSecret: string } | undefined {
-  const clientId = optional(env, 'CHS_GOOGLE_CLIENT_ID');
-  const clientSecret = optional(env, 'CHS_GOOGLE_CLIENT_SECRET');
+/** `<prefix>_CLIENT_ID` and `<prefix>_CLIENT_SECRET`: both or neither. The secret is never in a message. */
+function oauthClientEnv(env: NodeJS.ProcessEnv, prefix: string, what: string): { clientId: string; clientSecret: string } | undefined {
+  const clientId = optional(env, `${prefix}_CLIENT_ID`);
+  const clientSecret = optional(env, `${prefix}_CLIENT_SECRET`);
   if (clientId === undefined && clientSecret === undefined) return undefined;
-  if (clientId === undefined || clientSecret === undefined)
-    throw new Error('CHS_GOOGLE_CLIENT_ID and CHS_GOOGLE_CLIENT_SECRET go together (the OAuth client of the HTTP Google sign-in)');
+  if (clientId === undefined || clientSecret === undefined) throw new Error(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET go together (${what})`);
   return Object.freeze({ clientId, clientSecret });
 }
 

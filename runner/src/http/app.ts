@@ -23,7 +23,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { probeRoutes } from './routes/probes.js';
 import { settingsRoutes } from './routes/settings.js';
-import { GOOGLE_CALLBACK_PATH } from './routes/integrations-connect.js';
+import { OAUTH_CALLBACK_PATHS } from './routes/integrations-connect.js';
 import { ErrorBodySchema } from './schemas.js';
 import type { AppDeps, RouteModule } from './types.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
@@ -80,9 +80,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: BODY_LIMIT,
-    // The OAuth callback's URL carries an authorization code: its request lines are not logged
+    // An OAuth callback's URL carries an authorization code: its request lines are not logged
     // (the route logs its outcome without it).
-    logController: new LogController({ disableRequestLogging: (req) => ((req as { url?: string }).url ?? '').startsWith(GOOGLE_CALLBACK_PATH) }),
+    logController: new LogController({
+      disableRequestLogging: (req) => {
+        const url = (req as { url?: string }).url ?? '';
+        return OAUTH_CALLBACK_PATHS.some((path) => url.startsWith(path));
+      },
+    }),
     // Behind a balancer, the client address (per-IP limits, logs) comes from X-Forwarded-For.
     ...(config.trustProxy === undefined ? {} : { trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

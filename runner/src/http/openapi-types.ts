@@ -560,9 +560,49 @@ export interface paths {
         };
         /**
          * Engine extension: Google’s redirect after consent (no key; opened by the browser)
-         * @description Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown, expired or already used state, or a code Google refused (used twice, expired). A caller that does not ask for text/html (no browser) gets the same as the documented error body.
+         * @description Consumes the single-use state, exchanges the code (PKCE), reads the mailbox address, stores the tokens encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=google&account=<address>`. A refused Google sign-in answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown (another provider’s included), expired or already used state, or a code Google refused (used twice, expired). A caller that does not ask for text/html (no browser) gets the same as the documented error body.
          */
         get: operations["googleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/hubspot/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Engine extension: start the install of the HubSpot public app for the workspace; answers the install URL
+         * @description Send the user’s browser to `url` (HubSpot’s install screen, asking for the read scopes the connector uses). After the install HubSpot sends it to GET /api/integrations/hubspot/callback, which exchanges the code and stores the app’s tokens (encrypted; the 30-minute access token is refreshed by the syncs) and redirects to CHS_PUBLIC_URL. The state in the URL is single-use, bound to this workspace and to HubSpot, and valid 10 minutes. An install replaces the workspace’s HubSpot credentials (a private-app token included). 409 OAUTH_NOT_CONFIGURED when CHS_PUBLIC_URL, CHS_HUBSPOT_CLIENT_ID or CHS_HUBSPOT_CLIENT_SECRET is not set.
+         */
+        post: operations["authorizeHubSpot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/hubspot/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Engine extension: HubSpot’s redirect after consent (no key; opened by the browser)
+         * @description Consumes the single-use state, exchanges the code at HubSpot’s token endpoint (CHS_HUBSPOT_API_URL), stores the access and refresh tokens with the app’s client id and secret and the expiry, encrypted, then answers 302 to `CHS_PUBLIC_URL/?integration=hubspot`. A refused HubSpot install answers an HTML page naming the reason and its code: OAUTH_FAILED (400) for denied consent, an unknown (another provider’s included), expired or already used state, or a code HubSpot refused (used twice, expired). A caller that does not ask for text/html (no browser) gets the same as the documented error body.
+         */
+        get: operations["hubspotCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3365,7 +3405,7 @@ export interface operations {
                     "application/json": {
                         /** @description Google’s consent URL: send the user’s browser there */
                         url: string;
-                        /** @description ISO 8601: the sign-in must be completed before this (10 minutes) */
+                        /** @description ISO 8601: the flow must be completed before this (10 minutes) */
                         expiresAt: string;
                     };
                 };
@@ -3411,7 +3451,7 @@ export interface operations {
                 state?: string;
                 /** @description The authorization code */
                 code?: string;
-                /** @description Set instead of code when the user refused (access_denied) or Google refused the request */
+                /** @description Set instead of code when the user refused (access_denied) or the provider refused the request */
                 error?: string;
                 error_description?: string;
             };
@@ -3428,7 +3468,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The sign-in was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code Google refused */
+            /** @description The Google sign-in was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code Google refused */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3445,7 +3485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The workspace the sign-in was started for no longer exists */
+            /** @description The workspace the Google sign-in was started for no longer exists */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,6 +3537,209 @@ export interface operations {
                 };
             };
             /** @description Google answered with an error (PROVIDER_ERROR) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    authorizeHubSpot: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HubSpot’s install URL: send the user’s browser there */
+                        url: string;
+                        /** @description ISO 8601: the flow must be completed before this (10 minutes) */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    hubspotCallback: {
+        parameters: {
+            query?: {
+                /** @description The single-use state the authorize call put in the consent URL */
+                state?: string;
+                /** @description The authorization code */
+                code?: string;
+                /** @description Set instead of code when the user refused (access_denied) or the provider refused the request */
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected: on to CHS_PUBLIC_URL */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The HubSpot install was refused (OAUTH_FAILED): denied consent, bad, expired or used state, a code HubSpot refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The workspace the HubSpot install was started for no longer exists */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The HubSpot install is not configured on this server (OAUTH_NOT_CONFIGURED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description HubSpot answered with an error (PROVIDER_ERROR) */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -103,3 +103,31 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     },
   };
 }
+
+/** What a browser sends as Accept: an OAuth callback answers it with a page rather than the error body. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+/** A browser arriving at an OAuth callback. Redirects are followed by hand, so each hop can be checked. */
+export const landInBrowser = (url: URL | string): Promise<Response> => fetch(url, { redirect: 'manual', headers: { accept: BROWSER_ACCEPT } });
+
+/** The page a refused OAuth callback answers a browser: its status and HTML checked, its text returned. */
+export async function refusalPage(r: Response, status = 400): Promise<string> {
+  const type = r.headers.get('content-type') ?? '';
+  const text = await r.text();
+  if (r.status !== status || !type.startsWith('text/html')) throw new Error(`expected a ${status} HTML page, got ${r.status} ${type}: ${text}`);
+  return text;
+}
+
+/** `POST /api/integrations/<provider>/authorize` with the owner's key: the consent URL and its expiry. */
+export async function authorizeIntegration(t: TestApp, provider: string): Promise<{ url: string; expiresAt: string }> {
+  const r = await t.request(`/api/integrations/${provider}/authorize?workspaceId=${t.workspaceId}`, { method: 'POST' });
+  if (r.status !== 200) throw new Error(`authorize ${provider}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as { url: string; expiresAt: string };
+}
+
+/** The browser on a provider's consent (install) screen: where the provider sends it back. */
+export async function consentRedirect(url: string): Promise<URL> {
+  const r = await fetch(url, { redirect: 'manual' });
+  if (r.status !== 302) throw new Error(`the consent screen answered ${r.status}: ${await r.text()}`);
+  return new URL(r.headers.get('location') ?? '');
+}

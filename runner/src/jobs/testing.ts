@@ -6,7 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createTcpServer, Socket, type AddressInfo, type Server as TcpServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@chs/core/testing';
 
 /** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
 export const CHS_BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
@@ -43,6 +47,63 @@ export function chs(env: Env, ...args: string[]): Promise<{ code: number; stdout
     p.on('error', reject);
     p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** The browser by default: opens the consent URL and follows the provider's redirect back to the loopback listener. */
+const followConsent = (url: string) => void fetch(url, { redirect: 'follow' }).catch(() => undefined);
+
+/**
+ * Runs a `chs connect` that prints a consent URL on a line of its own (`--no-browser`) and hands
+ * the URL to `browser` (with the process, to interrupt it).
+ */
+export function chsConsent(
+  env: Env,
+  args: string[],
+  browser: (url: string, child: ChildProcess) => void = followConsent,
+): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CHS_BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    let consentUrl = '';
+    p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.startsWith('http'));
+      if (line && !consentUrl) {
+        consentUrl = line.trim();
+        browser(consentUrl, p);
+      }
+    });
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    p.on('error', reject);
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, consentUrl });
+    });
+  });
+}
+
+/**
+ * The setting of a `chs connect` test: a fresh database and data folder with the workspace
+ * acme.com (`chs init`), and the OAuth client's secret in a 0600 file. `extra` points the
+ * providers at their fakes. What it opens is pushed onto `cleanup`.
+ */
+export async function connectSetting(cleanup: Array<() => unknown>, secret: string, extra: Env): Promise<{ env: Env; secretFile: string }> {
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-'));
+  cleanup.push(
+    () => db.drop(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  const secretFile = join(dir, 'client-secret.txt');
+  writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+  const env: Env = { ...(process.env as Env), CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dir, CHS_LOG_LEVEL: 'warn', CHS_NOW: '', CHS_SCHEDULER: 'off', ...extra };
+  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
+  if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
+  return { env, secretFile };
 }
 
 /**

@@ -7,10 +7,9 @@
  *
  * The Google module (and google-auth-library) loads on first use, as the connectors do.
  */
-import { ChsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Logger } from '../util/logger.js';
-import { consumeOAuthState, createOAuthState } from './oauth-states.js';
+import { createOAuthState, redeemOAuthCallback, type OAuthCallbackQuery } from './oauth-states.js';
 import { connectIntegration, type Integration } from './repository.js';
 import type { SecretKeyInput } from './secrets.js';
 
@@ -47,12 +46,7 @@ export async function startGoogleSignIn(
 }
 
 /** The query Google's redirect carries (each may be absent on a forged or truncated request). */
-export interface GoogleCallbackQuery {
-  state?: string | undefined;
-  code?: string | undefined;
-  error?: string | undefined;
-  error_description?: string | undefined;
-}
+export type GoogleCallbackQuery = OAuthCallbackQuery;
 
 /**
  * Completes a sign-in from Google's redirect. OAUTH_FAILED (with `details.reason`) when the state is
@@ -63,18 +57,12 @@ export async function finishGoogleSignIn(
   key: SecretKeyInput,
   input: { query: GoogleCallbackQuery; client: Omit<GoogleWebClient, 'redirectUri'>; logger: Logger; now: () => Date },
 ): Promise<{ workspaceId: string; integration: Integration }> {
-  const q = input.query;
-  // The state first: a request without ours is refused whatever else it says, and a used state
-  // is spent even when the user denied consent.
-  const bound = await consumeOAuthState(db, key, { state: q.state ?? '', provider: 'google', now: input.now() });
-  const { consentRefused, exchangeGoogleCode } = await import('../connectors/google/google-oauth.js');
-  if (q.error) throw consentRefused(q.error.slice(0, 100), q.error_description?.slice(0, 300));
-  if (!q.code)
-    throw new ChsError('OAUTH_FAILED', 'Google sign-in failed: the redirect carried no code', { details: { provider: 'google', reason: 'provider' } });
+  const bound = await redeemOAuthCallback(db, key, { provider: 'google', query: input.query, now: input.now() });
+  const { exchangeGoogleCode } = await import('../connectors/google/google-oauth.js');
   const credentials = await exchangeGoogleCode({
     ...input.client,
     redirectUri: bound.redirectUri,
-    code: q.code,
+    code: bound.code,
     codeVerifier: bound.codeVerifier,
     logger: input.logger,
     now: input.now,

@@ -41,6 +41,8 @@ export {
   type OAuthStateRefusal,
   type NewOAuthState,
   type ConsumedOAuthState,
+  type OAuthCallbackQuery,
 } from './oauth-states.js';
 export { startGoogleSignIn, finishGoogleSignIn, type GoogleWebClient, type GoogleCallbackQuery } from './google-sign-in.js';
+export { startHubSpotInstall, finishHubSpotInstall, type HubSpotAppClient } from './hubspot-install.js';
 export { disconnectAndRevoke, type DisconnectResult, type DisconnectOptions } from './disconnect.js';

@@ -7,6 +7,7 @@
  * `details.reason` of `used`, `expired` or `unknown`.
  */
 import { randomBytes } from 'node:crypto';
+import { consentRefused, oauthFlowName } from '../connectors/loopback.js';
 import { ChsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { sha256Hex } from '../util/ids.js';
@@ -105,4 +106,31 @@ export async function consumeOAuthState(db: Db, key: SecretKeyInput, input: { st
     redirectUri: row.redirect_uri,
     userId: row.created_by,
   };
+}
+
+/** The query a provider's redirect to an HTTP callback carries (each may be absent on a forged or truncated request). */
+export interface OAuthCallbackQuery {
+  state?: string | undefined;
+  code?: string | undefined;
+  error?: string | undefined;
+  error_description?: string | undefined;
+}
+
+/**
+ * The first step of every HTTP callback: consumes the state (for this provider only: a state
+ * another provider's sign-in drew is `unknown` here), then reads the redirect: denied consent or
+ * no code is OAUTH_FAILED. The state goes first: a request without ours is refused whatever else
+ * it says, and a used state is spent even when the user denied consent.
+ */
+export async function redeemOAuthCallback(
+  db: Db,
+  key: SecretKeyInput,
+  input: { provider: string; query: OAuthCallbackQuery; now: Date },
+): Promise<ConsumedOAuthState & { code: string }> {
+  const { provider, query: q } = input;
+  const bound = await consumeOAuthState(db, key, { state: q.state ?? '', provider, now: input.now });
+  if (q.error) throw consentRefused(provider, q.error.slice(0, 100), q.error_description?.slice(0, 300));
+  if (!q.code)
+    throw new ChsError('OAUTH_FAILED', `${oauthFlowName(provider)} failed: the redirect carried no code`, { details: { provider, reason: 'provider' } });
+  return { ...bound, code: q.code };
 }

@@ -6,15 +6,12 @@
  * the mailbox's address printed. Then `chs sync` reads the mailbox with them, refreshing them when
  * they expire. Denied consent ends with a clear error and nothing stored.
  */
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
-import { CHS_BIN, chs, makeMailbox, type Env } from '../../jobs/testing.js';
+import { chs, chsConsent, connectSetting, makeMailbox, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -24,62 +21,19 @@ afterEach(async () => {
 async function setUp(consent: 'grant' | 'deny', extra: Partial<FakeGmailOptions> = {}): Promise<{ env: Env; fake: FakeGmailServer; secretFile: string }> {
   const box = makeMailbox(12);
   const fake = await startFakeGmailServer({ messages: box.messages, accessTokens: [], emailAddress: 'Dana.CSM@acme.com', consent, ...extra });
-  const db: TestDatabase = await createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'chs-connect-google-'));
-  cleanup.push(
-    () => fake.close(),
-    () => db.drop(),
-    () => rmSync(dir, { recursive: true, force: true }),
-  );
-  const secretFile = join(dir, 'client-secret.txt');
-  writeFileSync(secretFile, 'fake-client-secret\n', { mode: 0o600 });
-  const env: Env = {
-    ...(process.env as Env),
-    CHS_DATABASE_URL: db.url,
-    CHS_DATA_DIR: dir,
-    CHS_LOG_LEVEL: 'warn',
-    CHS_NOW: '',
-    CHS_SCHEDULER: 'off',
+  cleanup.push(() => fake.close());
+  const { env, secretFile } = await connectSetting(cleanup, 'fake-client-secret', {
     CHS_GOOGLE_AUTH_URL: fake.authUrl,
     CHS_GOOGLE_TOKEN_URL: fake.tokenUrl,
     CHS_GOOGLE_API_URL: fake.apiUrl,
     CHS_GOOGLE_REVOKE_URL: fake.revokeUrl,
-  };
-  const init = await chs(env, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'ana@acme.com', '--json');
-  expect(init.code, init.stderr).toBe(0);
+  });
   return { env, fake, secretFile };
 }
 
 /** Runs the sign-in; plays the browser on the consent URL it prints. */
-function signIn(env: Env, secretFile: string): Promise<{ code: number; stdout: string; stderr: string; consentUrl: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      process.execPath,
-      [CHS_BIN, 'connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser'],
-      { env },
-    );
-    let stdout = '';
-    let stderr = '';
-    let consentUrl = '';
-    p.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const line = stdout.split('\n').find((l) => l.startsWith('http'));
-      if (line && !consentUrl) {
-        consentUrl = line.trim();
-        fetch(consentUrl, { redirect: 'follow' }).catch(() => undefined);
-      }
-    });
-    p.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    p.on('error', reject);
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, consentUrl });
-    });
-  });
-}
+const signIn = (env: Env, secretFile: string) =>
+  chsConsent(env, ['connect', 'google', '--workspace', 'acme.com', '--client-id', 'fake-client-id', '--client-secret-file', secretFile, '--no-browser']);
 
 describe('chs connect google: sign in with Google', () => {
   it('prints the consent URL on a line of its own, stores the tokens, names the mailbox; chs sync then reads it and refreshes the token', async () => {

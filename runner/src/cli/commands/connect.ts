@@ -116,9 +116,13 @@ async function readConnectSecrets(ctx: CliContext, f: ConnectFlags): Promise<Con
   return { accessToken: s.accessToken, refreshToken: s.refreshToken, clientSecret: s.clientSecret };
 }
 
-function requireAccessToken(s: ConnectSecrets, google: boolean): string {
+function requireAccessToken(s: ConnectSecrets, provider: Provider): string {
   if (s.accessToken !== undefined) return s.accessToken;
-  const signIn = google ? ' (or, for google, sign in: --client-id <id> with a client secret and no token)' : '';
+  const signIn = {
+    google: ' (or, for google, sign in: --client-id <id> with a client secret and no token)',
+    hubspot: ' (or, for a HubSpot public app, install it: --client-id <id> with a client secret and no token)',
+    intercom: '',
+  }[provider];
   throw new ChsError(
     'INVALID_INPUT',
     `an access token is required: --access-token-file <path>, --access-token-stdin, ${SECRET_INPUT_ENV.accessToken}, or --access-token <token>${signIn}`,
@@ -131,7 +135,7 @@ function parseProvider(value: string): Provider {
 }
 
 function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredentials {
-  const accessToken = requireAccessToken(s, true);
+  const accessToken = requireAccessToken(s, 'google');
   if (!f.email) throw new ChsError('INVALID_INPUT', 'chs connect google needs --email <account> with a token (a sign-in reads it from the mailbox)');
   const refreshParts = [s.refreshToken, f.clientId, s.clientSecret].filter((v) => v !== undefined).length;
   if (refreshParts !== 0 && refreshParts !== 3) {
@@ -148,42 +152,40 @@ function googleCredentials(f: ConnectFlags, s: ConnectSecrets): GoogleCredential
   };
 }
 
+/** Where a consent flow gets its client secret from, for the message that asks for it. */
+function requireClientSecret(s: ConnectSecrets, flow: string): string {
+  if (s.clientSecret !== undefined) return s.clientSecret;
+  throw new ChsError(
+    'INVALID_INPUT',
+    `${flow} needs the OAuth client secret: --client-secret-file <path>, --client-secret-stdin, ${SECRET_INPUT_ENV.clientSecret}, or --client-secret <secret>`,
+  );
+}
+
 /**
- * `chs connect google --client-id <id>` with a client secret and no token: Google's installed-app
- * sign-in. The consent URL goes on a line of its own on stdout (and to a browser unless
- * --no-browser); the tokens come back to a listener on 127.0.0.1; the address is the mailbox's.
+ * What a consent flow on the terminal shares (Google's sign-in, HubSpot's install): --port, Ctrl-C
+ * to stop waiting, and the consent URL on a line of its own on stdout (the instruction on stderr),
+ * opened in a browser unless --no-browser.
  */
-async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<GoogleCredentials> {
-  if (s.clientSecret === undefined) {
-    throw new ChsError(
-      'INVALID_INPUT',
-      `a Google sign-in needs the OAuth client secret: --client-secret-file <path>, --client-secret-stdin, ${SECRET_INPUT_ENV.clientSecret}, or --client-secret <secret>`,
-    );
-  }
-  if (s.refreshToken !== undefined) throw new ChsError('INVALID_INPUT', 'a refresh token needs its access token; for a sign-in give neither');
-  let port = 0;
+async function onTerminal<T>(
+  ctx: CliContext,
+  f: ConnectFlags,
+  instruction: (port: number | undefined) => string,
+  run: (t: { port: number | undefined; signal: AbortSignal; onUrl: (url: string) => void }) => Promise<T>,
+): Promise<T> {
+  let port: number | undefined;
   if (f.port !== undefined) {
     port = Number(f.port);
     if (!/^\d+$/.test(f.port) || port > 65535) throw new ChsError('INVALID_INPUT', `--port must be an integer from 0 to 65535, got "${f.port}"`);
   }
-  const config = ctx.config(cmd.optsWithGlobals());
-  const { runLoopbackConsent } = await import('@chs/core/connectors');
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
   try {
-    return await runLoopbackConsent({
-      clientId: f.clientId as string,
-      clientSecret: s.clientSecret,
-      authUrl: config.providers.googleAuth,
-      tokenUrl: config.providers.googleToken,
-      apiUrl: config.providers.googleApi,
+    return await run({
       port,
       signal: abort.signal,
-      logger: silentLogger,
-      now: () => new Date(),
       onUrl: (url) => {
-        ctx.stderr.write('Open this address in a browser on this machine and allow read-only access to the mailbox:\n');
+        ctx.stderr.write(`${instruction(port)}\n`);
         ctx.stdout.write(`${url}\n`);
         if (f.browser !== false) openBrowser(url);
       },
@@ -191,6 +193,65 @@ async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: C
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/**
+ * `chs connect google --client-id <id>` with a client secret and no token: Google's installed-app
+ * sign-in. The consent URL goes on a line of its own on stdout (and to a browser unless
+ * --no-browser); the tokens come back to a listener on 127.0.0.1; the address is the mailbox's.
+ */
+async function googleSignIn(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<GoogleCredentials> {
+  const clientSecret = requireClientSecret(s, 'a Google sign-in');
+  if (s.refreshToken !== undefined) throw new ChsError('INVALID_INPUT', 'a refresh token needs its access token; for a sign-in give neither');
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { runLoopbackConsent } = await import('@chs/core/connectors');
+  return onTerminal(
+    ctx,
+    f,
+    () => 'Open this address in a browser on this machine and allow read-only access to the mailbox:',
+    (t) =>
+      runLoopbackConsent({
+        clientId: f.clientId as string,
+        clientSecret,
+        authUrl: config.providers.googleAuth,
+        tokenUrl: config.providers.googleToken,
+        apiUrl: config.providers.googleApi,
+        port: t.port ?? 0,
+        signal: t.signal,
+        logger: silentLogger,
+        now: () => new Date(),
+        onUrl: t.onUrl,
+      }),
+  );
+}
+
+/**
+ * `chs connect hubspot --client-id <id>` with the app's client secret and no token: the public
+ * app's install. The install URL goes on a line of its own on stdout (and to a browser unless
+ * --no-browser); HubSpot sends the browser back to `http://localhost:<port>` (one of the app's
+ * redirect URLs), and the code is exchanged for the app's tokens.
+ */
+async function hubspotInstall(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<HubSpotCredentials> {
+  const clientSecret = requireClientSecret(s, 'a HubSpot install');
+  const config = ctx.config(cmd.optsWithGlobals());
+  const { runHubSpotLoopbackInstall, DEFAULT_HUBSPOT_LOOPBACK_PORT } = await import('@chs/core/connectors');
+  return onTerminal(
+    ctx,
+    f,
+    (port) =>
+      `Open this address in a browser on this machine and install the app (its redirect URLs must include http://localhost:${port ?? DEFAULT_HUBSPOT_LOOPBACK_PORT}):`,
+    (t) =>
+      runHubSpotLoopbackInstall({
+        clientId: f.clientId as string,
+        clientSecret,
+        apiUrl: config.providers.hubspotApi,
+        authUrl: config.providers.hubspotAuth,
+        port: t.port,
+        signal: t.signal,
+        now: () => new Date(),
+        onUrl: t.onUrl,
+      }),
+  );
 }
 
 /**
@@ -252,7 +313,10 @@ async function googleServiceAccount(ctx: CliContext, cmd: Command, f: ConnectFla
  */
 async function hubspotApp(ctx: CliContext, cmd: Command, f: ConnectFlags, s: ConnectSecrets): Promise<HubSpotCredentials> {
   if (f.clientId === undefined || s.clientSecret === undefined || s.refreshToken === undefined) {
-    throw new ChsError('INVALID_INPUT', 'a HubSpot app connects with --client-id, a client secret and a refresh token together (or a private-app token alone)');
+    throw new ChsError(
+      'INVALID_INPUT',
+      'a HubSpot app connects with --client-id, a client secret and a refresh token together (or is installed with --client-id and a client secret alone; or give a private-app token alone)',
+    );
   }
   if (s.accessToken !== undefined) throw new ChsError('INVALID_INPUT', 'a HubSpot app takes no access token: it is fetched with the refresh token');
   const config = ctx.config(cmd.optsWithGlobals());
@@ -302,16 +366,22 @@ export const register: RegisterCommand = (program, ctx) => {
       '--refresh-token <token>',
       'google, and a HubSpot public app: OAuth refresh token, with --client-id and a client secret (or --refresh-token-file, --refresh-token-stdin, CHS_CONNECT_REFRESH_TOKEN)',
     )
-    .option('--refresh-token-file <path>', 'google: read the refresh token from a file')
-    .option('--refresh-token-stdin', 'google: read the refresh token from stdin')
-    .option('--client-id <id>', 'google, and a HubSpot public app: OAuth client id')
-    .option('--client-secret <secret>', 'google: OAuth client secret (or --client-secret-file, --client-secret-stdin, CHS_CONNECT_CLIENT_SECRET)')
-    .option('--client-secret-file <path>', 'google: read the client secret from a file')
-    .option('--client-secret-stdin', 'google: read the client secret from stdin')
+    .option('--refresh-token-file <path>', 'google, and a HubSpot public app: read the refresh token from a file')
+    .option('--refresh-token-stdin', 'google, and a HubSpot public app: read the refresh token from stdin')
+    .option('--client-id <id>', 'google, and a HubSpot public app: OAuth client id (with a client secret and no token: sign in / install the app)')
+    .option(
+      '--client-secret <secret>',
+      'google, and a HubSpot public app: OAuth client secret (or --client-secret-file, --client-secret-stdin, CHS_CONNECT_CLIENT_SECRET)',
+    )
+    .option('--client-secret-file <path>', 'google, and a HubSpot public app: read the client secret from a file')
+    .option('--client-secret-stdin', 'google, and a HubSpot public app: read the client secret from stdin')
     .option('--expires-at <iso>', 'google: access token expiry (ISO 8601)')
     .option('--scope <scopes>', 'google: granted scopes, space-separated')
-    .option('--port <n>', "google sign-in: the port on 127.0.0.1 that receives Google's redirect (default: any free one)")
-    .option('--no-browser', 'google sign-in: only print the consent URL (open it in any browser on this machine)')
+    .option(
+      '--port <n>',
+      "google sign-in, HubSpot install: the port on 127.0.0.1 that receives the provider's redirect (google default: any free one; hubspot default 8976, the redirect URL http://localhost:<n> the app lists)",
+    )
+    .option('--no-browser', 'google sign-in, HubSpot install: only print the consent URL (open it in any browser on this machine)')
     .option(
       '--service-account <key.json>',
       "google, Workspace admins: a service account's JSON key with domain-wide delegation for gmail.readonly (no consent screen)",
@@ -328,8 +398,18 @@ export const register: RegisterCommand = (program, ctx) => {
             throw new ChsError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to google only`);
         }
       }
-      if (provider !== 'google' && (flags.port !== undefined || flags.browser === false))
-        throw new ChsError('INVALID_INPUT', '--port and --no-browser apply to a google sign-in only');
+      // --port and --no-browser belong to a consent flow: Google's sign-in, HubSpot's install (a
+      // client id, no token). Refused before any secret is read (a token given on the command
+      // line or stdin), and again once the environment's are known.
+      const opensBrowser = flags.port !== undefined || flags.browser === false;
+      const tokenFlag = [flags.accessToken, flags.accessTokenFile, flags.accessTokenStdin, flags.refreshToken, flags.refreshTokenFile, flags.refreshTokenStdin];
+      const notInstall = (tokens: unknown[]) => provider === 'hubspot' && (flags.clientId === undefined || tokens.some((t) => t !== undefined));
+      const misplaced = () =>
+        new ChsError(
+          'INVALID_INPUT',
+          '--port and --no-browser apply to a google sign-in or a HubSpot install (--client-id and a client secret, no token) only',
+        );
+      if (opensBrowser && (provider === 'intercom' || notInstall(tokenFlag))) throw misplaced();
       if (flags.subject !== undefined && flags.serviceAccount === undefined) throw new ChsError('INVALID_INPUT', '--subject goes with --service-account');
       const serviceAccount = flags.serviceAccount;
       const secrets =
@@ -346,8 +426,11 @@ export const register: RegisterCommand = (program, ctx) => {
                     accessTokenStdin: flags.accessTokenStdin,
                   },
             );
-      // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE).
+      // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE), or
+      // install the HubSpot app (loopback on localhost).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
+      const install = provider === 'hubspot' && !notInstall([secrets.accessToken, secrets.refreshToken]);
+      if (opensBrowser && provider === 'hubspot' && !install) throw misplaced();
       const credentials =
         serviceAccount !== undefined
           ? await googleServiceAccount(ctx, cmd, { ...flags, serviceAccount })
@@ -355,9 +438,11 @@ export const register: RegisterCommand = (program, ctx) => {
             ? await googleSignIn(ctx, cmd, flags, secrets)
             : provider === 'google'
               ? googleCredentials(flags, secrets)
-              : provider === 'hubspot' && secrets.refreshToken !== undefined
-                ? await hubspotApp(ctx, cmd, flags, secrets)
-                : { accessToken: requireAccessToken(secrets, false) };
+              : install
+                ? await hubspotInstall(ctx, cmd, flags, secrets)
+                : provider === 'hubspot' && secrets.refreshToken !== undefined
+                  ? await hubspotApp(ctx, cmd, flags, secrets)
+                  : { accessToken: requireAccessToken(secrets, provider) };
       await withEngine(ctx, cmd, async (engine, config) => {
         const key = () => loadOrCreateSecretKey(config.dataDir, config.secretKey);
         const ws = await requireWorkspace(engine.store.db, flags.workspace);

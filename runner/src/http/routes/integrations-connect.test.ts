@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getIntegrationCredentials, loadOrCreateSecretKey, silentLogger, syncProvider, systemClock } from '@chs/core';
 import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { createLogger } from '../logging.js';
-import { startTestApp, type TestApp } from '../testing.js';
+import { authorizeIntegration, consentRedirect as consent, landInBrowser as land, refusalPage as refusal, startTestApp, type TestApp } from '../testing.js';
+
+const authorize = (t: TestApp) => authorizeIntegration(t, 'google');
 import { makeMailbox } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -36,29 +38,6 @@ async function setUp(
   // The public URL is the app's own address, known once it listens (behind a proxy it would be the proxy's).
   if (opts.configured !== false) t.config.publicUrl = t.baseUrl;
   return { t, fake, box };
-}
-
-async function authorize(t: TestApp): Promise<{ url: string; expiresAt: string }> {
-  const r = await t.request(`/api/integrations/google/authorize?workspaceId=${t.workspaceId}`, { method: 'POST' });
-  expect(r.status, await r.clone().text()).toBe(200);
-  return (await r.json()) as { url: string; expiresAt: string };
-}
-
-/** The browser on Google's consent screen: where Google sends it back (the callback URL). */
-async function consent(url: string): Promise<URL> {
-  const r = await fetch(url, { redirect: 'manual' });
-  expect(r.status).toBe(302);
-  return new URL(r.headers.get('location') ?? '');
-}
-
-/** The browser arriving at the callback (it asks for HTML, as browsers do). */
-const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-const land = (url: URL | string) => fetch(url, { redirect: 'manual', headers: { accept: BROWSER_ACCEPT } });
-
-async function refusal(r: Response, status = 400): Promise<string> {
-  expect(r.status).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^text\/html/);
-  return r.text();
 }
 
 describe('Google sign-in over HTTP (authorize → consent → callback)', () => {

@@ -7,12 +7,10 @@
  * The consent and token endpoints are overridable (CHS_GOOGLE_AUTH_URL, CHS_GOOGLE_TOKEN_URL) so a
  * proxy or a local fake can stand in for Google. Scope: `gmail.readonly` only.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
 import { ChsError, isChsError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
+import { listenForRedirect } from '../loopback.js';
 import { retryPolicy } from '../retry.js';
 import type { GoogleCredentials, ServiceAccountKey } from '../types.js';
 import { DEFAULT_GOOGLE_API_URL, DEFAULT_GOOGLE_TOKEN_URL, GoogleClient } from './google-client.js';
@@ -20,8 +18,6 @@ import { DEFAULT_GOOGLE_API_URL, DEFAULT_GOOGLE_TOKEN_URL, GoogleClient } from '
 export const DEFAULT_GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
 export const DEFAULT_GOOGLE_REVOKE_URL = 'https://oauth2.googleapis.com/revoke';
 export const GMAIL_READONLY_SCOPE = 'https://www.googleapis.com/auth/gmail.readonly';
-/** How long the loopback listener waits for the browser to come back. */
-export const DEFAULT_CONSENT_TIMEOUT_MS = 5 * 60_000;
 
 export interface LoopbackConsentOptions {
   clientId: string;
@@ -44,99 +40,27 @@ export interface LoopbackConsentOptions {
   signal?: AbortSignal | undefined;
 }
 
-const page = (title: string, text: string): string =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body style="font-family:sans-serif;max-width:40em;margin:4em auto"><h1>${title}</h1><p>${text}</p></body></html>`;
-
-/** What the browser brought back to the loopback listener. */
-type Redirect = { code: string } | { error: string; description?: string };
-
 /**
  * Runs the whole flow and resolves to the credentials to store (access and refresh tokens, the
  * client id and secret that refresh them, the expiry, the granted scope and the mailbox address).
  * Rejects with `OAUTH_FAILED` on denied consent, a wrong `state`, a failed exchange or a timeout.
  */
 export async function runLoopbackConsent(opts: LoopbackConsentOptions): Promise<GoogleCredentials> {
-  const state = randomBytes(24).toString('base64url');
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_CONSENT_TIMEOUT_MS;
-  let settle!: (r: Redirect) => void;
-  let fail!: (e: ChsError) => void;
-  const redirected = new Promise<Redirect>((resolve, reject) => {
-    settle = resolve;
-    fail = reject;
-  });
-  // It may fail (a forged answer, the timeout) while onUrl still runs: awaited below all the same.
-  redirected.catch(() => undefined);
-
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (status: number, title: string, text: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(page(title, text));
-    };
-    if (req.method !== 'GET' || url.pathname !== '/') return send(404, 'Not found', 'This address only receives Google’s redirect.');
-    const q = url.searchParams;
-    // A request without our state did not come from the consent we started: refuse it, keep waiting
-    // for the real one (a stray request must not end the flow), but say so if it carries a code.
-    if (q.get('state') !== state) {
-      send(
-        400,
-        'Sign-in not accepted',
-        'This answer does not belong to the sign-in chs started (its state does not match). Start again with chs connect google.',
-      );
-      if (q.has('code') || q.has('error'))
-        fail(
-          new ChsError(
-            'OAUTH_FAILED',
-            'Google sign-in failed: the redirect carried a state that does not match the one chs sent (a stale or forged answer); start again',
-          ),
-        );
-      return;
-    }
-    const error = q.get('error');
-    if (error) {
-      send(200, 'Sign-in cancelled', 'chs was not connected. You can close this tab.');
-      const description = q.get('error_description');
-      settle({ error, ...(description ? { description } : {}) });
-      return;
-    }
-    const code = q.get('code');
-    if (!code) return send(400, 'Sign-in not accepted', 'Google’s answer carried no code.');
-    send(200, 'Connected', 'chs received Google’s answer. You can close this tab and return to the terminal.');
-    settle({ code });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        new ChsError(
-          'OAUTH_FAILED',
-          err.code === 'EADDRINUSE' ? `port ${opts.port} on 127.0.0.1 is in use; pick another with --port` : `cannot listen on 127.0.0.1: ${err.message}`,
-          { cause: err },
-        ),
-      ),
-    );
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timer = setTimeout(
-    () => fail(new ChsError('OAUTH_FAILED', `Google sign-in timed out: no answer came back to ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`)),
-    timeoutMs,
-  );
-  const onAbort = () => fail(new ChsError('OAUTH_FAILED', 'Google sign-in was interrupted'));
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-
+  const loop = await listenForRedirect({ provider: 'google', command: 'chs connect google', port: opts.port, timeoutMs: opts.timeoutMs, signal: opts.signal });
   try {
-    const client = { clientId: opts.clientId, clientSecret: opts.clientSecret, redirectUri, authUrl: opts.authUrl, tokenUrl: opts.tokenUrl };
+    const client = {
+      clientId: opts.clientId,
+      clientSecret: opts.clientSecret,
+      redirectUri: loop.redirectUri,
+      authUrl: opts.authUrl,
+      tokenUrl: opts.tokenUrl,
+    };
     const pkce = await newPkce();
-    await opts.onUrl(googleConsentUrl(client, { state, codeChallenge: pkce.codeChallenge }));
-
-    const answer = await redirected;
-    if ('error' in answer) throw consentRefused(answer.error, answer.description);
-    return await exchangeGoogleCode({ ...client, code: answer.code, codeVerifier: pkce.codeVerifier, apiUrl: opts.apiUrl, logger: opts.logger, now: opts.now });
+    await opts.onUrl(googleConsentUrl(client, { state: loop.state, codeChallenge: pkce.codeChallenge }));
+    const code = await loop.code;
+    return await exchangeGoogleCode({ ...client, code, codeVerifier: pkce.codeVerifier, apiUrl: opts.apiUrl, logger: opts.logger, now: opts.now });
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await loop.close();
   }
 }
 
@@ -177,15 +101,6 @@ export function googleConsentUrl(client: GoogleOAuthClient, p: { state: string; 
     code_challenge: p.codeChallenge,
     code_challenge_method: CodeChallengeMethod.S256,
   });
-}
-
-/** What Google's redirect says when the user did not allow access (or the request was refused). */
-export function consentRefused(error: string, description?: string): ChsError {
-  return new ChsError(
-    'OAUTH_FAILED',
-    error === 'access_denied' ? 'Google sign-in was cancelled: consent was denied' : `Google sign-in failed: ${error}${description ? ` (${description})` : ''}`,
-    { details: { provider: 'google', reason: error === 'access_denied' ? 'denied' : 'provider' } },
-  );
 }
 
 export interface CodeExchange extends GoogleOAuthClient {

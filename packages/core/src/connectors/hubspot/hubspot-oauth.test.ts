@@ -7,7 +7,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChsError } from '../../errors.js';
-import { exchangeHubSpotCode, hubspotAuthorizeUrl, hubspotNeedsRefresh, refreshHubSpotToken } from './hubspot-oauth.js';
+import { exchangeHubSpotCode, hubspotAuthorizeUrl, hubspotNeedsRefresh, refreshHubSpotToken, runHubSpotLoopbackInstall } from './hubspot-oauth.js';
 import { createHubSpotConnector } from './hubspot-connector.js';
 
 const API = 'https://api.hubapi.com';
@@ -87,6 +87,19 @@ describe('HubSpot OAuth (public app)', () => {
     const down = (await refreshHubSpotToken(APP, { refreshToken: 'rt-1', now: NOW }).catch((e: unknown) => e)) as ChsError;
     expect(down.code).toBe('PROVIDER_ERROR');
     for (const e of [code, dead, down]) expect(e.message).not.toMatch(/app-secret-xyz|rt-dead|rt-1/);
+  });
+});
+
+describe('installing from the terminal (loopback)', () => {
+  it('an install nobody completes ends after the time limit with a clear error naming the redirect URL', async () => {
+    let url = '';
+    const err = (await runHubSpotLoopbackInstall({ ...APP, port: 0, timeoutMs: 1000, onUrl: (u) => void (url = u), now: () => NOW }).catch(
+      (e: unknown) => e,
+    )) as ChsError;
+    const redirect = new URL(url).searchParams.get('redirect_uri') ?? '';
+    expect(redirect).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(err.code).toBe('OAUTH_FAILED');
+    expect(err.message).toBe(`HubSpot install timed out: no answer came back to ${redirect} within 1 s`);
   });
 });
 

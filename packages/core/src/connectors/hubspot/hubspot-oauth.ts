@@ -10,6 +10,7 @@
  */
 import { Client } from '@hubspot/api-client';
 import { ChsError } from '../../errors.js';
+import { listenForRedirect } from '../loopback.js';
 import type { HubSpotCredentials } from '../types.js';
 /** Kept here (not imported from hubspot-client.ts, which imports this module). */
 const DEFAULT_HUBSPOT_API_URL = 'https://api.hubapi.com';
@@ -30,9 +31,19 @@ function sdk(apiUrl: string | undefined): Client {
   return new Client({ basePath: (apiUrl ?? DEFAULT_HUBSPOT_API_URL).replace(/\/+$/, '') });
 }
 
-/** The install (consent) URL of a public app. */
-export function hubspotAuthorizeUrl(p: { clientId: string; redirectUri: string; state: string; scopes?: readonly string[] }): string {
-  return sdk(undefined).oauth.getAuthorizationUrl(p.clientId, p.redirectUri, (p.scopes ?? HUBSPOT_OAUTH_SCOPES).join(' '), undefined, p.state);
+/**
+ * The install (consent) URL of a public app: HubSpot's install screen (the SDK's), or `authUrl`
+ * (CHS_HUBSPOT_AUTH_URL: a proxy, a local fake) with the same query.
+ */
+export function hubspotAuthorizeUrl(p: {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  scopes?: readonly string[];
+  authUrl?: string | undefined;
+}): string {
+  const url = sdk(undefined).oauth.getAuthorizationUrl(p.clientId, p.redirectUri, (p.scopes ?? HUBSPOT_OAUTH_SCOPES).join(' '), undefined, p.state);
+  return p.authUrl ? `${p.authUrl}${new URL(url).search}` : url;
 }
 
 interface TokenAnswer {
@@ -96,4 +107,48 @@ export function refreshHubSpotToken(c: HubSpotOAuthClient, p: { refreshToken: st
 export function hubspotNeedsRefresh(c: HubSpotCredentials, now: Date): boolean {
   if (!c.refreshToken || !c.clientId || !c.clientSecret) return false;
   return c.expiresAt === undefined || Date.parse(c.expiresAt) - now.getTime() <= HUBSPOT_REFRESH_MARGIN_MS;
+}
+
+export interface HubSpotLoopbackOptions extends HubSpotOAuthClient {
+  /** The install screen. Default HubSpot's (`https://app.hubspot.com/oauth/authorize`). */
+  authUrl?: string | undefined;
+  /**
+   * The loopback port: the redirect URI is `http://localhost:<port>`, which must be one of the
+   * app's redirect URLs (HubSpot allows plain http for `localhost` only). Default
+   * DEFAULT_HUBSPOT_LOOPBACK_PORT.
+   */
+  port?: number | undefined;
+  /** Default 5 minutes. */
+  timeoutMs?: number | undefined;
+  /** Called once with the install URL, when the listener is up (print it, open a browser). */
+  onUrl: (url: string) => void | Promise<void>;
+  now: () => Date;
+  /** Stops waiting (Ctrl-C). */
+  signal?: AbortSignal | undefined;
+}
+
+/** The loopback port of `chs connect hubspot`'s install when --port is not given (register `http://localhost:8976`). */
+export const DEFAULT_HUBSPOT_LOOPBACK_PORT = 8976;
+
+/**
+ * A public app installed from the command line: the install URL (the connector's scopes) with a
+ * loopback redirect, then the code exchanged for tokens. Rejects with OAUTH_FAILED on denied
+ * consent, a wrong state, a code HubSpot refuses or no answer in time.
+ */
+export async function runHubSpotLoopbackInstall(opts: HubSpotLoopbackOptions): Promise<HubSpotCredentials> {
+  const loop = await listenForRedirect({
+    provider: 'hubspot',
+    command: 'chs connect hubspot',
+    port: opts.port ?? DEFAULT_HUBSPOT_LOOPBACK_PORT,
+    redirectHost: 'localhost',
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+  });
+  try {
+    await opts.onUrl(hubspotAuthorizeUrl({ clientId: opts.clientId, redirectUri: loop.redirectUri, state: loop.state, authUrl: opts.authUrl }));
+    const code = await loop.code;
+    return await exchangeHubSpotCode(opts, { code, redirectUri: loop.redirectUri, now: opts.now() });
+  } finally {
+    await loop.close();
+  }
 }
