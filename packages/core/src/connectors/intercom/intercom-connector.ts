@@ -121,7 +121,9 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
         const prevSeen = prev?.seen ?? {};
         let startingAfter = resume?.startingAfter;
         let high = resume?.high ?? prev?.since ?? 0;
-        let seen: Record<string, number> = { ...(resume?.seen ?? {}) };
+        // What the previous sync read is carried on: a sync that finds nothing new must not forget
+        // it, or the next one reads the whole overlap again.
+        let seen: Record<string, number> = { ...(resume?.seen ?? prevSeen) };
         for (;;) {
           const page = await client.request<SearchPage<IcContact & IcConversationSummary>>(
             'POST',
