@@ -12,7 +12,7 @@ import { silentLogger } from '../../util/logger.js';
 import { systemClock } from '../../util/time.js';
 import { fetchWindow } from '../reconcile.js';
 import { RateLimiter, retryPolicy, type QuotaLimit } from '../retry.js';
-import type { Connector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
+import type { MailConnector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
 import { DEFAULT_GOOGLE_API_URL, GoogleClient } from './google-client.js';
 import { addedMessageIds, nextWindow, parseGoogleCursor, toCursor, toRawMessage, windowLabel, windowQuery, type GoogleCursor } from './google-mapping.js';
 
@@ -58,17 +58,9 @@ function limiterFor(quota: QuotaLimit | false | undefined, apiUrl: string, accou
   return l;
 }
 
-export const GOOGLE_CAPABILITIES = Object.freeze({
-  rawMail: true,
-  crmRecords: false,
-  activities: false,
-  incremental: true,
-  openTracking: false,
-});
-
 const DAY = 86_400;
 
-export function createGoogleConnector(options: GoogleConnectorOptions): Connector<RawMessage> {
+export function createGoogleConnector(options: GoogleConnectorOptions): MailConnector {
   const opts = Object.freeze({ ...options });
   const logger = opts.logger ?? silentLogger;
   const clock = opts.clock ?? systemClock;
@@ -190,7 +182,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
 
   return Object.freeze({
     provider: 'google' as const,
-    capabilities: GOOGLE_CAPABILITIES,
+    kind: 'mail' as const,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<RawMessage>> {
       const saved = parseGoogleCursor(o.cursor);
       if (saved?.phase === 'full') {
