@@ -11,6 +11,7 @@ import { ChsError, isChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
+import type { RateLimiters } from '../connectors/retry.js';
 import type { CredentialsByProvider, Provider, RecordsConnector, SyncBatch, SyncOptions, UnreconciledItem } from '../connectors/types.js';
 import {
   getIntegrationCredentials,
@@ -37,6 +38,8 @@ export interface ProviderSyncDeps {
   /** Key that decrypts stored credentials. */
   secretKey: SecretKeyInput;
   urls?: ProviderUrlOverrides;
+  /** The engine's client-side quota buckets, shared by its syncs of one account. Default: each sync its own. */
+  limiters?: RateLimiters;
   /** Test-only fault injection (EngineOptions.faults). Default none. */
   faults?: FaultHook;
 }
@@ -245,6 +248,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   const connector = await createConnector(provider, {
     credentials,
     ...(deps.urls ? { urls: deps.urls } : {}),
+    ...(deps.limiters ? { limiters: deps.limiters } : {}),
     logger,
     clock,
     // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
