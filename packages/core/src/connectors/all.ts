@@ -17,7 +17,6 @@ export {
   type GoogleOAuthClient,
   type CodeExchange,
 } from './google/google-oauth.js';
-export { startFakeGmailServer, type FakeGmailServer, type FakeGmailOptions, type FakeGmailMessage, type FakeGmailStats } from './google/fake-gmail-server.js';
 export { createHubSpotConnector, SEARCH_RESULT_CAP, type HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
 export { DEFAULT_HUBSPOT_API_URL } from './hubspot/hubspot-client.js';
 export { HUBSPOT_OAUTH_SCOPES, exchangeHubSpotCode, hubspotAuthorizeUrl, refreshHubSpotToken } from './hubspot/hubspot-oauth.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/testing';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
 import { CHS_BIN, chs, makeMailbox, type Env } from '../../jobs/testing.js';
 
