@@ -1,9 +1,9 @@
 /**
  * What the connector contract suite (contract.test.ts) asks of each provider, and the test helpers
  * the providers' own test files share. Each provider folder has a `<name>.harness.ts`: a fake of
- * its API (persistent nock interceptors answering from its recorded `__fixtures__`, in the wire
- * shapes of /work/shared/reference), a connector pointed at it, and the provider's own answers to
- * the failures every connector must handle. The cases themselves are written once.
+ * its API (persistent nock interceptors answering from its recorded `__fixtures__`, with the
+ * provider's own paging, filters and error envelopes), a connector pointed at it, and the
+ * provider's own answers to the failures every connector must handle. The cases themselves are written once.
  *
  * Harness files are test code: the build leaves them out (packages/core/tsconfig.json).
  */
