@@ -70,7 +70,7 @@ export class FakeApi {
 }
 
 /** What a connector is built with in the contract cases. */
-export interface HarnessConnectorOptions {
+interface HarnessConnectorOptions {
   clock: Clock;
   retry: Partial<RetryPolicy>;
 }
