@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import nock from 'nock';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Clock } from '../util/time.js';
 import type { RetryPolicy } from './retry.js';
 import type { Connector, Provider, SyncBatch } from './types.js';
@@ -114,4 +115,19 @@ export async function collect<T>(batches: AsyncIterable<SyncBatch<T>>): Promise<
 /** A retry policy for tests: waits are recorded in `sleeps` and return at once; no jitter. */
 export function recordedRetry(sleeps: number[], over: Partial<RetryPolicy> = {}): Partial<RetryPolicy> {
   return { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0, ...over };
+}
+
+/**
+ * A test file of recorded exchanges (nock): no network while it runs, and after each test every
+ * exchange it set up was used, then `reset` runs.
+ */
+export function useRecordedExchanges(reset?: () => void): void {
+  beforeAll(() => nock.disableNetConnect());
+  afterAll(() => nock.enableNetConnect());
+  afterEach(() => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    reset?.();
+    expect(pending).toEqual([]);
+  });
 }

@@ -1,9 +1,9 @@
 import nock from 'nock';
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isChsError } from '../../errors.js';
 import { fixedClock } from '../../util/time.js';
 import type { RawMessage } from '../../interfaces.js';
-import { collect, readFixture, recordedRetry } from '../contract.harness.js';
+import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
 import type { GoogleCredentials } from '../types.js';
 import { createGoogleConnector, type GoogleConnectorOptions } from './google-connector.js';
 
@@ -38,13 +38,8 @@ function connector(over: Partial<GoogleConnectorOptions> = {}) {
 
 const text = (m: RawMessage) => m.raw.toString('utf8');
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
+useRecordedExchanges(() => {
   sleeps = [];
-  expect(pending).toEqual([]);
 });
 
 describe('google connector: full read', () => {

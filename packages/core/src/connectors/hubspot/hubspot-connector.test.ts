@@ -1,8 +1,8 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isChsError } from '../../errors.js';
 import { fixedClock } from '../../util/time.js';
-import { collect, readFixture, recordedRetry } from '../contract.harness.js';
+import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
 import type { ActivityRecord, CompanyRecord, ContactRecord, ProviderRecord, SyncBatch } from '../types.js';
 import { createHubSpotConnector, type HubSpotConnectorOptions } from './hubspot-connector.js';
 
@@ -36,13 +36,8 @@ function connector(over: Partial<HubSpotConnectorOptions> = {}) {
 
 const all = (bs: SyncBatch<ProviderRecord>[]) => bs.flatMap((b) => b.items);
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
+useRecordedExchanges(() => {
   sleeps = [];
-  expect(pending).toEqual([]);
 });
 
 describe('hubspot connector: full sync', () => {

@@ -1,7 +1,7 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../util/time.js';
-import { collect, readFixture, recordedRetry } from '../contract.harness.js';
+import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
 import type { ActivityRecord, ProviderRecord, SyncBatch } from '../types.js';
 import { createIntercomConnector, type IntercomConnectorOptions } from './intercom-connector.js';
 
@@ -27,13 +27,8 @@ interface SearchBody {
 }
 const headers = { authorization: 'Bearer dG9rOmFiYw==', 'intercom-version': '2.11', accept: 'application/json' };
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
+useRecordedExchanges(() => {
   sleeps = [];
-  expect(pending).toEqual([]);
 });
 
 describe('intercom connector', () => {
