@@ -10,6 +10,7 @@ import { collect, FakeApi, recordedRetry, type ConnectorHarness, type FakeReques
 import { googleHarness } from './google/google.harness.js';
 import { hubspotHarness } from './hubspot/hubspot.harness.js';
 import { intercomHarness } from './intercom/intercom.harness.js';
+import type { RetryPolicy } from './retry.js';
 import type { Connector, ProviderRecord, SyncBatch, SyncOptions } from './types.js';
 import type { RawMessage } from '../interfaces.js';
 
@@ -33,7 +34,7 @@ describe.each(harnesses)('connector contract: $provider', (harness) => {
   let fake: ProviderFake;
   let now: number;
   let sleeps: number[];
-  const connector = (maxRetries = 3): Connector => fake.connector({ clock: () => new Date(now), retry: recordedRetry(sleeps, { maxRetries }) });
+  const connector = (retry: Partial<RetryPolicy> = {}): Connector => fake.connector({ clock: () => new Date(now), retry: recordedRetry(sleeps, retry) });
 
   beforeEach(() => {
     api = new FakeApi();
@@ -71,15 +72,16 @@ describe.each(harnesses)('connector contract: $provider', (harness) => {
 
   it('a 5xx is retried with backoff, then the sync carries on to the end', async () => {
     api.fail(fake.isFirstPage, fake.serverError, 2);
-    const batches = await sync(connector(), { mode: 'full' });
-    expect(sleeps).toHaveLength(2);
+    const batches = await sync(connector({ random: () => 1 }), { mode: 'full' });
+    // Full jitter at its ceiling: 500 ms, then 1 s.
+    expect(sleeps).toEqual([500, 1000]);
     expect(api.count(fake.isFirstPage)).toBe(3);
     expect(ids(batches)).toEqual(fake.firstSync);
   });
 
   it('a 5xx that persists fails with a PROVIDER_ERROR naming the provider, after the bounded retries', async () => {
     api.fail(fake.isFirstPage, fake.serverError, Infinity);
-    const err = await sync(connector(2), { mode: 'full' }).catch((e: unknown) => e);
+    const err = await sync(connector({ maxRetries: 2 }), { mode: 'full' }).catch((e: unknown) => e);
     expect(isChsError(err, 'PROVIDER_ERROR')).toBe(true);
     if (!isChsError(err)) return;
     expect(err.message).toContain(harness.provider);
