@@ -26,8 +26,9 @@
  *                  cannot cure): the sync throws `ChsError('INTEGRATION_NEEDS_REAUTH')`, never
  *                  retried; after a reconnect the sync resumes from the last saved cursor.
  *
- * Items are `RawMessage` (Google: the decoded RFC 5322 bytes, fed to the same parser as local
- * mail) or typed CRM/support records (HubSpot, Intercom).
+ * Items are `RawMessage` (Google, a `MailConnector`: the decoded RFC 5322 bytes, fed to the same
+ * parser as local mail) or typed CRM/support records (HubSpot and Intercom, `RecordsConnector`s);
+ * a connector's `kind` says which. One suite, contract.test.ts, holds every connector to this.
  */
 import type { RawMessage } from '../interfaces.js';
 import type { Logger } from '../util/logger.js';
