@@ -7,7 +7,7 @@ export default defineConfig({
   resolve: {
     // Tests run the TypeScript sources directly; child processes (the `chs` CLI) run the build.
     alias: [
-      { find: /^@chs\/core\/testing$/, replacement: here('./packages/core/src/store/testing.ts') },
+      { find: /^@chs\/core\/testing$/, replacement: here('./packages/core/src/testing.ts') },
       { find: /^@chs\/core$/, replacement: here('./packages/core/src/index.ts') },
       { find: /^@chs\/fixtures$/, replacement: here('./fixtures/src/index.ts') },
     ],

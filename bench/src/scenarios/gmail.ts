@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DAY_MS, connectIntegration, createEngine, createWorkspace, mboxSource, parseSecretKey } from '@chs/core';
-import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats } from '@chs/core/testing';
 import { ensureMailbox, MAILBOX_WORKSPACE } from '../mailbox.js';
 import { MB, round } from '../measure.js';
 import { CHS_BIN, TMP_DIR } from '../paths.js';

@@ -12,9 +12,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { enqueueJob, openStore, type Store } from '@chs/core';
-import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
+import { createTestDatabase, type FakeGmailServer, startFakeGmailServer, type TestDatabase } from '@chs/core/testing';
 import { chs, chsEnv, initAndConnect, tearDown, makeMailbox, serve, startDelayProxy, until, type Env, type Serve } from './testing.js';
 
 // Generous: these spawn processes that share the CPUs with the rest of the suite (two forks), and

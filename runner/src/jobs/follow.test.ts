@@ -13,9 +13,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { DAY_MS, openStore, type Store } from '@chs/core';
-import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase } from '@chs/core/testing';
+import { createTestDatabase, type FakeGmailServer, postgresAvailable, startFakeGmailServer, TEST_PG_URL, type TestDatabase } from '@chs/core/testing';
 import { chsEnv, initAndConnect, tearDown, makeMailbox, serve, sleep, startDelayProxy, startTcpProxy, until, type Env, type Serve } from './testing.js';
 
 // Spawned runners share the CPUs with the rest of the suite; PostgreSQL writes a batch in more round trips.

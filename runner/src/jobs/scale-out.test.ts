@@ -16,9 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
 import { migrateToLatest, openStore, type Store } from '@chs/core';
-import { createTestDatabase, pgUrlFor, postgresAvailable, type TestDatabase } from '@chs/core/testing';
+import { createTestDatabase, type FakeGmailServer, pgUrlFor, postgresAvailable, startFakeGmailServer, type TestDatabase } from '@chs/core/testing';
 import { redisAvailable, TEST_REDIS_URL } from '../http/redis-testing.js';
 import { chs, initAndConnect, tearDown, makeMailbox, serve as serveOne, sleep, startDelayProxy, until as untilAny, type Env, type Serve } from './testing.js';
 

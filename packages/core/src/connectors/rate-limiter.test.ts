@@ -3,7 +3,7 @@
  * and that a fixed server window of the quota's length is never overrun.
  */
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from './retry.js';
+import { RateLimiter, RateLimiters } from './retry.js';
 
 /** A fake monotonic clock whose sleep moves time forward at once. */
 function fakeTime() {
@@ -94,5 +94,18 @@ describe('RateLimiter', () => {
     const q = l.take(1, ac2.signal);
     ac2.abort(new Error('stop2'));
     await expect(q).rejects.toThrow('stop2');
+  });
+});
+
+describe('RateLimiters', () => {
+  it('gives one bucket per account and quota, and nothing to another owner', () => {
+    const engine = new RateLimiters();
+    const quota = { units: 15_000, windowMs: 60_000 };
+    const a = engine.get('google https://gmail.googleapis.com/ rep@acme.test', quota);
+    expect(engine.get('google https://gmail.googleapis.com/ rep@acme.test', { units: 15_000 })).toBe(a);
+    expect(engine.get('google https://gmail.googleapis.com/ csm@acme.test', quota)).not.toBe(a);
+    expect(engine.get('google https://gmail.googleapis.com/ rep@acme.test', { units: 6_000 })).not.toBe(a);
+    // A second engine in the same process has buckets of its own.
+    expect(new RateLimiters().get('google https://gmail.googleapis.com/ rep@acme.test', quota)).not.toBe(a);
   });
 });

@@ -3,6 +3,7 @@
  * `createConnector(provider, { credentials, urls, onTokens, ... })` and drives `sync()`.
  */
 import type { HubSpotConnectorOptions } from './hubspot/hubspot-connector.js';
+import type { RateLimiters } from './retry.js';
 import type { Connector, ConnectorBaseOptions, CredentialsByProvider, Provider } from './types.js';
 
 /** Base URLs; each undefined means the provider's public default. */
@@ -20,6 +21,8 @@ export interface CreateConnectorOptions<P extends Provider> extends ConnectorBas
   urls?: ProviderUrlOverrides;
   /** Google, and HubSpot OAuth apps: persist refreshed tokens. */
   onTokens?: (credentials: CredentialsByProvider[P]) => void | Promise<void>;
+  /** Client-side quota buckets shared by the connectors built with them (Google). Default: each connector its own. */
+  limiters?: RateLimiters;
   /** HubSpot only: company property map (per-workspace configuration). */
   hubspotPropertyMap?: HubSpotConnectorOptions['propertyMap'];
 }

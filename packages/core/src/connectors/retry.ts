@@ -238,3 +238,26 @@ export class RateLimiter {
     }
   }
 }
+
+/**
+ * Client-side quota buckets, one per account and quota: every connector of one account built with
+ * the same `RateLimiters` (a quick sync, a backfill and a large ingestion of one mailbox running
+ * at once) draws on one bucket, as the provider counts them against one quota. The engine owns one
+ * and hands it to every connector it builds; nothing is kept at module level, so two engines in a
+ * process do not share buckets and no bucket outlives its engine.
+ */
+export class RateLimiters {
+  readonly #buckets = new Map<string, RateLimiter>();
+
+  /** The bucket of `account` (any stable key: provider, API root, address) for `quota`, made on first use. */
+  get(account: string, quota: QuotaLimit): RateLimiter {
+    const windowMs = quota.windowMs ?? 60_000;
+    const key = `${account}\u0000${quota.units}/${windowMs}`;
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      bucket = new RateLimiter({ units: quota.units, windowMs });
+      this.#buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+}

@@ -26,8 +26,9 @@
  *                  cannot cure): the sync throws `ChsError('INTEGRATION_NEEDS_REAUTH')`, never
  *                  retried; after a reconnect the sync resumes from the last saved cursor.
  *
- * Items are `RawMessage` (Google: the decoded RFC 5322 bytes, fed to the same parser as local
- * mail) or typed CRM/support records (HubSpot, Intercom).
+ * Items are `RawMessage` (Google, a `MailConnector`: the decoded RFC 5322 bytes, fed to the same
+ * parser as local mail) or typed CRM/support records (HubSpot and Intercom, `RecordsConnector`s);
+ * a connector's `kind` says which. One suite, contract.test.ts, holds every connector to this.
  */
 import type { RawMessage } from '../interfaces.js';
 import type { Logger } from '../util/logger.js';
@@ -145,24 +146,24 @@ export interface SyncOptions {
   onProgress?: (p: SyncProgress) => void;
 }
 
-export interface ConnectorCapabilities {
-  /** Yields `RawMessage`s for the mail parser. */
-  readonly rawMail: boolean;
-  /** Yields company / contact records. */
-  readonly crmRecords: boolean;
-  /** Yields activity records (meetings, calls, notes, tickets…). */
-  readonly activities: boolean;
-  /** `quick` syncs read only changes since the cursor. */
-  readonly incremental: boolean;
-  /** Tracks e-mail opens. */
-  readonly openTracking: boolean;
+/**
+ * A mail connector yields raw RFC 5322 messages for the same parser as local mail (Google).
+ */
+export interface MailConnector {
+  readonly kind: 'mail';
+  readonly provider: Provider;
+  sync(options: SyncOptions): AsyncIterable<SyncBatch<RawMessage>>;
 }
 
-export interface Connector<T = RawMessage | ProviderRecord> {
+/** A records connector yields typed company / contact / activity records (HubSpot, Intercom). */
+export interface RecordsConnector {
+  readonly kind: 'records';
   readonly provider: Provider;
-  readonly capabilities: ConnectorCapabilities;
-  sync(options: SyncOptions): AsyncIterable<SyncBatch<T>>;
+  sync(options: SyncOptions): AsyncIterable<SyncBatch<ProviderRecord>>;
 }
+
+/** Every connector is one of the two kinds; `kind` tells the caller which pipeline stores its items. */
+export type Connector = MailConnector | RecordsConnector;
 
 /** Stored credentials per provider (encrypted at rest by integrations/). */
 export interface GoogleCredentials {

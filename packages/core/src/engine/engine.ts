@@ -6,6 +6,7 @@ import { ingestSource, type IngestOptions, type IngestSummary } from '../ingest/
 import { recomputeHealth } from '../health/recompute.js';
 import { syncProvider, type FaultHook, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import type { ProviderUrlOverrides } from '../connectors/registry.js';
+import { RateLimiters } from '../connectors/retry.js';
 import type { Db } from '../store/database.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 
@@ -115,12 +116,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const faults = options.faults;
+  // The engine's quota buckets: its syncs of one mailbox (a quick sync and a large ingestion) share one.
+  const limiters = new RateLimiters();
   let secretKey: SecretKeyInput | undefined;
   const readProvider = async (input: ProviderSyncInput): Promise<ProviderSyncSummary> => {
     if (!options.secretKey) throw new ChsError('INVALID_INPUT', 'the engine was created without a secretKey: provider credentials cannot be read');
     secretKey ??= typeof options.secretKey === 'function' ? options.secretKey() : options.secretKey;
     return syncProvider(
-      { db: store.db, logger, clock, secretKey, ...(options.providerUrls ? { urls: options.providerUrls } : {}), ...(faults ? { faults } : {}) },
+      { db: store.db, logger, clock, secretKey, limiters, ...(options.providerUrls ? { urls: options.providerUrls } : {}), ...(faults ? { faults } : {}) },
       { ...options.mailLimits, ...input },
     );
   };

@@ -11,7 +11,8 @@ import { ChsError, isChsError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
-import type { CredentialsByProvider, Provider, ProviderRecord, SyncBatch, UnreconciledItem } from '../connectors/types.js';
+import type { RateLimiters } from '../connectors/retry.js';
+import type { CredentialsByProvider, Provider, RecordsConnector, SyncBatch, SyncOptions, UnreconciledItem } from '../connectors/types.js';
 import {
   getIntegrationCredentials,
   listIntegrationAccounts,
@@ -37,6 +38,8 @@ export interface ProviderSyncDeps {
   /** Key that decrypts stored credentials. */
   secretKey: SecretKeyInput;
   urls?: ProviderUrlOverrides;
+  /** The engine's client-side quota buckets, shared by its syncs of one account. Default: each sync its own. */
+  limiters?: RateLimiters;
   /** Test-only fault injection (EngineOptions.faults). Default none. */
   faults?: FaultHook;
 }
@@ -245,6 +248,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   const connector = await createConnector(provider, {
     credentials,
     ...(deps.urls ? { urls: deps.urls } : {}),
+    ...(deps.limiters ? { limiters: deps.limiters } : {}),
     logger,
     clock,
     // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
@@ -275,7 +279,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     unreconciled.push(...batch.unreconciled);
     if (batch.resync) resync = batch.resync.reason;
   };
-  const syncOptions = (cursor: SourceCursor | undefined) => ({
+  const syncOptions = (cursor: SourceCursor | undefined): SyncOptions => ({
     mode: input.mode,
     ...(cursor ? { cursor } : {}),
     ...(input.since ? { since: input.since } : {}),
@@ -288,7 +292,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
 
   try {
     let summary: ProviderSyncSummary;
-    if (connector.capabilities.rawMail) {
+    if (connector.kind === 'mail') {
       // Each message carries the cursor of the batch before it, and the batch's last message the
       // batch's own cursor: whatever prefix the writer commits is a safe place to resume.
       // The cursor of the last batch, empty ones included: a read that ends with empty windows
@@ -304,7 +308,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
           let pages = 0;
           // The next page is fetched while this one is parsed and stored: quota time is not left
           // idle while the pipeline works (one page of look-ahead; a resume re-reads it).
-          for await (const batch of readAhead(connector.sync(syncOptions(previous)) as AsyncIterable<SyncBatch<RawMessage>>)) {
+          for await (const batch of readAhead(connector.sync(syncOptions(previous)))) {
             note(batch);
             deps.faults?.('fetch', ++pages);
             finalCursor = batch.cursor;
@@ -365,7 +369,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
       summary = await syncRecords(
         deps,
         { ...input, ...(onProgress ? { onProgress } : {}), ...(checkpoint ? { checkpoint } : {}) },
-        connector.sync.bind(connector) as (o: ReturnType<typeof syncOptions>) => AsyncIterable<SyncBatch<ProviderRecord>>,
+        connector,
         syncOptions,
         cursorKey,
         note,
@@ -381,11 +385,11 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   }
 }
 
-async function syncRecords<O>(
+async function syncRecords(
   deps: ProviderSyncDeps,
   input: ProviderSyncInput,
-  sync: (o: O) => AsyncIterable<SyncBatch<ProviderRecord>>,
-  syncOptions: (cursor: SourceCursor | undefined) => O,
+  connector: RecordsConnector,
+  syncOptions: (cursor: SourceCursor | undefined) => SyncOptions,
   cursorKey: string,
   note: (b: SyncBatch<unknown>) => void,
 ): Promise<ProviderSyncSummary> {
@@ -408,7 +412,7 @@ async function syncRecords<O>(
   });
   let status: 'completed' | 'cancelled' = 'completed';
   try {
-    for await (const batch of sync(syncOptions(cursor))) {
+    for await (const batch of connector.sync(syncOptions(cursor))) {
       note(batch);
       await writer.write(batch.items, batch.cursor);
       const c: RunCounts = writer.counts;

@@ -10,7 +10,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailOptions, type FakeGmailServer } from '@chs/core/testing';
 import { chs, chsConsent, connectSetting, makeMailbox, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];

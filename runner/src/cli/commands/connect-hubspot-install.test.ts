@@ -9,7 +9,7 @@
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeHubSpotServer, type FakeHubSpotServer } from '@chs/core/connectors';
+import { startFakeHubSpotServer, type FakeHubSpotServer } from '@chs/core/testing';
 import { chs, chsConsent, connectSetting, type Env } from '../../jobs/testing.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];

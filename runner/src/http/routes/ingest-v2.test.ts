@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectIntegration, createEngine } from '@chs/core';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/testing';
 import { startTestApp, type TestApp } from '../testing.js';
 import { createJobService, type JobService } from '../../jobs/service.js';
 import { DEFAULT_JOBS_CONFIG } from '../../config.js';

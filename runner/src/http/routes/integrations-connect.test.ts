@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { getIntegrationCredentials, loadOrCreateSecretKey, silentLogger, syncProvider, systemClock } from '@chs/core';
-import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/connectors';
+import { startFakeGmailServer, type FakeGmailServer } from '@chs/core/testing';
 import { createLogger } from '../logging.js';
 import { authorizeIntegration, consentRedirect as consent, landInBrowser as land, refusalPage as refusal, startTestApp, type TestApp } from '../testing.js';
 

@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { getIntegrationCredentials, loadOrCreateSecretKey, silentLogger, syncProvider, systemClock } from '@chs/core';
-import { startFakeHubSpotServer, type FakeHubSpotServer } from '@chs/core/connectors';
+import { startFakeHubSpotServer, type FakeHubSpotServer } from '@chs/core/testing';
 import { createLogger } from '../logging.js';
 import { authorizeIntegration, consentRedirect as install, landInBrowser as land, refusalPage as refusal, startTestApp, type TestApp } from '../testing.js';
 

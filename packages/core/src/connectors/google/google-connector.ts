@@ -11,8 +11,8 @@ import { isChsError } from '../../errors.js';
 import { silentLogger } from '../../util/logger.js';
 import { systemClock } from '../../util/time.js';
 import { fetchWindow } from '../reconcile.js';
-import { RateLimiter, retryPolicy, type QuotaLimit } from '../retry.js';
-import type { Connector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
+import { RateLimiter, retryPolicy, type QuotaLimit, type RateLimiters } from '../retry.js';
+import type { MailConnector, ConnectorBaseOptions, GoogleCredentials, SyncBatch, SyncOptions } from '../types.js';
 import { DEFAULT_GOOGLE_API_URL, GoogleClient } from './google-client.js';
 import { addedMessageIds, nextWindow, parseGoogleCursor, toCursor, toRawMessage, windowLabel, windowQuery, type GoogleCursor } from './google-mapping.js';
 
@@ -33,42 +33,34 @@ export interface GoogleConnectorOptions extends ConnectorBaseOptions {
   /** Extra Gmail search terms for full reads, e.g. `-in:chats`. Default ''. */
   query?: string;
   /**
-   * The account's per-user quota, spent proactively by a token bucket (2% headroom) shared by
-   * every connector of the same account and API root in this process; `false` turns it off.
-   * Default Gmail's: 15,000 units per minute.
+   * The account's per-user quota, spent proactively by a token bucket (2% headroom); `false`
+   * turns it off. Default Gmail's: 15,000 units per minute.
    */
   quota?: QuotaLimit | false;
+  /**
+   * The buckets to draw on: every connector of the same mailbox and API root built with the same
+   * `RateLimiters` shares one (the engine passes its own). Default: a bucket of this connector's own.
+   */
+  limiters?: RateLimiters | undefined;
 }
 
 const GMAIL_DEFAULT_QUOTA: Readonly<Required<QuotaLimit>> = Object.freeze({ units: 15_000, windowMs: 60_000 });
 
-// One bucket per account: a sync and a large ingestion of the same mailbox draw on one quota.
-const sharedLimiters = new Map<string, RateLimiter>();
-
-function limiterFor(quota: QuotaLimit | false | undefined, apiUrl: string, account: string | undefined): RateLimiter | undefined {
+function limiterFor(
+  quota: QuotaLimit | false | undefined,
+  limiters: RateLimiters | undefined,
+  apiUrl: string,
+  account: string | undefined,
+): RateLimiter | undefined {
   if (quota === false) return undefined;
   const q = { units: quota?.units ?? GMAIL_DEFAULT_QUOTA.units, windowMs: quota?.windowMs ?? GMAIL_DEFAULT_QUOTA.windowMs };
-  if (account === undefined) return new RateLimiter(q);
-  const key = `${apiUrl}\u0000${account.toLowerCase()}\u0000${q.units}/${q.windowMs}`;
-  let l = sharedLimiters.get(key);
-  if (!l) {
-    l = new RateLimiter(q);
-    sharedLimiters.set(key, l);
-  }
-  return l;
+  // One bucket per mailbox: a sync and a large ingestion of the same mailbox draw on one quota.
+  return limiters && account !== undefined ? limiters.get(`google ${apiUrl} ${account.toLowerCase()}`, q) : new RateLimiter(q);
 }
-
-export const GOOGLE_CAPABILITIES = Object.freeze({
-  rawMail: true,
-  crmRecords: false,
-  activities: false,
-  incremental: true,
-  openTracking: false,
-});
 
 const DAY = 86_400;
 
-export function createGoogleConnector(options: GoogleConnectorOptions): Connector<RawMessage> {
+export function createGoogleConnector(options: GoogleConnectorOptions): MailConnector {
   const opts = Object.freeze({ ...options });
   const logger = opts.logger ?? silentLogger;
   const clock = opts.clock ?? systemClock;
@@ -86,7 +78,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
     policy,
     logger,
     now: clock,
-    limiter: limiterFor(opts.quota, opts.apiUrl ?? DEFAULT_GOOGLE_API_URL, opts.credentials.email),
+    limiter: limiterFor(opts.quota, opts.limiters, opts.apiUrl ?? DEFAULT_GOOGLE_API_URL, opts.credentials.email),
   });
   const limit = pLimit(opts.concurrency ?? 5);
 
@@ -190,7 +182,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): Connecto
 
   return Object.freeze({
     provider: 'google' as const,
-    capabilities: GOOGLE_CAPABILITIES,
+    kind: 'mail' as const,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<RawMessage>> {
       const saved = parseGoogleCursor(o.cursor);
       if (saved?.phase === 'full') {

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isChsError } from '../../errors.js';
 import { fixedClock } from '../../util/time.js';
+import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
 import type { ActivityRecord, CompanyRecord, ContactRecord, ProviderRecord, SyncBatch } from '../types.js';
 import { createHubSpotConnector, type HubSpotConnectorOptions } from './hubspot-connector.js';
 
-const fx = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fx = (name: string) => readFixture(import.meta.url, name);
 
 const API = 'https://api.hubapi.com';
 const NOW = '2024-05-20T00:00:00.000Z';
@@ -30,25 +29,15 @@ function connector(over: Partial<HubSpotConnectorOptions> = {}) {
   return createHubSpotConnector({
     credentials: { accessToken: 'pat-na1-test' },
     clock: fixedClock(NOW),
-    retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+    retry: recordedRetry(sleeps),
     ...over,
   });
 }
 
-async function collect<T>(it: AsyncIterable<SyncBatch<T>>): Promise<SyncBatch<T>[]> {
-  const out: SyncBatch<T>[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
 const all = (bs: SyncBatch<ProviderRecord>[]) => bs.flatMap((b) => b.items);
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
+useRecordedExchanges(() => {
   sleeps = [];
-  expect(pending).toEqual([]);
 });
 
 describe('hubspot connector: full sync', () => {
@@ -264,22 +253,7 @@ describe('hubspot connector: incremental and windows', () => {
 });
 
 describe('hubspot connector: politeness and failures', () => {
-  it('429 with Retry-After: waits what the server asked, then succeeds', async () => {
-    nock(API)
-      .post('/crm/v3/objects/companies/search')
-      .reply(429, fx('error-429-ten-secondly.json'), { 'Retry-After': '3' })
-      .post('/crm/v3/objects/companies/search')
-      .reply(200, fx('companies-page1.json'))
-      .get('/crm/v3/owners/')
-      .query(true)
-      .reply(200, fx('owners.json'))
-      .post('/crm/v3/objects/companies/search')
-      .reply(200, fx('companies-page2.json'));
-    const items = all(await collect(connector({ streams: ['companies'] }).sync({ mode: 'full' })));
-    expect(items.map((i) => i.providerId)).toEqual(['18231942001', '18231942002', '18231942003']);
-    expect(sleeps).toEqual([3000]);
-  });
-
+  // 429 with Retry-After, 5xx, 401 and resuming are the connector contract's (contract.test.ts); these are HubSpot's own.
   it('a ten-secondly 429 without Retry-After waits the advertised interval', async () => {
     nock(API)
       .post('/crm/v3/objects/companies/search')
@@ -288,35 +262,6 @@ describe('hubspot connector: politeness and failures', () => {
       .reply(200, fx('search-empty.json'));
     await collect(connector({ streams: ['companies'] }).sync({ mode: 'full' }));
     expect(sleeps).toEqual([10_000]);
-  });
-
-  it('a 5xx is retried with backoff', async () => {
-    nock(API)
-      .post('/crm/v3/objects/companies/search')
-      .twice()
-      .reply(502, fx('error-502.json'))
-      .post('/crm/v3/objects/companies/search')
-      .reply(200, fx('search-empty.json'));
-    await collect(
-      connector({ streams: ['companies'], retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 1 } }).sync({ mode: 'full' }),
-    );
-    expect(sleeps).toEqual([500, 1000]);
-  });
-
-  it('gives up after the bounded number of retries with PROVIDER_ERROR', async () => {
-    nock(API).post('/crm/v3/objects/companies/search').times(3).reply(502, fx('error-502.json'));
-    const err = await collect(connector({ streams: ['companies'], retry: { maxRetries: 2, sleep: async () => undefined } }).sync({ mode: 'full' })).catch(
-      (e: unknown) => e,
-    );
-    expect(isChsError(err, 'PROVIDER_ERROR')).toBe(true);
-    expect((err as { details: { attempts: number } }).details.attempts).toBe(3);
-  });
-
-  it('401 → INTEGRATION_NEEDS_REAUTH, not retried', async () => {
-    nock(API).post('/crm/v3/objects/companies/search').once().reply(401, fx('error-401.json'));
-    const err = await collect(connector().sync({ mode: 'full' })).catch((e: unknown) => e);
-    expect(isChsError(err, 'INTEGRATION_NEEDS_REAUTH')).toBe(true);
-    expect(sleeps).toEqual([]);
   });
 
   it('the DAILY limit parks the sync until midnight', async () => {

@@ -12,7 +12,7 @@ import { silentLogger } from '../../util/logger.js';
 import { systemClock, DAY_MS } from '../../util/time.js';
 import { isSyncFatal } from '../reconcile.js';
 import { errorText, retryPolicy } from '../retry.js';
-import type { Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, HubSpotCredentials, UnreconciledItem } from '../types.js';
+import type { RecordsConnector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, HubSpotCredentials, UnreconciledItem } from '../types.js';
 import { HubSpotClient, type HubSpotObject } from './hubspot-client.js';
 import {
   DEFAULT_PROPERTY_MAP,
@@ -49,15 +49,7 @@ export interface HubSpotConnectorOptions extends ConnectorBaseOptions {
   streams?: readonly Stream[];
 }
 
-export const HUBSPOT_CAPABILITIES = Object.freeze({
-  rawMail: false,
-  crmRecords: true,
-  activities: true,
-  incremental: true,
-  openTracking: true,
-});
-
-export function createHubSpotConnector(options: HubSpotConnectorOptions): Connector<ProviderRecord> {
+export function createHubSpotConnector(options: HubSpotConnectorOptions): RecordsConnector {
   const opts = Object.freeze({ ...options });
   const logger = opts.logger ?? silentLogger;
   const clock = opts.clock ?? systemClock;
@@ -73,7 +65,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Connec
 
   return Object.freeze({
     provider: 'hubspot' as const,
-    capabilities: HUBSPOT_CAPABILITIES,
+    kind: 'records' as const,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<ProviderRecord>> {
       const saved = parseHubSpotCursor(o.cursor);
       const until = (o.until ?? clock()).getTime();

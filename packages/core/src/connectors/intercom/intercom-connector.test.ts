@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isChsError } from '../../errors.js';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../util/time.js';
+import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
 import type { ActivityRecord, ProviderRecord, SyncBatch } from '../types.js';
 import { createIntercomConnector, type IntercomConnectorOptions } from './intercom-connector.js';
 
-const fx = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fx = (name: string) => readFixture(import.meta.url, name);
 
 const API = 'https://api.intercom.io';
 const NOW = '2024-05-20T00:00:00.000Z';
@@ -18,14 +16,9 @@ function connector(over: Partial<IntercomConnectorOptions> = {}) {
   return createIntercomConnector({
     credentials: { accessToken: 'dG9rOmFiYw==' },
     clock: fixedClock(NOW),
-    retry: { maxRetries: 3, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+    retry: recordedRetry(sleeps),
     ...over,
   });
-}
-async function collect<T>(it: AsyncIterable<SyncBatch<T>>): Promise<SyncBatch<T>[]> {
-  const out: SyncBatch<T>[] = [];
-  for await (const b of it) out.push(b);
-  return out;
 }
 const all = (bs: SyncBatch<ProviderRecord>[]) => bs.flatMap((b) => b.items);
 interface SearchBody {
@@ -34,13 +27,8 @@ interface SearchBody {
 }
 const headers = { authorization: 'Bearer dG9rOmFiYw==', 'intercom-version': '2.11', accept: 'application/json' };
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
+useRecordedExchanges(() => {
   sleeps = [];
-  expect(pending).toEqual([]);
 });
 
 describe('intercom connector', () => {
@@ -152,18 +140,6 @@ describe('intercom connector', () => {
     expect(batches[batches.length - 1]!.cursor).toMatchObject({ streams: { conversations: { since: 1715679600 } } });
   });
 
-  it('429: waits until X-RateLimit-Reset, then succeeds', async () => {
-    nock(API)
-      .post('/contacts/search')
-      .reply(429, fx('error-429.json'), { 'X-RateLimit-Limit': '1666', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(nowS + 6) })
-      .post('/contacts/search')
-      .reply(200, fx('empty-contacts.json'))
-      .post('/conversations/search')
-      .reply(200, fx('empty-conversations.json'));
-    await collect(connector().sync({ mode: 'full' }));
-    expect(sleeps).toEqual([6000]);
-  });
-
   it('a 5xx is retried; a conversation failing twice is listed as unreconciled', async () => {
     nock(API)
       .post('/contacts/search')
@@ -180,19 +156,12 @@ describe('intercom connector', () => {
       .get('/conversations/379')
       .query(true)
       .reply(200, fx('conversation-379.json'));
-    const batches = await collect(connector({ retry: { maxRetries: 1, sleep: async (ms) => void sleeps.push(ms), random: () => 0 } }).sync({ mode: 'full' }));
+    const batches = await collect(connector({ retry: recordedRetry(sleeps, { maxRetries: 1 }) }).sync({ mode: 'full' }));
     const last = batches[batches.length - 1]!;
     expect(last.items.map((i) => i.providerId)).toEqual(['379']);
     expect(last.unreconciled).toEqual([{ providerId: '378', reason: expect.stringMatching(/HTTP 503/) }]);
     // 378 is not marked as read: the next sync tries it again.
     expect((last.cursor as { streams: { conversations: { seen: Record<string, number> } } }).streams.conversations.seen).not.toHaveProperty('378');
-  });
-
-  it('401 → INTEGRATION_NEEDS_REAUTH', async () => {
-    nock(API).post('/contacts/search').once().reply(401, fx('error-401.json'));
-    const err = await collect(connector().sync({ mode: 'full' })).catch((e: unknown) => e);
-    expect(isChsError(err, 'INTEGRATION_NEEDS_REAUTH')).toBe(true);
-    expect(sleeps).toEqual([]);
   });
 
   it('honours a configured regional base URL', async () => {

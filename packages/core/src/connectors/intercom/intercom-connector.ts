@@ -10,7 +10,16 @@ import { silentLogger } from '../../util/logger.js';
 import { systemClock } from '../../util/time.js';
 import { fetchWindow } from '../reconcile.js';
 import { retryPolicy } from '../retry.js';
-import type { CompanyRecord, Connector, ConnectorBaseOptions, ProviderRecord, SyncBatch, SyncOptions, TokenCredentials, UnreconciledItem } from '../types.js';
+import type {
+  CompanyRecord,
+  RecordsConnector,
+  ConnectorBaseOptions,
+  ProviderRecord,
+  SyncBatch,
+  SyncOptions,
+  TokenCredentials,
+  UnreconciledItem,
+} from '../types.js';
 import { IntercomClient } from './intercom-client.js';
 import {
   IC_STREAMS,
@@ -38,15 +47,7 @@ export interface IntercomConnectorOptions extends ConnectorBaseOptions {
   fetch?: typeof fetch;
 }
 
-export const INTERCOM_CAPABILITIES = Object.freeze({
-  rawMail: false,
-  crmRecords: true,
-  activities: true,
-  incremental: true,
-  openTracking: false,
-});
-
-export function createIntercomConnector(options: IntercomConnectorOptions): Connector<ProviderRecord> {
+export function createIntercomConnector(options: IntercomConnectorOptions): RecordsConnector {
   const opts = Object.freeze({ ...options });
   const logger = opts.logger ?? silentLogger;
   const clock = opts.clock ?? systemClock;
@@ -67,7 +68,7 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
 
   return Object.freeze({
     provider: 'intercom' as const,
-    capabilities: INTERCOM_CAPABILITIES,
+    kind: 'records' as const,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<ProviderRecord>> {
       const saved = o.mode === 'quick' ? parseIntercomCursor(o.cursor) : undefined;
       const cursor: IntercomCursor = { v: 1, streams: { ...saved?.streams } };
@@ -121,7 +122,9 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
         const prevSeen = prev?.seen ?? {};
         let startingAfter = resume?.startingAfter;
         let high = resume?.high ?? prev?.since ?? 0;
-        let seen: Record<string, number> = { ...(resume?.seen ?? {}) };
+        // What the previous sync read is carried on: a sync that finds nothing new must not forget
+        // it, or the next one reads the whole overlap again.
+        let seen: Record<string, number> = { ...(resume?.seen ?? prevSeen) };
         for (;;) {
           const page = await client.request<SearchPage<IcContact & IcConversationSummary>>(
             'POST',
@@ -173,7 +176,7 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Conn
           yielded += items.length;
           yield {
             items,
-            cursor: snapshot() as unknown as Record<string, unknown>,
+            cursor: { ...snapshot() },
             window: `${stream} updated after ${new Date(from * 1000).toISOString()}`,
             expectedIds: fresh.map((r) => r.id),
             unreconciled,
