@@ -10,7 +10,13 @@ import type { Answer } from '../lib/api.js';
 import { historyOption } from './ClientPage.js';
 import { client, installFakeApi, standardRoutes, type FakeApi } from '../test/fake-api.js';
 
-vi.mock('../components/Chart.js', () => ({ Chart: (p: { label: string; testId?: string }) => <div data-testid={p.testId}>{p.label}</div> }));
+vi.mock('../components/Chart.js', () => ({
+  Chart: (p: { label: string; testId?: string; highlight?: number | null }) => (
+    <div data-testid={p.testId} data-highlight={p.highlight ?? ''}>
+      {p.label}
+    </div>
+  ),
+}));
 
 const session = { workspace: 'acme.com', key: 'sk-test-key' };
 let api: FakeApi;
@@ -132,7 +138,6 @@ describe('the client page', () => {
     expect(evidence.textContent).toContain('They may not renew.');
     expect(screen.getByText('Jo Smith')).toBeTruthy();
     expect(screen.getByText('sentiment')).toBeTruthy();
-    expect(screen.getByText(/Jun 20, 2025: −45.0 → 25.0. Said <they> will leave & go./)).toBeTruthy();
     expect(screen.getByText('1–1 of 45')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Older →' }));
     await waitFor(() =>
@@ -164,6 +169,26 @@ describe('the client page', () => {
     fireEvent.input(screen.getByLabelText('CSM owner'), { target: { value: 'nobody' } });
     fireEvent.submit(screen.getByRole('form', { name: 'Edit client' }));
     expect(await screen.findByText('body.csmOwner: must match format "email"')).toBeTruthy();
+  });
+
+  it('lists each score move with its date, score, change and reason, reachable by keyboard; a focused move shows its point on the chart', async () => {
+    history.replaceState(null, '', '/clients/c1');
+    render(<App initialSession={session} />);
+    const moves = await screen.findByTestId('score-moves');
+    expect(within(moves).getByText('Score moves of 2 points or more, newest first')).toBeTruthy();
+    const rows = within(moves).getAllByRole('row').slice(1);
+    // Only the day that moved by 2 points or more (the chart's markers).
+    expect(rows.map((r) => [...r.children].map((c) => c.textContent))).toEqual([['Jun 20, 2025', '25.0', '−45.0', 'Said <they> will leave & go.']]);
+    const row = rows[0]!;
+    expect(row.tabIndex).toBe(0);
+    const chart = screen.getByTestId('score-history');
+    expect(chart.textContent).toContain('each move and its reason are in the table below');
+    expect(chart.getAttribute('data-highlight')).toBe('');
+    fireEvent.focus(row);
+    // The 2nd day of the history: its tooltip shows on the chart.
+    await waitFor(() => expect(chart.getAttribute('data-highlight')).toBe('1'));
+    fireEvent.blur(row);
+    await waitFor(() => expect(chart.getAttribute('data-highlight')).toBe(''));
   });
 
   it("the chart's hover text gives the day, the score, its change and the reason, escaped", () => {
