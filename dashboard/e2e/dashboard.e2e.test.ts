@@ -346,9 +346,17 @@ describe('the dashboard on the demo data', () => {
     await page.goto(`${origin}/`);
     await page.locator('[data-testid="at-risk"] tbody tr').first().waitFor();
     // Nothing wider than the screen but the tables' own scrolling regions.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await shot('portfolio-phone');
+    // The other screens too: a client (its chart and moves), the sources with their backfill form.
+    await page.locator('[data-testid="at-risk"] tbody tr a').first().click();
+    await page.locator('[data-testid="score-moves"] tbody tr').first().waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources and jobs' }).click();
+    await page.getByRole('form', { name: 'Start a backfill' }).waitFor();
+    await page.getByTestId('current-job').waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
   });
 });

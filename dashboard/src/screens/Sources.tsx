@@ -301,6 +301,7 @@ function CurrentJob(props: { job: Job; onChanged(): void }) {
           </li>
         ))}
       </ul>
+      {inProgress && <p class="muted small">The items are counted as each batch is stored; the page follows the job every 2 s.</p>}
       {inProgress && !confirming && (
         <button type="button" class="secondary" onClick={() => (setMessage(undefined), setConfirming(true))}>
           Cancel job
