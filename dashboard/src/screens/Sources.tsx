@@ -43,12 +43,13 @@ function Mailboxes(props: { accounts: Answer<'/api/integrations/{provider}/statu
   );
 }
 
-function Integration(props: { provider: Provider; onStarted(): void }) {
+/** `jobsEnded` counts the jobs seen ending: the status (last sync, mailboxes) is read again after each. */
+function Integration(props: { provider: Provider; jobsEnded: number; onStarted(): void }) {
   const { workspace, locale } = useApp();
   const p = props.provider;
   const status = useQuery(
     ({ api }) => unwrap(api.GET('/api/integrations/{provider}/status', { params: { path: { provider: p }, query: { workspaceId: workspace } } })),
-    [workspace, p],
+    [workspace, p, props.jobsEnded],
   );
   const [message, setMessage] = useState<string | undefined>(undefined);
   const sync = useAction(({ api }) =>
@@ -357,10 +358,12 @@ export function Sources() {
     return () => clearTimeout(t);
   }, [running, status.data]);
   const [wasRunning, setWasRunning] = useState(false);
+  const [jobsEnded, setJobsEnded] = useState(0);
   useEffect(() => {
     if (running) setWasRunning(true);
     else if (wasRunning) {
       setWasRunning(false);
+      setJobsEnded((n) => n + 1);
       history.reload();
     }
   }, [running]);
@@ -374,7 +377,7 @@ export function Sources() {
       </div>
       <div class="grid3">
         {PROVIDERS.map((p) => (
-          <Integration key={p} provider={p} onStarted={status.reload} />
+          <Integration key={p} provider={p} jobsEnded={jobsEnded} onStarted={status.reload} />
         ))}
       </div>
       <div class="grid2">

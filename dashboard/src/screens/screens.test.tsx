@@ -337,6 +337,8 @@ describe('sources and jobs', () => {
     await waitFor(() => expect(screen.getByText('No job has run yet.')).toBeTruthy(), { timeout: 8000 });
     expect(polls).toBeGreaterThanOrEqual(3);
     await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/ingest/history').length).toBeGreaterThanOrEqual(2));
+    // And each integration's status (its last sync), once the job has ended.
+    await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/integrations/google/status').length).toBeGreaterThanOrEqual(2));
     expect(screen.getByText('274')).toBeTruthy();
   }, 15_000);
 
