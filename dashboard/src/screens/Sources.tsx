@@ -13,7 +13,7 @@ const PROVIDERS = ['google', 'hubspot', 'intercom'] as const;
 type Provider = (typeof PROVIDERS)[number];
 const NAMES: Record<Provider, string> = { google: 'Gmail', hubspot: 'HubSpot', intercom: 'Intercom' };
 /** What a backfill of each provider can read (POST /ingest/backfill's dataTypes). */
-export const DATA_TYPES: Record<Provider, readonly string[]> = {
+const DATA_TYPES: Record<Provider, readonly string[]> = {
   google: ['emails'],
   hubspot: ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'],
   intercom: ['contacts', 'companies', 'conversations'],
