@@ -3,7 +3,9 @@
  * link) in a child process, and Debian's Chromium (/usr/bin/chromium, headless) driven by
  * playwright-core. One server, one browser; the tests run in order on one page, as a CS lead
  * would: sign in through the fragment, see who is at risk and why, open a client, change its
- * MRR, manage keys, fall back to sign-in on a 401.
+ * MRR, reach a score move's reason with the keyboard alone, manage keys, start a backfill of Gmail
+ * (a local fake Gmail behind a slow proxy, connected with `chs connect google`) and follow then
+ * cancel its job, fall back to sign-in on a 401.
  *
  * Needs the dashboard built (`npm ci` does it; `npm run build -w dashboard`) and Chromium
  * (`apt-get install chromium`; CHS_CHROMIUM names another binary). CHS_SCREENSHOTS_DIR=docs/dashboard
@@ -17,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestDatabase, type TestDatabase } from '../../packages/core/src/store/testing.js';
+import { startFakeGmailServer, type FakeGmailServer } from '../../packages/core/src/connectors/google/fake-gmail-server.js';
+import { chs, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
@@ -31,6 +35,10 @@ let origin: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let gmail: FakeGmailServer;
+let slowGmail: { url: string; close(): Promise<void> };
+/** The demo's environment (its database, folder and Gmail at the fake), for `chs connect` too. */
+let demoEnv: Env;
 /** Console errors and page errors, per test (reset by each). */
 let problems: string[] = [];
 
@@ -46,8 +54,13 @@ function startDemo(): Promise<string> {
     CHS_RATE_LIMIT_PER_MINUTE: '100000',
     CHS_RATE_LIMIT_PER_HOUR: '1000000',
     CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
+    // Gmail is a local fake, each message read slowed down so a backfill runs long enough to watch.
+    CHS_GOOGLE_API_URL: slowGmail.url,
+    CHS_GOOGLE_TOKEN_URL: gmail.tokenUrl,
+    CHS_JOB_POLL_MS: '200',
   };
   delete (env as Record<string, string | undefined>).CHS_NOW;
+  demoEnv = env;
   server = spawn(process.execPath, [CHS_BIN, 'demo', '--port', '0'], { env, cwd: dir });
   return new Promise((ok, fail) => {
     let out = '';
@@ -88,8 +101,36 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   db = await createTestDatabase();
   dir = mkdtempSync(join(tmpdir(), 'chs-e2e-'));
+  // 300 messages of the last 30 days, each read 150 ms late (5 at a time): a backfill runs for 9 s or more.
+  gmail = await startFakeGmailServer({
+    messages: makeMailbox(300, { workspace: 'ourco.com', spacingMs: 2 * 3_600_000 }).messages,
+    accessTokens: [],
+    emailAddress: 'rep@ourco.com',
+  });
+  slowGmail = await startDelayProxy(gmail.apiUrl, 150);
   link = await startDemo();
   origin = new URL(link).origin;
+  // A CSM's mailbox connected to the demo workspace (an expired token: the first read refreshes it).
+  const connected = await chs(
+    demoEnv,
+    'connect',
+    'google',
+    '--workspace',
+    'ourco.com',
+    '--email',
+    'rep@ourco.com',
+    '--access-token',
+    'stale-token',
+    '--refresh-token',
+    'fake-refresh-token',
+    '--client-id',
+    'cid',
+    '--client-secret',
+    'csecret',
+    '--expires-at',
+    '2020-01-01T00:00:00Z',
+  );
+  if (connected.code !== 0) throw new Error(`chs connect google failed: ${connected.stderr}`);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   context = await browser.newContext({ viewport: { width: 1366, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
   page = await context.newPage();
@@ -103,6 +144,8 @@ afterAll(async () => {
   await browser?.close();
   server?.kill('SIGTERM');
   await new Promise((r) => (server && server.exitCode === null ? server.once('exit', r) : r(null)));
+  await slowGmail?.close();
+  await gmail?.close();
   await db?.drop();
   if (dir) rmSync(dir, { recursive: true, force: true });
   if (!process.env.CHS_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
@@ -158,6 +201,32 @@ describe('the dashboard on the demo data', () => {
     expect(problems).toEqual([]);
   });
 
+  it("reaches a score move's reason with the keyboard alone, and the chart shows that day", async () => {
+    problems = [];
+    // The page afresh, then Tab only, from the top: the skip link, the nav, the range buttons, the moves.
+    await page.reload();
+    await page.locator('[data-testid="score-moves"] tbody tr').first().waitFor();
+    let focused = '';
+    for (let i = 0; i < 40 && !focused; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => (document.activeElement?.closest('[data-testid="score-moves"] tbody tr') as HTMLElement | null)?.innerText ?? '');
+    }
+    // The newest move: its date, score, change and reason, as the chart's tooltip says them.
+    const cells = /^(\w{3} \d{1,2}, \d{4})\s+(\d+\.\d)\s+([+−]\d+\.\d)\s+(Score .+)$/.exec(focused);
+    expect(cells, focused).not.toBeNull();
+    const [, day, score, change, reason] = cells!;
+    // The chart shows the same day's tooltip: the score, its change, the reason.
+    const chart = page.locator('[data-testid="score-history"]');
+    await expect.poll(() => chart.innerText(), { timeout: 10_000 }).toContain(day!);
+    expect(await chart.innerText()).toContain(`Score ${score} (${change})`);
+    expect((await chart.innerText()).replace(/\s+/g, ' ')).toContain(reason!.slice(0, 40));
+    // The focus is visible: the row has an outline.
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).toBe('solid');
+    await shot('client-moves');
+    expect(problems).toEqual([]);
+  });
+
   it("changes the client's MRR and sees it in the clients table", async () => {
     problems = [];
     await page.locator('input[name="mrr"]').fill('12345');
@@ -205,15 +274,51 @@ describe('the dashboard on the demo data', () => {
     expect(problems).toEqual([]);
   });
 
-  it('shows sources and jobs', async () => {
+  it('shows sources and jobs: the connected mailbox, a bad backfill range refused, a backfill followed to its end, another cancelled', async () => {
     problems = [];
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources and jobs' }).click();
     await page.getByRole('heading', { name: 'Gmail' }).waitFor();
-    await expect.poll(() => page.locator('.integration .badge').count()).toBe(3);
+    await expect.poll(() => page.locator('.integration .badge').count()).toBeGreaterThanOrEqual(3);
     await page.locator('.stat-label', { hasText: 'E-mails' }).waitFor();
+    const mailbox = page.getByRole('list', { name: 'Connected mailboxes' }).getByRole('listitem');
+    await expect.poll(() => mailbox.first().innerText()).toMatch(/rep@ourco\.com\s+connected/);
+
+    const form = page.getByRole('form', { name: 'Start a backfill' });
+    const day = (daysBack: number) => new Date(Date.now() - daysBack * 86_400_000).toISOString().slice(0, 10);
+    // A range longer than a backfill reads: refused in words, nothing started.
+    await form.getByLabel('First day').fill(day(400));
+    await form.getByRole('button', { name: 'Start backfill' }).click();
+    expect(await form.getByRole('alert').innerText()).toMatch(/A backfill reads at most 365 days; this range is 40\d days/);
+    // The last 30 days of Gmail.
+    await form.getByLabel('First day').fill(day(30));
+    await form.getByRole('button', { name: 'Start backfill' }).click();
+    expect(await form.getByRole('status').innerText()).toMatch(/^Backfill of Gmail queued: /);
+    expect(await form.getByRole('alert').count()).toBe(0);
+
+    // Its job appears, runs, and ends with every message read (the items count moves per written batch).
+    const job = page.getByTestId('current-job');
+    const status = () => job.getByTestId('job-status').innerText();
+    const progress = async () => Number(await job.getByLabel('Job progress').getAttribute('value'));
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^(queued|running)$/);
+    expect(await progress()).toBeLessThan(100);
     await shot('sources');
+    await expect.poll(status, { timeout: 60_000 }).toBe('completed');
+    expect(await progress()).toBe(100);
+    expect(await job.innerText()).toContain('google: completed, 300 of 300 items');
+    await expect.poll(() => page.getByTestId('history').innerText(), { timeout: 15_000 }).toMatch(/google\s+completed\s+\S+\s+300\s+300/);
+
+    // Another backfill, cancelled while it runs, after a confirmation.
+    await form.getByLabel('First day').fill(day(60));
+    await form.getByRole('button', { name: 'Start backfill' }).click();
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^(queued|running)$/);
+    await job.getByRole('button', { name: 'Cancel job' }).click();
+    await job.getByRole('button', { name: 'Yes, cancel the job' }).click();
+    await expect.poll(status, { timeout: 15_000 }).toBe('cancelled');
+    expect(await job.getByRole('status').innerText()).toMatch(/^Job \S+ cancelled\.$/);
+    expect(await job.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
+    await expect.poll(() => page.getByTestId('history').innerText(), { timeout: 15_000 }).toContain('cancelled');
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it('sends a 401 back to sign-in with a clear message, and signs in through the form', async () => {
     problems = [];
@@ -241,9 +346,17 @@ describe('the dashboard on the demo data', () => {
     await page.goto(`${origin}/`);
     await page.locator('[data-testid="at-risk"] tbody tr').first().waitFor();
     // Nothing wider than the screen but the tables' own scrolling regions.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await shot('portfolio-phone');
+    // The other screens too: a client (its chart and moves), the sources with their backfill form.
+    await page.locator('[data-testid="at-risk"] tbody tr a').first().click();
+    await page.locator('[data-testid="score-moves"] tbody tr').first().waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources and jobs' }).click();
+    await page.getByRole('form', { name: 'Start a backfill' }).waitFor();
+    await page.getByTestId('current-job').waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
   });
 });

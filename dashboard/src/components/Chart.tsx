@@ -18,7 +18,11 @@ export type ChartOption = ComposeOption<
   BarSeriesOption | LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption | MarkLineComponentOption | AriaComponentOption
 >;
 
-export function Chart(props: { option: ChartOption; label: string; height?: number; testId?: string }) {
+/**
+ * `highlight`: a point (the first series' data index) whose tooltip to show, as hovering it
+ * would (a table row beside the chart focused with the keyboard); null hides it.
+ */
+export function Chart(props: { option: ChartOption; label: string; height?: number; testId?: string; highlight?: number | null }) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
 
@@ -38,6 +42,13 @@ export function Chart(props: { option: ChartOption; label: string; height?: numb
   useEffect(() => {
     chart.current?.setOption({ aria: { enabled: true }, animation: false, ...props.option }, { notMerge: true });
   }, [props.option]);
+
+  useEffect(() => {
+    const c = chart.current;
+    if (!c || props.highlight === undefined) return;
+    if (props.highlight === null) c.dispatchAction({ type: 'hideTip' });
+    else c.dispatchAction({ type: 'showTip', seriesIndex: 0, dataIndex: props.highlight });
+  }, [props.highlight, props.option]);
 
   return <div ref={el} class="chart" role="img" aria-label={props.label} data-testid={props.testId} style={{ height: `${props.height ?? 260}px` }} />;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatChange, formatDate, formatDateTime, formatMoney } from './format.js';
+import { dayInZone, formatChange, formatDate, formatDateTime, formatMoney, startOfDayInZone } from './format.js';
 
 describe('dates in the workspace time zone, money in its currency', () => {
   it('dates a timestamp in the workspace zone, and a plain day as that day', () => {
@@ -21,5 +21,15 @@ describe('dates in the workspace time zone, money in its currency', () => {
     expect(formatChange(3.21)).toBe('+3.2');
     expect(formatChange(-1)).toBe('−1.0');
     expect(formatChange(0)).toBe('±0.0');
+  });
+
+  it("turns a day into its midnight in the workspace's zone, and an instant into its day there", () => {
+    expect(startOfDayInZone('2025-06-30', 'Europe/Paris').toISOString()).toBe('2025-06-29T22:00:00.000Z');
+    expect(startOfDayInZone('2025-01-15', 'America/New_York').toISOString()).toBe('2025-01-15T05:00:00.000Z');
+    // The day clocks go forward in Paris: midnight is still at +01:00.
+    expect(startOfDayInZone('2025-03-30', 'Europe/Paris').toISOString()).toBe('2025-03-29T23:00:00.000Z');
+    expect(startOfDayInZone('2025-06-30', 'Mars/Olympus').toISOString()).toBe('2025-06-30T00:00:00.000Z');
+    expect(dayInZone(new Date('2025-06-29T22:30:00.000Z'), 'Europe/Paris')).toBe('2025-06-30');
+    expect(dayInZone(new Date('2025-06-29T22:30:00.000Z'), 'UTC')).toBe('2025-06-29');
   });
 });

@@ -63,3 +63,42 @@ export function formatChange(change: number | null | undefined): string {
 export function formatPercent(fraction: number, digits = 0): string {
   return `${(fraction * 100).toFixed(digits)}%`;
 }
+
+function zoneParts(d: Date, tz: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number> {
+  const parts = cached(
+    `p|${tz}`,
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }),
+  ).formatToParts(d);
+  const get = (t: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour') % 24, minute: get('minute'), second: get('second') };
+}
+
+/** The day (YYYY-MM-DD) an instant falls on in the zone. */
+export function dayInZone(d: Date, timeZone: string): string {
+  const p = zoneParts(d, safeZone(timeZone));
+  return `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+/** The instant a day (YYYY-MM-DD) starts in the zone (its midnight there). */
+export function startOfDayInZone(day: string, timeZone: string): Date {
+  const tz = safeZone(timeZone);
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const guess = Date.UTC(y, m - 1, d);
+  // The zone's offset at the guess, then once more at the corrected instant (a DST change that day).
+  const offset = (at: number) => {
+    const p = zoneParts(new Date(at), tz);
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - at;
+  };
+  const first = guess - offset(guess);
+  return new Date(guess - offset(first));
+}

@@ -56,6 +56,55 @@ export function historyOption(history: History, threshold: number, locale: Local
   };
 }
 
+/** A move the chart marks: a day the score changed by this much or more. */
+const MOVE = 2;
+
+/**
+ * The chart's marked moves as a table, newest first: the same date, score, change and reason the
+ * tooltip gives on hover, for the keyboard and screen readers. A focused (or hovered) row shows
+ * its point's tooltip on the chart.
+ */
+function ScoreMoves(props: { days: History['days']; locale: Locale; onFocusDay(index: number | null): void }) {
+  const moves = props.days.map((d, index) => ({ d, index })).filter(({ d }) => d.change !== null && Math.abs(d.change) >= MOVE);
+  if (moves.length === 0) return <Empty>The score moved by less than {MOVE} points a day in this range.</Empty>;
+  return (
+    <div class="table-wrap moves">
+      <table data-testid="score-moves">
+        <caption>Score moves of {MOVE} points or more, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col" class="num">
+              Score
+            </th>
+            <th scope="col" class="num">
+              Change
+            </th>
+            <th scope="col">Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {moves.reverse().map(({ d, index }) => (
+            <tr
+              key={d.date}
+              tabIndex={0}
+              onFocus={() => props.onFocusDay(index)}
+              onBlur={() => props.onFocusDay(null)}
+              onMouseEnter={() => props.onFocusDay(index)}
+              onMouseLeave={() => props.onFocusDay(null)}
+            >
+              <th scope="row">{formatDate(d.date, props.locale)}</th>
+              <td class="num">{d.score.toFixed(1)}</td>
+              <td class={`num ${d.change !== null && d.change < 0 ? 'down' : 'up'}`}>{formatChange(d.change)}</td>
+              <td class="reason">{d.reason}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function EditClient(props: { client: Details['client']; onSaved(): void }) {
   const { workspace } = useApp();
   const c = props.client;
@@ -126,6 +175,8 @@ export function ClientPage(props: { clientId: string }) {
   const id = props.clientId;
   const [range, setRange] = useState(90);
   const [offset, setOffset] = useState(0);
+  /** The chart point whose tooltip shows while its row in the moves table has the focus. */
+  const [highlight, setHighlight] = useState<number | null>(null);
   const details = useQuery(
     ({ api }) => unwrap(api.GET('/api/clients/{clientId}', { params: { path: { clientId: id }, query: { workspaceId: workspace } } })),
     [workspace, id],
@@ -214,26 +265,13 @@ export function ClientPage(props: { clientId: string }) {
         {option && history.data && history.data.days.length > 0 && (
           <Chart
             option={option}
-            label={`${c.name}: health score and sentiment, last ${range} days; hover a day for the reason of its move`}
+            label={`${c.name}: health score and sentiment, last ${range} days; each move and its reason are in the table below`}
             testId="score-history"
             height={300}
+            highlight={highlight}
           />
         )}
-        {history.data && history.data.days.length > 0 && (
-          <details class="moves">
-            <summary>The moves in words</summary>
-            <ul>
-              {history.data.days
-                .filter((x) => x.change !== null && Math.abs(x.change) >= 2)
-                .reverse()
-                .map((x) => (
-                  <li key={x.date}>
-                    {formatDate(x.date, locale)}: {formatChange(x.change)} → {x.score.toFixed(1)}. {x.reason}
-                  </li>
-                ))}
-            </ul>
-          </details>
-        )}
+        {history.data && history.data.days.length > 0 && <ScoreMoves days={history.data.days} locale={locale} onFocusDay={setHighlight} />}
       </Card>
       <div class="grid2">
         <Card title="Evidence">

@@ -1,32 +1,59 @@
 /**
- * Sources and jobs: each integration's status, a sync or backfill to start, the running job's
- * progress (polling /ingest/status while one runs), the history, and e-mail ingestion stats.
+ * Sources and jobs: each integration's status (Gmail with every connected mailbox), a sync or a
+ * backfill to start, the running job's progress (polling /ingest/status while one runs) with a
+ * cancel button, the history, and e-mail ingestion stats.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { unwrap } from '../lib/api.js';
+import { unwrap, type Answer } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
-import { formatDateTime, formatPercent } from '../lib/format.js';
+import { dayInZone, formatDate, formatDateTime, formatPercent, startOfDayInZone, type Locale } from '../lib/format.js';
 import { Card, Empty, ErrorText, Loading, Stat, TableWrap } from '../components/ui.js';
 
 const PROVIDERS = ['google', 'hubspot', 'intercom'] as const;
 type Provider = (typeof PROVIDERS)[number];
 const NAMES: Record<Provider, string> = { google: 'Gmail', hubspot: 'HubSpot', intercom: 'Intercom' };
+/** What a backfill of each provider can read (POST /ingest/backfill's dataTypes). */
+const DATA_TYPES: Record<Provider, readonly string[]> = {
+  google: ['emails'],
+  hubspot: ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'],
+  intercom: ['contacts', 'companies', 'conversations'],
+};
 const POLL_MS = 2000;
+const DAY_MS = 86_400_000;
+/** The longest window a backfill reads (the spec's limit). */
+const MAX_DAYS = 365;
+type Job = NonNullable<Answer<'/api/ingest/status'>['currentJob']>;
+const IN_PROGRESS: readonly Job['status'][] = ['queued', 'running', 'parked'];
 
-function Integration(props: { provider: Provider; onStarted(): void }) {
+function Mailboxes(props: { accounts: Answer<'/api/integrations/{provider}/status'>['accounts']; locale: Locale }) {
+  if (props.accounts.length === 0) return <Empty>No mailbox is connected.</Empty>;
+  return (
+    <ul class="list mailboxes" aria-label="Connected mailboxes" data-testid="mailboxes">
+      {props.accounts.map((a) => (
+        <li key={a.account}>
+          <div>
+            <strong>{a.account || a.email || '—'}</strong>{' '}
+            <span class={`badge ${a.state === 'connected' ? 'positive' : 'negative'}`}>{a.state.replace(/_/g, ' ')}</span>
+          </div>
+          <div class="muted small">last sync {formatDateTime(a.lastSyncAt, props.locale)}</div>
+          {a.lastError && <div class="problem-text small">Last sync problem: {a.lastError}</div>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** `jobsEnded` counts the jobs seen ending: the status (last sync, mailboxes) is read again after each. */
+function Integration(props: { provider: Provider; jobsEnded: number; onStarted(): void }) {
   const { workspace, locale } = useApp();
   const p = props.provider;
   const status = useQuery(
     ({ api }) => unwrap(api.GET('/api/integrations/{provider}/status', { params: { path: { provider: p }, query: { workspaceId: workspace } } })),
-    [workspace, p],
+    [workspace, p, props.jobsEnded],
   );
-  const [sinceDays, setSinceDays] = useState(90);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const sync = useAction(({ api }) =>
     unwrap(api.POST('/api/integrations/{provider}/sync', { params: { path: { provider: p } }, body: { workspaceId: workspace } })),
-  );
-  const backfill = useAction(({ api }) =>
-    unwrap(api.POST('/api/integrations/{provider}/backfill', { params: { path: { provider: p } }, body: { workspaceId: workspace, sinceDays } })),
   );
   const s = status.data;
   return (
@@ -54,6 +81,12 @@ function Integration(props: { provider: Provider; onStarted(): void }) {
           )}
         </dl>
       )}
+      {s && p === 'google' && (
+        <>
+          <h3 class="small">Mailboxes</h3>
+          <Mailboxes accounts={s.accounts} locale={locale} />
+        </>
+      )}
       {s && !s.connected && (
         <p class="muted small">
           Connect it with <code>chs connect {p}</code>.
@@ -64,6 +97,7 @@ function Integration(props: { provider: Provider; onStarted(): void }) {
           type="button"
           disabled={sync.busy || !s?.connected}
           onClick={async () => {
+            setMessage(undefined);
             const r = await sync.run();
             if (r) {
               setMessage(r.message);
@@ -73,31 +107,237 @@ function Integration(props: { provider: Provider; onStarted(): void }) {
         >
           Sync now
         </button>
-        <label class="inline">
-          Backfill days
-          <input type="number" min={1} max={365} value={sinceDays} onChange={(e) => setSinceDays(Number(e.currentTarget.value))} />
-        </label>
-        <button
-          type="button"
-          disabled={backfill.busy || !s?.connected}
-          onClick={async () => {
-            const r = await backfill.run();
-            if (r) {
-              setMessage(r.message);
-              props.onStarted();
-            }
-          }}
-        >
-          Backfill
-        </button>
       </div>
       {message && (
         <p class="ok" role="status">
           {message}
         </p>
       )}
-      <ErrorText error={sync.error ?? backfill.error} />
+      <ErrorText error={sync.error} />
     </section>
+  );
+}
+
+function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+export interface BackfillInput {
+  from: string;
+  /** The last day, included; empty: up to now. */
+  to: string;
+  dataTypes: readonly string[];
+}
+
+/**
+ * The backfill's window in the workspace's zone (from the first day's midnight to the end of the
+ * last day, or now when the last day is today or left empty), or what is wrong with it, in words.
+ */
+export function backfillWindow(input: BackfillInput, locale: Locale, now: Date): { from: Date; to: Date } | { problem: string } {
+  const tz = locale.timeZone;
+  const today = dayInZone(now, tz);
+  const day = (d: string) => formatDate(d, locale);
+  if (!input.from) return { problem: 'Choose the first day to read from.' };
+  if (input.from > today) return { problem: `The first day cannot be in the future (today is ${day(today)}).` };
+  if (input.to && input.to > today) return { problem: `The last day cannot be in the future (today is ${day(today)}).` };
+  if (input.to && input.from > input.to) return { problem: `The first day (${day(input.from)}) must not be after the last day (${day(input.to)}).` };
+  if (input.dataTypes.length === 0) return { problem: 'Choose at least one kind of data to read.' };
+  const from = startOfDayInZone(input.from, tz);
+  const to = !input.to || input.to === today ? now : startOfDayInZone(addDays(input.to, 1), tz);
+  const days = Math.ceil((to.getTime() - from.getTime()) / DAY_MS);
+  if (days > MAX_DAYS)
+    return { problem: `A backfill reads at most ${MAX_DAYS} days; this range is ${days} days. Choose a later first day, or run it in two parts.` };
+  return { from, to };
+}
+
+function BackfillForm(props: { onStarted(): void }) {
+  const { workspace, locale } = useApp();
+  const [source, setSource] = useState<Provider>('google');
+  const [from, setFrom] = useState(() => addDays(dayInZone(new Date(), locale.timeZone), -90));
+  const [to, setTo] = useState('');
+  const [types, setTypes] = useState<readonly string[]>(DATA_TYPES.google);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const start = useAction(({ api }, w: { from: Date; to: Date }) =>
+    unwrap(
+      api.POST('/api/ingest/backfill', {
+        params: { query: { workspaceId: workspace } },
+        body: { source, fromDate: w.from.toISOString(), toDate: w.to.toISOString(), dataTypes: [...types] },
+      }),
+    ),
+  );
+  const all = DATA_TYPES[source];
+  return (
+    <form
+      class="backfill"
+      aria-label="Start a backfill"
+      noValidate
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setMessage(undefined);
+        start.clearError();
+        const w = backfillWindow({ from, to, dataTypes: types }, locale, new Date());
+        if ('problem' in w) {
+          setProblem(w.problem);
+          return;
+        }
+        setProblem(undefined);
+        const r = await start.run(w);
+        if (r) {
+          const items = r.estimatedItems === null ? 'an unknown number of items' : `about ${r.estimatedItems} items`;
+          const took = r.estimatedDuration === 'unknown' ? '' : `, ${r.estimatedDuration}`;
+          setMessage(
+            `Backfill of ${NAMES[source]} queued: ${formatDateTime(r.dateRange.from, locale)} to ${formatDateTime(r.dateRange.to, locale)}, ${items}${took}.`,
+          );
+          props.onStarted();
+        }
+      }}
+    >
+      <p class="muted small">
+        Reads a past window again from the provider (at most {MAX_DAYS} days; the days are in the workspace’s time zone, {locale.timeZone}). Mail already stored
+        is not doubled.
+      </p>
+      <div class="row wrap fields">
+        <label>
+          Source
+          <select
+            name="source"
+            value={source}
+            onChange={(e) => {
+              const p = e.currentTarget.value as Provider;
+              setSource(p);
+              setTypes(DATA_TYPES[p]);
+            }}
+          >
+            {PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {NAMES[p]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          First day
+          <input
+            name="fromDate"
+            type="date"
+            value={from}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'backfill-problem' : undefined}
+            onInput={(e) => setFrom(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Last day (empty: up to now)
+          <input
+            name="toDate"
+            type="date"
+            value={to}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'backfill-problem' : undefined}
+            onInput={(e) => setTo(e.currentTarget.value)}
+          />
+        </label>
+      </div>
+      {all.length > 1 && (
+        <fieldset class="types">
+          <legend>Data to read</legend>
+          {all.map((t) => (
+            <label key={t} class="check">
+              <input
+                type="checkbox"
+                name="dataTypes"
+                value={t}
+                checked={types.includes(t)}
+                onChange={(e) => setTypes(e.currentTarget.checked ? all.filter((x) => x === t || types.includes(x)) : types.filter((x) => x !== t))}
+              />{' '}
+              {t}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <div class="row">
+        <button type="submit" disabled={start.busy}>
+          {start.busy ? 'Starting…' : 'Start backfill'}
+        </button>
+      </div>
+      {problem && (
+        <p class="error" role="alert" id="backfill-problem">
+          {problem}
+        </p>
+      )}
+      {message && (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      )}
+      <ErrorText error={start.error} />
+    </form>
+  );
+}
+
+function CurrentJob(props: { job: Job; onChanged(): void }) {
+  const { workspace, locale } = useApp();
+  const job = props.job;
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const cancel = useAction(({ api }) =>
+    unwrap(api.POST('/api/ingest/jobs/{jobId}/cancel', { params: { path: { jobId: job.jobId }, query: { workspaceId: workspace } } })),
+  );
+  const inProgress = IN_PROGRESS.includes(job.status);
+  return (
+    <div data-testid="current-job">
+      <p>
+        Job <code>{job.jobId}</code>: <strong data-testid="job-status">{job.status}</strong>, started {formatDateTime(job.startedAt, locale)}
+        {job.estimatedCompletion ? `, done about ${formatDateTime(job.estimatedCompletion, locale)}` : ''}
+      </p>
+      <progress max={100} value={job.progress} aria-label="Job progress">
+        {job.progress}%
+      </progress>
+      <ul class="list">
+        {Object.entries(job.sources).map(([name, src]) => (
+          <li key={name}>
+            {name}: {src.status}, {src.itemsProcessed}
+            {src.totalItems ? ` of ${src.totalItems}` : ''} items
+          </li>
+        ))}
+      </ul>
+      {inProgress && <p class="muted small">The items are counted as each batch is stored; the page follows the job every 2 s.</p>}
+      {inProgress && !confirming && (
+        <button type="button" class="secondary" onClick={() => (setMessage(undefined), setConfirming(true))}>
+          Cancel job
+        </button>
+      )}
+      {inProgress && confirming && (
+        <div class="row wrap confirm" role="group" aria-label="Confirm cancelling the job">
+          <span>Stop this job? What it has stored so far stays.</span>
+          <button
+            type="button"
+            class="danger"
+            disabled={cancel.busy}
+            onClick={async () => {
+              const r = await cancel.run();
+              setConfirming(false);
+              if (r) {
+                setMessage(`Job ${job.jobId} cancelled.`);
+                props.onChanged();
+              }
+            }}
+          >
+            Yes, cancel the job
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Keep it running
+          </button>
+        </div>
+      )}
+      {message && (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      )}
+      <ErrorText error={cancel.error} />
+    </div>
   );
 }
 
@@ -110,7 +350,7 @@ export function Sources() {
     [workspace],
   );
 
-  const running = status.data?.currentJob && (status.data.currentJob.status === 'running' || status.data.currentJob.status === 'queued');
+  const running = !!status.data?.currentJob && IN_PROGRESS.includes(status.data.currentJob.status);
   // Live progress: poll while a job runs; the history is re-read when it ends.
   useEffect(() => {
     if (!running) return;
@@ -118,10 +358,12 @@ export function Sources() {
     return () => clearTimeout(t);
   }, [running, status.data]);
   const [wasRunning, setWasRunning] = useState(false);
+  const [jobsEnded, setJobsEnded] = useState(0);
   useEffect(() => {
     if (running) setWasRunning(true);
     else if (wasRunning) {
       setWasRunning(false);
+      setJobsEnded((n) => n + 1);
       history.reload();
     }
   }, [running]);
@@ -135,33 +377,29 @@ export function Sources() {
       </div>
       <div class="grid3">
         {PROVIDERS.map((p) => (
-          <Integration key={p} provider={p} onStarted={status.reload} />
+          <Integration key={p} provider={p} jobsEnded={jobsEnded} onStarted={status.reload} />
         ))}
       </div>
-      <Card title="Running now">
-        <ErrorText error={status.error} retry={status.reload} />
-        {status.loading && !status.data && <Loading />}
-        {status.data && !job && <Empty>No job is running.</Empty>}
-        {job && (
-          <div data-testid="current-job">
-            <p>
-              Job <code>{job.jobId}</code>: {job.status}, started {formatDateTime(job.startedAt, locale)}
-              {job.estimatedCompletion ? `, done about ${formatDateTime(job.estimatedCompletion, locale)}` : ''}
-            </p>
-            <progress max={100} value={job.progress} aria-label="Job progress">
-              {job.progress}%
-            </progress>
-            <ul class="list">
-              {Object.entries(job.sources).map(([name, src]) => (
-                <li key={name}>
-                  {name}: {src.status}, {src.itemsProcessed}
-                  {src.totalItems ? ` of ${src.totalItems}` : ''} items
-                </li>
-              ))}
-            </ul>
-          </div>
-        )}
-      </Card>
+      <div class="grid2">
+        <Card title="Start a backfill">
+          <BackfillForm onStarted={status.reload} />
+        </Card>
+        <Card title="Latest job">
+          <ErrorText error={status.error} retry={status.reload} />
+          {status.loading && !status.data && <Loading />}
+          {status.data && !job && <Empty>No job has run yet.</Empty>}
+          {job && (
+            <CurrentJob
+              key={job.jobId}
+              job={job}
+              onChanged={() => {
+                status.reload();
+                history.reload();
+              }}
+            />
+          )}
+        </Card>
+      </div>
       <Card title="History">
         <ErrorText error={history.error} retry={history.reload} />
         {history.loading && !history.data && <Loading />}

@@ -8,9 +8,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../App.js';
 import type { Answer } from '../lib/api.js';
 import { historyOption } from './ClientPage.js';
+import { backfillWindow } from './Sources.js';
 import { client, installFakeApi, standardRoutes, type FakeApi } from '../test/fake-api.js';
 
-vi.mock('../components/Chart.js', () => ({ Chart: (p: { label: string; testId?: string }) => <div data-testid={p.testId}>{p.label}</div> }));
+vi.mock('../components/Chart.js', () => ({
+  Chart: (p: { label: string; testId?: string; highlight?: number | null }) => (
+    <div data-testid={p.testId} data-highlight={p.highlight ?? ''}>
+      {p.label}
+    </div>
+  ),
+}));
 
 const session = { workspace: 'acme.com', key: 'sk-test-key' };
 let api: FakeApi;
@@ -132,7 +139,6 @@ describe('the client page', () => {
     expect(evidence.textContent).toContain('They may not renew.');
     expect(screen.getByText('Jo Smith')).toBeTruthy();
     expect(screen.getByText('sentiment')).toBeTruthy();
-    expect(screen.getByText(/Jun 20, 2025: −45.0 → 25.0. Said <they> will leave & go./)).toBeTruthy();
     expect(screen.getByText('1–1 of 45')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Older →' }));
     await waitFor(() =>
@@ -164,6 +170,26 @@ describe('the client page', () => {
     fireEvent.input(screen.getByLabelText('CSM owner'), { target: { value: 'nobody' } });
     fireEvent.submit(screen.getByRole('form', { name: 'Edit client' }));
     expect(await screen.findByText('body.csmOwner: must match format "email"')).toBeTruthy();
+  });
+
+  it('lists each score move with its date, score, change and reason, reachable by keyboard; a focused move shows its point on the chart', async () => {
+    history.replaceState(null, '', '/clients/c1');
+    render(<App initialSession={session} />);
+    const moves = await screen.findByTestId('score-moves');
+    expect(within(moves).getByText('Score moves of 2 points or more, newest first')).toBeTruthy();
+    const rows = within(moves).getAllByRole('row').slice(1);
+    // Only the day that moved by 2 points or more (the chart's markers).
+    expect(rows.map((r) => [...r.children].map((c) => c.textContent))).toEqual([['Jun 20, 2025', '25.0', '−45.0', 'Said <they> will leave & go.']]);
+    const row = rows[0]!;
+    expect(row.tabIndex).toBe(0);
+    const chart = screen.getByTestId('score-history');
+    expect(chart.textContent).toContain('each move and its reason are in the table below');
+    expect(chart.getAttribute('data-highlight')).toBe('');
+    fireEvent.focus(row);
+    // The 2nd day of the history: its tooltip shows on the chart.
+    await waitFor(() => expect(chart.getAttribute('data-highlight')).toBe('1'));
+    fireEvent.blur(row);
+    await waitFor(() => expect(chart.getAttribute('data-highlight')).toBe(''));
   });
 
   it("the chart's hover text gives the day, the score, its change and the reason, escaped", () => {
@@ -229,49 +255,67 @@ describe('API keys', () => {
   });
 });
 
+type IntegrationStatus = Answer<'/api/integrations/{provider}/status'>;
+type Job = NonNullable<Answer<'/api/ingest/status'>['currentJob']>;
+
+function integration(provider: string, connected: boolean, accounts: IntegrationStatus['accounts'] = []): IntegrationStatus {
+  return {
+    connected,
+    provider,
+    workspaceId: 'acme.com',
+    email: connected ? 'rep@acme.com' : null,
+    expiresAt: null,
+    hasRefresh: connected,
+    lastSyncAt: connected ? '2025-06-29T22:30:00.000Z' : null,
+    scope: connected ? 'https://www.googleapis.com/auth/gmail.readonly' : null,
+    state: connected ? 'connected' : 'not_connected',
+    accounts,
+  };
+}
+
+function job(status: Job['status'], progress: number, jobId = 'job1'): Job {
+  return {
+    jobId,
+    status,
+    progress,
+    startedAt: '2025-06-30T08:00:00.000Z',
+    estimatedCompletion: null,
+    sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } },
+  };
+}
+
+/** The Sources screen's reads; `current` answers GET /ingest/status each time it is polled. */
+function sourcesRoutes(current: () => Job | null, accounts: IntegrationStatus['accounts'] = []): void {
+  for (const p of ['google', 'hubspot', 'intercom'])
+    api.on('GET', `/api/integrations/${p}/status`, () => ({ body: integration(p, p === 'google', p === 'google' ? accounts : []) }));
+  api.on('GET', '/api/ingest/status', () => ({ body: { currentJob: current(), recentJobs: [] } }));
+  api.on('GET', '/api/ingest/history', () => ({ body: { syncHistory: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } } }));
+  api.on('GET', '/api/ingest/email-stats', () => ({
+    body: {
+      windowDays: 30,
+      emailsProcessed: 274,
+      emailsInbound: 136,
+      emailsOutbound: 138,
+      openTrackingEnabled: false,
+      openRate: 0,
+      responseRate: 0.46,
+      avgSentimentScore: 0.6,
+      topClients: [],
+      processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 },
+      note: '',
+    },
+  }));
+}
+
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
 describe('sources and jobs', () => {
   it("shows each integration's status, starts a sync, and follows the running job until it ends", async () => {
-    const integration = (provider: string, connected: boolean) => ({
-      connected,
-      provider,
-      workspaceId: 'acme.com',
-      email: connected ? 'rep@acme.com' : null,
-      expiresAt: null,
-      hasRefresh: connected,
-      lastSyncAt: connected ? '2025-06-29T22:30:00.000Z' : null,
-      scope: connected ? 'https://www.googleapis.com/auth/gmail.readonly' : null,
-      state: connected ? 'connected' : 'not_connected',
-    });
-    for (const p of ['google', 'hubspot', 'intercom']) api.on('GET', `/api/integrations/${p}/status`, () => ({ body: integration(p, p === 'google') }));
     let polls = 0;
-    const job = (status: 'running' | 'completed', progress: number) => ({
-      jobId: 'job1',
-      status,
-      progress,
-      startedAt: '2025-06-30T08:00:00.000Z',
-      estimatedCompletion: null,
-      sources: { google: { status, itemsProcessed: progress * 10, totalItems: 1000 } },
-    });
-    api.on('GET', '/api/ingest/status', () => {
+    sourcesRoutes(() => {
       polls += 1;
-      return { body: { currentJob: polls < 3 ? job('running', polls * 30) : null, recentJobs: [] } };
+      return polls < 3 ? job('running', polls * 30) : null;
     });
-    api.on('GET', '/api/ingest/history', () => ({ body: { syncHistory: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } } }));
-    api.on('GET', '/api/ingest/email-stats', () => ({
-      body: {
-        windowDays: 30,
-        emailsProcessed: 274,
-        emailsInbound: 136,
-        emailsOutbound: 138,
-        openTrackingEnabled: false,
-        openRate: 0,
-        responseRate: 0.46,
-        avgSentimentScore: 0.6,
-        topClients: [],
-        processingErrors: { parseErrors: 2, attachmentErrors: 0, sentimentErrors: 0, charsetErrors: 0 },
-        note: '',
-      },
-    }));
     api.on('POST', '/api/integrations/google/sync', () => ({
       body: { success: true, message: 'Sync started for google', syncId: 'job1', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 },
     }));
@@ -280,6 +324,7 @@ describe('sources and jobs', () => {
     const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;
     await waitFor(() => expect(gmail.textContent).toContain('rep@acme.com'));
     expect(gmail.textContent).toContain('gmail.readonly');
+    expect(gmail.textContent).toContain('No mailbox is connected.');
     const hubspot = screen.getByRole('heading', { name: /HubSpot/ }).closest('section')!;
     await waitFor(() => expect(hubspot.textContent).toContain('not connected'));
     expect(within(hubspot).getByRole<HTMLButtonElement>('button', { name: 'Sync now' }).disabled).toBe(true);
@@ -289,9 +334,183 @@ describe('sources and jobs', () => {
     expect(api.calls.find((c) => c.method === 'POST')?.body).toEqual({ workspaceId: 'acme.com' });
     // Polled every 2 s while it runs; the history is read again when it ends.
     expect((await screen.findByLabelText('Job progress')).getAttribute('value')).toBeTruthy();
-    await waitFor(() => expect(screen.getByText('No job is running.')).toBeTruthy(), { timeout: 8000 });
+    await waitFor(() => expect(screen.getByText('No job has run yet.')).toBeTruthy(), { timeout: 8000 });
     expect(polls).toBeGreaterThanOrEqual(3);
     await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/ingest/history').length).toBeGreaterThanOrEqual(2));
+    // And each integration's status (its last sync), once the job has ended.
+    await waitFor(() => expect(api.calls.filter((c) => c.url.pathname === '/api/integrations/google/status').length).toBeGreaterThanOrEqual(2));
     expect(screen.getByText('274')).toBeTruthy();
   }, 15_000);
+
+  it('lists every connected Gmail mailbox with its state, last sync and last problem', async () => {
+    sourcesRoutes(
+      () => null,
+      [
+        {
+          account: 'ana@acme.com',
+          email: 'ana@acme.com',
+          state: 'connected',
+          lastSyncAt: '2025-06-29T22:30:00.000Z',
+          lastError: null,
+          expiresAt: null,
+          hasRefresh: true,
+          connectedAt: '2025-06-01T00:00:00.000Z',
+        },
+        {
+          account: 'bo@acme.com',
+          email: 'bo@acme.com',
+          state: 'needs_reauth',
+          lastSyncAt: null,
+          lastError: 'invalid_grant: the refresh token was revoked',
+          expiresAt: null,
+          hasRefresh: false,
+          connectedAt: '2025-06-02T00:00:00.000Z',
+        },
+      ],
+    );
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const list = await screen.findByRole('list', { name: 'Connected mailboxes' });
+    const items = within(list)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    // Europe/Paris: 22:30 UTC is 00:30 the next day.
+    expect(items[0]).toMatch(/^ana@acme\.com connected.*last sync Jun 30, 2025, 12:30/);
+    expect(items[1]).toContain('bo@acme.com needs reauth');
+    expect(items[1]).toContain('last sync —');
+    expect(items[1]).toContain('Last sync problem: invalid_grant: the refresh token was revoked');
+  });
+
+  it('refuses a bad backfill range in words without calling the API, starts a good one and shows its job progressing', async () => {
+    let started = false;
+    let polls = 0;
+    sourcesRoutes(() => {
+      if (!started) return null;
+      polls += 1;
+      return job(polls < 2 ? 'queued' : 'running', polls < 2 ? 0 : 40, 'run-bf');
+    });
+    let sent: unknown;
+    api.on('POST', '/api/ingest/backfill', (url, req) => {
+      started = true;
+      sent = { query: url.searchParams.get('workspaceId'), body: req.body };
+      return {
+        body: {
+          success: true,
+          backfillId: 'run-bf',
+          estimatedItems: 1200,
+          estimatedDuration: '4m 10s',
+          status: 'queued',
+          source: 'hubspot',
+          dateRange: { from: '2025-04-01T22:00:00.000Z', to: '2025-06-30T08:00:00.000Z' },
+          dataTypes: ['contacts', 'emails'],
+        },
+      };
+    });
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const form = await screen.findByRole('form', { name: 'Start a backfill' });
+    await screen.findByText('No job has run yet.');
+
+    // More than 365 days back.
+    fireEvent.input(within(form).getByLabelText('First day'), { target: { value: daysAgo(400) } });
+    fireEvent.submit(form);
+    expect((await within(form).findByRole('alert')).textContent).toMatch(/A backfill reads at most 365 days; this range is 40\d days\./);
+    expect(within(form).getByLabelText('First day').getAttribute('aria-invalid')).toBe('true');
+    // The first day after the last.
+    fireEvent.input(within(form).getByLabelText('First day'), { target: { value: daysAgo(10) } });
+    fireEvent.input(within(form).getByLabelText('Last day (empty: up to now)'), { target: { value: daysAgo(20) } });
+    fireEvent.submit(form);
+    expect((await within(form).findByRole('alert')).textContent).toMatch(/^The first day \(.+\) must not be after the last day \(.+\)\.$/);
+    expect(api.calls.some((c) => c.method === 'POST')).toBe(false);
+
+    // A good one: HubSpot, 90 days up to now, two kinds of data.
+    fireEvent.change(within(form).getByLabelText('Source'), { target: { value: 'hubspot' } });
+    fireEvent.input(within(form).getByLabelText('First day'), { target: { value: daysAgo(90) } });
+    fireEvent.input(within(form).getByLabelText('Last day (empty: up to now)'), { target: { value: '' } });
+    for (const t of ['companies', 'meetings', 'calls', 'notes']) fireEvent.click(within(form).getByLabelText(t));
+    fireEvent.submit(form);
+    expect((await within(form).findByRole('status')).textContent).toMatch(/^Backfill of HubSpot queued: .+ to .+, about 1200 items, 4m 10s\.$/);
+    expect(within(form).queryByRole('alert')).toBeNull();
+    const body = (sent as { query: string; body: { source: string; fromDate: string; toDate: string; dataTypes: string[] } }).body;
+    expect((sent as { query: string }).query).toBe('acme.com');
+    expect(body.source).toBe('hubspot');
+    expect(body.dataTypes).toEqual(['contacts', 'emails']);
+    // The first day's midnight in the workspace's zone (Europe/Paris), up to now.
+    expect(new Date(body.fromDate).getTime()).toBeLessThan(Date.parse(`${daysAgo(90)}T00:00:00Z`));
+    expect(Math.abs(Date.parse(body.toDate) - Date.now())).toBeLessThan(60_000);
+
+    // The job appears and its progress follows the polls.
+    const current = await screen.findByTestId('current-job');
+    await waitFor(() => expect(within(current).getByTestId('job-status').textContent).toBe('queued'));
+    await waitFor(() => expect(within(current).getByTestId('job-status').textContent).toBe('running'), { timeout: 6000 });
+    expect(within(current).getByLabelText('Job progress').getAttribute('value')).toBe('40');
+    expect(current.textContent).toContain('run-bf');
+  }, 15_000);
+
+  it("shows the API's refusal of a backfill in words", async () => {
+    sourcesRoutes(() => null);
+    api.on('POST', '/api/ingest/backfill', () => ({
+      status: 409,
+      body: { error: 'intercom is not connected for acme.com; run chs connect intercom', code: 'INTEGRATION_NOT_CONNECTED', status: 409 },
+    }));
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const form = await screen.findByRole('form', { name: 'Start a backfill' });
+    fireEvent.change(within(form).getByLabelText('Source'), { target: { value: 'intercom' } });
+    fireEvent.submit(form);
+    expect((await within(form).findByRole('alert')).textContent).toContain(
+      'intercom is not connected for acme.com; run chs connect intercom (INTEGRATION_NOT_CONNECTED)',
+    );
+  });
+
+  it('cancels the running job after a confirmation, and shows it cancelled', async () => {
+    let state: Job['status'] = 'running';
+    sourcesRoutes(() => job(state, 30, 'run-7'));
+    api.on('POST', '/api/ingest/jobs/run-7/cancel', () => {
+      state = 'cancelled';
+      return { body: { success: true, message: 'cancelled 1 job(s)', jobId: 'run-7', status: 'cancelled' } };
+    });
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    fireEvent.click(within(current).getByRole('button', { name: 'Cancel job' }));
+    fireEvent.click(within(current).getByRole('button', { name: 'Keep it running' }));
+    expect(api.calls.some((c) => c.method === 'POST')).toBe(false);
+    fireEvent.click(within(current).getByRole('button', { name: 'Cancel job' }));
+    fireEvent.click(within(current).getByRole('button', { name: 'Yes, cancel the job' }));
+    await waitFor(() => expect(screen.getByTestId('job-status').textContent).toBe('cancelled'));
+    const cancels = api.calls.filter((c) => c.method === 'POST');
+    expect(cancels.map((c) => `${c.url.pathname}?${c.url.searchParams}`)).toEqual(['/api/ingest/jobs/run-7/cancel?workspaceId=acme.com']);
+    expect(screen.getByText('Job run-7 cancelled.')).toBeTruthy();
+    // Finished: no cancel button any more.
+    expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
+  });
+});
+
+describe('the backfill window', () => {
+  const paris = { timeZone: 'Europe/Paris', currency: 'EUR', lang: 'en-US' };
+  const now = new Date('2025-06-30T08:00:00.000Z');
+  it("reads whole days in the workspace's zone, up to now when the last day is today or empty", () => {
+    expect(backfillWindow({ from: '2025-06-01', to: '', dataTypes: ['emails'] }, paris, now)).toEqual({
+      from: new Date('2025-05-31T22:00:00.000Z'),
+      to: now,
+    });
+    expect(backfillWindow({ from: '2025-06-01', to: '2025-06-10', dataTypes: ['emails'] }, paris, now)).toEqual({
+      from: new Date('2025-05-31T22:00:00.000Z'),
+      to: new Date('2025-06-10T22:00:00.000Z'),
+    });
+  });
+  it('says in words what is wrong', () => {
+    const problem = (from: string, to: string, dataTypes = ['emails']) => {
+      const w = backfillWindow({ from, to, dataTypes }, paris, now);
+      return 'problem' in w ? w.problem : undefined;
+    };
+    expect(problem('', '')).toBe('Choose the first day to read from.');
+    expect(problem('2025-07-02', '')).toBe('The first day cannot be in the future (today is Jun 30, 2025).');
+    expect(problem('2025-06-01', '2025-07-01')).toBe('The last day cannot be in the future (today is Jun 30, 2025).');
+    expect(problem('2025-06-10', '2025-06-01')).toBe('The first day (Jun 10, 2025) must not be after the last day (Jun 1, 2025).');
+    expect(problem('2025-06-01', '', [])).toBe('Choose at least one kind of data to read.');
+    expect(problem('2024-06-01', '')).toBe('A backfill reads at most 365 days; this range is 395 days. Choose a later first day, or run it in two parts.');
+    expect(problem('2024-07-01', '')).toBeUndefined();
+  });
 });
