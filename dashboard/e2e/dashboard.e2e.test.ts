@@ -18,8 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createTestDatabase, type TestDatabase } from '../../packages/core/src/store/testing.js';
-import { startFakeGmailServer, type FakeGmailServer } from '../../packages/core/src/connectors/google/fake-gmail-server.js';
+import { createTestDatabase, startFakeGmailServer, type FakeGmailServer, type TestDatabase } from '@chs/core/testing';
 import { chs, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
