@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { updateSettings } from '../settings/settings.js';
 import { batchesOf, recomputeHealth, type BatchContext, type ClientRow } from './recompute.js';
@@ -176,3 +177,60 @@ describe('rebuild batches', () => {
     expect(ids(250, 10, { ...ctx, fromDay: '2024-06-29' })).toEqual(['a', 'bcd', 'e', 'f']);
   });
 });
+
+for (const dialect of await testDialects()) {
+  describe(`a long rebuild on ${dialect.name}, one batch written while the next is scored`, () => {
+    // 60 clients with a year of history each: 366 snapshots a client, so three write batches.
+    async function yearOfClients() {
+      const store = await dialect.open();
+      const db = store.db;
+      await insertWorkspace(db, WS);
+      const ids = Array.from({ length: 60 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+      for (const id of ids) await insertClient(db, WS, { id, domain: `${id}.com` });
+      await insertInteractions(
+        db,
+        WS,
+        ids.map((id) => ({ id: `${id}-1`, clientId: id, at: '2023-07-01T10:00:00.000Z', direction: 'inbound' as const, sentiment: 0.3 })),
+      );
+      return { store, db, ids };
+    }
+
+    it('writes every client’s every day', async () => {
+      const { store, db, ids } = await yearOfClients();
+      const r = await recomputeHealth(db, { workspaceId: WS, now: NOW });
+      expect(r).toEqual({ clientsScored: 60, snapshotsWritten: 60 * 366 });
+      const perClient = await db
+        .selectFrom('health_snapshots')
+        .select(['client_id', (e) => e.fn.countAll<number>().as('n')])
+        .groupBy('client_id')
+        .execute();
+      expect(new Map(perClient.map((p) => [p.client_id, Number(p.n)]))).toEqual(new Map(ids.map((id) => [id, 366])));
+      await store.close();
+    });
+
+    it('a write the database refuses fails the rebuild with its error, and the batches before it stay written', async () => {
+      const { store, db } = await yearOfClients();
+      // A client of the middle batch is refused: its write fails while the last batch is being scored.
+      if (dialect.name === 'postgres') {
+        await sql`create function refuse_c30() returns trigger language plpgsql as $$ begin if new.client_id = 'c30' then raise exception 'disk full (test)'; end if; return new; end $$`.execute(
+          db,
+        );
+        await sql`create trigger refuse_c30 before insert on health_snapshots for each row execute function refuse_c30()`.execute(db);
+      } else {
+        await sql`create trigger refuse_c30 before insert on health_snapshots when new.client_id = 'c30' begin select raise(abort, 'disk full (test)'); end`.execute(
+          db,
+        );
+      }
+      await expect(recomputeHealth(db, { workspaceId: WS, now: NOW })).rejects.toThrow(/disk full \(test\)/);
+      const written = await db
+        .selectFrom('health_snapshots')
+        .select((e) => e.fn.count<number>('client_id').distinct().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(written.n)).toBeGreaterThan(0);
+      expect(Number(written.n)).toBeLessThan(60);
+      const last = await db.selectFrom('health_snapshots').select('client_id').where('client_id', '=', 'c30').executeTakeFirst();
+      expect(last).toBeUndefined();
+      await store.close();
+    });
+  });
+}

@@ -86,11 +86,28 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
 
   const ctx: BatchContext = { today, now, retentionStart, fromDay: input.fromDay, options, timeZone: settings.timezone };
   let snapshotsWritten = 0;
-  for (const batch of batchesOf(clients, ctx)) {
-    snapshotsWritten += await recomputeBatch(db, workspaceId, batch, ctx);
-    // SQLite answers synchronously: without a turn of the event loop between batches, a runner
-    // rebuilding a large workspace (the daily run: ~5 s for 5,000 clients) answers no request.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  const nowIso = now.toISOString();
+  // One batch is written while the next is read and scored: on PostgreSQL the server inserts and
+  // indexes one batch (most of a rebuild's time there) while this process scores the next. Writes
+  // stay in order, one at a time. SQLite runs each statement to its end when called, so there the
+  // two simply alternate.
+  let writing: Promise<number> | undefined;
+  try {
+    for (const batch of batchesOf(clients, ctx)) {
+      const { rows, scored } = await scoreBatch(db, workspaceId, batch, ctx);
+      if (writing) snapshotsWritten += await writing;
+      writing = writeSnapshots(db, rows, scored, nowIso).then(() => rows.length);
+      // Its failure is thrown where it is awaited (next turn or after the loop), not as an unhandled rejection meanwhile.
+      writing.catch(() => undefined);
+      // SQLite answers synchronously: without a turn of the event loop between batches, a runner
+      // rebuilding a large workspace (the daily run: ~5 s for 5,000 clients) answers no request.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (writing) snapshotsWritten += await writing;
+  } catch (err) {
+    // A scoring failure while a write is in flight: let that write end before reporting.
+    await writing?.catch(() => undefined);
+    throw err;
   }
   return { clientsScored: clients.length, snapshotsWritten };
 }
@@ -144,7 +161,8 @@ export function* batchesOf(
   if (batch.length > 0) yield batch;
 }
 
-async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: BatchContext): Promise<number> {
+/** Reads a batch's history and scores its clients' days: the snapshots to write and the clients' current scores. */
+async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: BatchContext): Promise<{ rows: SnapshotRow[]; scored: ScoredClient[] }> {
   const { today } = ctx;
   const nowIso = ctx.now.toISOString();
   const plans: { client: ClientRow; start: string }[] = [];
@@ -212,8 +230,7 @@ async function recomputeBatch(db: Db, workspaceId: string, batch: ClientRow[], c
     });
     scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null });
   }
-  await writeSnapshots(db, rows, scored, nowIso);
-  return rows.length;
+  return { rows, scored };
 }
 
 /**
