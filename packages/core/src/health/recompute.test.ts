@@ -180,7 +180,7 @@ describe('rebuild batches', () => {
 
 for (const dialect of await testDialects()) {
   describe(`a long rebuild on ${dialect.name}, one batch written while the next is scored`, () => {
-    // 60 clients with a year of history each: 366 snapshots a client, so three write batches.
+    // 60 clients with a year of history each: 366 snapshots a client, so several write batches.
     async function yearOfClients() {
       const store = await dialect.open();
       const db = store.db;

@@ -36,9 +36,11 @@ export interface RecomputeHealthResult {
 const CLIENT_BATCH = 250;
 /**
  * Snapshots per batch: a batch's rows are built in memory and written in one transaction, and a
- * full rebuild makes one per client and day (250 clients × a year ≈ 90,000 rows ≈ 300 MB).
+ * full rebuild makes one per client and day (250 clients × a year ≈ 90,000 rows ≈ 300 MB). Two
+ * batches live at once (one written, the next scored). 5,000: after a 50,000-message ingest
+ * (183,000 snapshots) the rebuild's peak RSS is ~60 MB under 10,000's, in the same time.
  */
-const BATCH_SNAPSHOTS = 10_000;
+const BATCH_SNAPSHOTS = 5_000;
 /** Mean rebuilt days per client from which evidence is ranked in the main query. */
 const EVIDENCE_QUERY_MIN_DAYS = 7;
 
