@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestDatabase, startFakeGmailServer, type FakeGmailServer, type TestDatabase } from '@chs/core/testing';
-import { chs, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
+import { connectStaleGoogle, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
@@ -110,26 +110,7 @@ beforeAll(async () => {
   link = await startDemo();
   origin = new URL(link).origin;
   // A CSM's mailbox connected to the demo workspace (an expired token: the first read refreshes it).
-  const connected = await chs(
-    demoEnv,
-    'connect',
-    'google',
-    '--workspace',
-    'ourco.com',
-    '--email',
-    'rep@ourco.com',
-    '--access-token',
-    'stale-token',
-    '--refresh-token',
-    'fake-refresh-token',
-    '--client-id',
-    'cid',
-    '--client-secret',
-    'csecret',
-    '--expires-at',
-    '2020-01-01T00:00:00Z',
-  );
-  if (connected.code !== 0) throw new Error(`chs connect google failed: ${connected.stderr}`);
+  await connectStaleGoogle(demoEnv, 'ourco.com');
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   context = await browser.newContext({ viewport: { width: 1366, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
   page = await context.newPage();

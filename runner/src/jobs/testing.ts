@@ -132,13 +132,10 @@ export function chsEnv(database: string, dir: string, api: string, token: string
 }
 
 /**
- * `chs init` a workspace and `chs connect google` with an expired access token (so each run
- * begins with a refresh at the fake); resolves to the workspace's API key.
+ * `chs connect google` for the mailbox rep@<ws> with an expired access token (so each run begins
+ * with a refresh at the fake).
  */
-export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string> {
-  const init = await chs(env, 'init', '--workspace', ws, '--name', 'Acme', '--owner-email', `ana@${ws}`, '--json');
-  if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
-  const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
+export async function connectStaleGoogle(env: Env, ws: string): Promise<void> {
   const c = await chs(
     env,
     'connect',
@@ -158,7 +155,15 @@ export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string>
     '--expires-at',
     '2020-01-01T00:00:00Z',
   );
-  if (c.code !== 0) throw new Error(`chs connect failed: ${c.stderr}`);
+  if (c.code !== 0) throw new Error(`chs connect google failed: ${c.stderr}`);
+}
+
+/** `chs init` a workspace and connect its stale Google mailbox (connectStaleGoogle); resolves to the workspace's API key. */
+export async function initAndConnect(env: Env, ws = 'acme.com'): Promise<string> {
+  const init = await chs(env, 'init', '--workspace', ws, '--name', 'Acme', '--owner-email', `ana@${ws}`, '--json');
+  if (init.code !== 0) throw new Error(`chs init failed: ${init.stderr}`);
+  const { apiKey } = JSON.parse(init.stdout) as { apiKey: string };
+  await connectStaleGoogle(env, ws);
   return apiKey;
 }
 
