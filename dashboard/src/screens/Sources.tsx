@@ -55,6 +55,14 @@ function Integration(props: { provider: Provider; jobsEnded: number; onStarted()
   const sync = useAction(({ api }) =>
     unwrap(api.POST('/api/integrations/{provider}/sync', { params: { path: { provider: p } }, body: { workspaceId: workspace } })),
   );
+  // Google (each CSM's own mailbox) and HubSpot (the public app's install) sign in through the
+  // browser: the API answers the provider's consent URL, and the provider sends the browser back
+  // to the server's callback, which stores the tokens and returns here (CHS_PUBLIC_URL).
+  const signIn = useAction(({ api }) =>
+    p === 'google'
+      ? unwrap(api.POST('/api/integrations/google/authorize', { params: { query: { workspaceId: workspace } } }))
+      : unwrap(api.POST('/api/integrations/hubspot/authorize', { params: { query: { workspaceId: workspace } } })),
+  );
   const s = status.data;
   return (
     <section class="card integration" aria-labelledby={`int-${p}`}>
@@ -89,10 +97,23 @@ function Integration(props: { provider: Provider; jobsEnded: number; onStarted()
       )}
       {s && !s.connected && (
         <p class="muted small">
-          Connect it with <code>chs connect {p}</code>.
+          Connect it {p === 'intercom' ? '' : 'with the button below or '}with <code>chs connect {p}</code>.
         </p>
       )}
       <div class="row wrap">
+        {p !== 'intercom' && (
+          <button
+            type="button"
+            class="secondary"
+            disabled={signIn.busy}
+            onClick={async () => {
+              const r = await signIn.run();
+              if (r) navigation.leaveFor(r.url);
+            }}
+          >
+            {p === 'google' ? (s && s.accounts.length > 0 ? 'Connect another Gmail mailbox' : 'Connect a Gmail mailbox') : 'Install the HubSpot app'}
+          </button>
+        )}
         <button
           type="button"
           disabled={sync.busy || !s?.connected}
@@ -114,9 +135,13 @@ function Integration(props: { provider: Provider; jobsEnded: number; onStarted()
         </p>
       )}
       <ErrorText error={sync.error} />
+      <ErrorText error={signIn.error} />
     </section>
   );
 }
+
+/** Sends the browser to a provider's consent screen (an object of its own: tests replace it). */
+export const navigation = { leaveFor: (url: string): void => window.location.assign(url) };
 
 function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../App.js';
 import type { Answer } from '../lib/api.js';
 import { historyOption } from './ClientPage.js';
-import { backfillWindow } from './Sources.js';
+import { backfillWindow, navigation } from './Sources.js';
 import { client, installFakeApi, standardRoutes, type FakeApi } from '../test/fake-api.js';
 
 vi.mock('../components/Chart.js', () => ({
@@ -446,6 +446,37 @@ describe('sources and jobs', () => {
     expect(within(current).getByLabelText('Job progress').getAttribute('value')).toBe('40');
     expect(current.textContent).toContain('run-bf');
   }, 15_000);
+
+  it("a CSM connects their own Gmail mailbox from the dashboard: the browser goes to Google's consent screen", async () => {
+    sourcesRoutes(() => null);
+    const consent = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=cid&state=s1';
+    api.on('POST', '/api/integrations/google/authorize', () => ({ body: { url: consent, expiresAt: '2025-06-30T08:10:00.000Z' } }));
+    const left = vi.spyOn(navigation, 'leaveFor').mockImplementation(() => undefined);
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;
+    fireEvent.click(await within(gmail).findByRole('button', { name: 'Connect a Gmail mailbox' }));
+    await waitFor(() => expect(left).toHaveBeenCalledWith(consent));
+    const call = api.calls.find((c) => c.url.pathname === '/api/integrations/google/authorize');
+    expect(call?.url.searchParams.get('workspaceId')).toBe('acme.com');
+    left.mockRestore();
+  });
+
+  it('says in words when the HubSpot app cannot be installed from here, and stays on the page', async () => {
+    sourcesRoutes(() => null);
+    api.on('POST', '/api/integrations/hubspot/authorize', () => ({
+      status: 409,
+      body: { error: 'set CHS_HUBSPOT_CLIENT_ID and CHS_HUBSPOT_CLIENT_SECRET to install the HubSpot app', code: 'OAUTH_NOT_CONFIGURED', status: 409 },
+    }));
+    const left = vi.spyOn(navigation, 'leaveFor').mockImplementation(() => undefined);
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const hubspot = (await screen.findByRole('heading', { name: /HubSpot/ })).closest('section')!;
+    fireEvent.click(await within(hubspot).findByRole('button', { name: 'Install the HubSpot app' }));
+    expect((await within(hubspot).findByRole('alert')).textContent).toContain('CHS_HUBSPOT_CLIENT_ID and CHS_HUBSPOT_CLIENT_SECRET');
+    expect(left).not.toHaveBeenCalled();
+    left.mockRestore();
+  });
 
   it("shows the API's refusal of a backfill in words", async () => {
     sourcesRoutes(() => null);
