@@ -19,6 +19,7 @@
 import { ChsError } from '../errors.js';
 import type { SentimentLabel, SentimentResult, SentimentScorer } from '../interfaces.js';
 import { buildLexicon, type PhraseEntry } from './lexicon.js';
+import { isSpace, isWordChar, NEGATING_CONTRACTIONS } from './tokens.js';
 
 /**
  * Label thresholds on the score: `score >= positive` is positive, `score <= negative` is
@@ -228,42 +229,10 @@ for (const [set, bit] of [
 }
 
 // A Map, not an object literal: a word like "constructor" must not hit Object.prototype.
-const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["can't", ['can', 'not']],
-  ['cant', ['can', 'not']],
-  ['cannot', ['can', 'not']],
-  ["won't", ['will', 'not']],
-  ['wont', ['will', 'not']],
-  ["shan't", ['shall', 'not']],
-  ['dont', ['do', 'not']],
-  ['doesnt', ['does', 'not']],
-  ['didnt', ['did', 'not']],
-  ['isnt', ['is', 'not']],
-  ['wasnt', ['was', 'not']],
-  ['arent', ['are', 'not']],
-  ['werent', ['were', 'not']],
-  ['couldnt', ['could', 'not']],
-  ['shouldnt', ['should', 'not']],
-  ['wouldnt', ['would', 'not']],
-  ['havent', ['have', 'not']],
-  ['hasnt', ['has', 'not']],
-  ['hadnt', ['had', 'not']],
-  ['aint', ['is', 'not']],
-]);
+const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map(NEGATING_CONTRACTIONS);
 
 /** Marks a clause boundary (comma, semicolon, colon, dash, bracket) inside a sentence. */
 const CLAUSE = ',';
-
-const WORD_CHAR_RE = /[\p{L}\p{N}\p{M}]/u;
-
-function isWordChar(c: number, ch: string): boolean {
-  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
-  return WORD_CHAR_RE.test(ch);
-}
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 11 || c === 160;
-}
 
 function pushWord(out: string[], raw: string): void {
   let w = raw;

@@ -18,6 +18,7 @@
  *   inside a hypothetical about us ("if you need us to cancel the old invoice", "whether we renew");
  *   a conditional threat by the client ("unless this is fixed we will cancel") does count.
  */
+import { isSpace, isWordChar, NEGATING_CONTRACTIONS } from './tokens.js';
 
 /** Bits of the interactions.signals column. */
 export const SIGNAL_BITS = Object.freeze({ churnIntent: 1, followUp: 2, needsReply: 4 } as const);
@@ -58,8 +59,6 @@ interface Sentence {
   question: boolean;
 }
 
-const WORD_CHAR_RE = /[\p{L}\p{N}\p{M}]/u;
-
 /** A short line starting with one of these and ending in a comma ("Hi Tom,", "Best,") is a sentence of its own. */
 const GREETINGS = new Set([
   'hi',
@@ -88,41 +87,13 @@ const GREETINGS = new Set([
   'hola',
 ]);
 
-function isWordChar(c: number, ch: string): boolean {
-  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
-  return WORD_CHAR_RE.test(ch);
-}
-
 function isApostrophe(c: number): boolean {
   return c === 39 || c === 0x2019 || c === 0x2018 || c === 0x02bc;
 }
 
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 11 || c === 160;
-}
-
 // A Map, not an object literal: a word like "constructor" must not hit Object.prototype.
 const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["can't", ['can', 'not']],
-  ['cant', ['can', 'not']],
-  ['cannot', ['can', 'not']],
-  ["won't", ['will', 'not']],
-  ['wont', ['will', 'not']],
-  ["shan't", ['shall', 'not']],
-  ['dont', ['do', 'not']],
-  ['doesnt', ['does', 'not']],
-  ['didnt', ['did', 'not']],
-  ['isnt', ['is', 'not']],
-  ['wasnt', ['was', 'not']],
-  ['arent', ['are', 'not']],
-  ['werent', ['were', 'not']],
-  ['couldnt', ['could', 'not']],
-  ['shouldnt', ['should', 'not']],
-  ['wouldnt', ['would', 'not']],
-  ['havent', ['have', 'not']],
-  ['hasnt', ['has', 'not']],
-  ['hadnt', ['had', 'not']],
-  ['aint', ['is', 'not']],
+  ...NEGATING_CONTRACTIONS,
   ['im', ['i', 'am']],
   ["let's", ['let', 'us']],
   ['gonna', ['going', 'to']],
