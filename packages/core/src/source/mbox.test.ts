@@ -84,6 +84,21 @@ describe('mboxSource', () => {
     expect(crlf.map((m) => m.envelopeDate)).toEqual(lf.map((m) => m.envelopeDate));
   });
 
+  it('counts the same separators whatever the chunk size, a separator line split across chunks included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-mbox-'));
+    const crlf = join(dir, 'crlf.mbox');
+    writeFileSync(crlf, readFileSync(fixture('mboxrd.mbox'), 'latin1').replace(/\n/g, '\r\n'), 'latin1');
+    const bom = join(dir, 'bom.mbox');
+    writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(fixture('mboxrd.mbox'))]));
+    for (const path of [fixture('mboxrd.mbox'), fixture('bare-cr.mbox'), crlf, bom]) {
+      const expected = await mboxSource(path).total?.();
+      expect(expected).toBe(3);
+      // A byte-order mark is looked for in the first chunk (64 KiB and more in use), so not in chunks of 1 or 2 bytes.
+      for (const chunkSize of path === bom ? [3, 5, 7, 13, 64, 100] : [1, 2, 3, 5, 7, 13, 64, 100])
+        expect(await mboxSource(path, { chunkSize }).total?.(), `${path} in chunks of ${chunkSize}`).toBe(expected);
+    }
+  });
+
   it('reads a bare-CR mbox as LF', async () => {
     const lf = await collect(fixture('mboxrd.mbox'));
     const cr = await collect(fixture('bare-cr.mbox'));

@@ -182,7 +182,9 @@ function cursorOffset(from: SourceCursor | undefined): number {
  * headers carry a `Content-Length` that lands exactly on the next separator or the end of the
  * file, on that length. `>From ` lines are unescaped (mboxrd rule, also applied to mboxo files).
  * Files with bare-CR line ends are read as LF; any message containing a bare CR is turned to LF.
- * Each message is a fresh Buffer owning its memory (it can be transferred to a worker).
+ * Each message is a view of the bytes read (not copied again; the chunks read are never written
+ * over, so a message stays intact after the next is read). A view holds its read buffer (a few
+ * MiB) in memory while it is kept; the ingest pool copies each message into its own for a worker.
  * The cursor is `{ offset }`, the byte offset of the next message's separator line.
  */
 export function mboxSource(path: string, options: MboxOptions = {}): Source<RawMessage> {
@@ -345,9 +347,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
 
         const contentEnd = trimSeparatorBlank(buf, contentStart, end);
         if (envelopeLine !== undefined || !isBlank(buf, contentStart, contentEnd)) {
-          const copy = Buffer.allocUnsafeSlow(contentEnd - contentStart);
-          buf.copy(copy, 0, contentStart, contentEnd);
-          const raw = normalizeLineEndings(unescapeFromLines(copy));
+          const raw = normalizeLineEndings(unescapeFromLines(buf.subarray(contentStart, contentEnd)));
           const item: RawMessage = {
             raw,
             location: `${file}@${messageOffset}`,
@@ -379,42 +379,63 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
   return { kind: 'mbox', key: `mbox:${file}`, items, total };
 }
 
-/** Counts separator lines in one pass (Content-Length is not honoured: an estimate). */
+/**
+ * Counts separator lines in one pass (Content-Length is not honoured: an estimate). Each chunk is
+ * scanned where it lies; only the line that runs across two chunks is joined (copying every
+ * chunk behind the carried tail doubled this pass's allocation, 1 GB for a 1 GB file).
+ */
 async function countSeparators(file: string, chunkSize: number): Promise<number> {
   let count = 0;
-  let carry: Buffer = Buffer.alloc(0);
+  // The unfinished last line scanned so far, with the LF before it (the file's first line gets
+  // one), kept while it may still turn out to be a separator line.
+  let carry: Buffer = Buffer.from([LF]);
   let first = true;
   let cr: boolean | undefined;
   let sawContent = false;
-  for await (const chunk of createReadStream(file, { highWaterMark: chunkSize }) as AsyncIterable<Buffer>) {
-    let data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
-    if (cr === undefined) {
-      cr = crOnly(data);
-      if (cr) crToLfInPlace(data);
-    } else if (cr) {
-      crToLfInPlace(data);
-    }
+  for await (const read of createReadStream(file, { highWaterMark: chunkSize }) as AsyncIterable<Buffer>) {
+    let chunk = read;
     if (first) {
       first = false;
-      if (data.length >= 3 && data.compare(BOM, 0, 3, 0, 3) === 0) data = data.subarray(3);
-      // A leading line is checked by prefixing the LF the scan looks for.
-      data = Buffer.concat([Buffer.from([LF]), data]);
+      if (chunk.length >= 3 && chunk.compare(BOM, 0, 3, 0, 3) === 0) chunk = chunk.subarray(3);
     }
-    if (!sawContent && !isBlank(data, 0, data.length)) sawContent = true;
-    let p = data.indexOf(SEP);
-    let lastLf = data.lastIndexOf(LF);
+    if (!sawContent && !isBlank(chunk, 0, chunk.length)) sawContent = true;
+    if (cr === undefined) {
+      // The line-end style is decided on the carried bytes and this chunk together (only until
+      // the first line end: the carry is then the prepended LF and the bytes after it).
+      const both = Buffer.concat([carry, chunk]);
+      cr = crOnly(both.subarray(1));
+      if (cr) crToLfInPlace(both);
+      carry = both.subarray(0, carry.length);
+      chunk = both.subarray(carry.length);
+    } else if (cr) {
+      crToLfInPlace(chunk);
+    }
+    // The carried line, completed by this chunk's first line end.
+    const le = chunk.indexOf(LF);
+    if (le === -1) {
+      const longer = Buffer.concat([carry, chunk]);
+      carry = longer.length > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : longer;
+      continue;
+    }
+    if (carry.length > 0) {
+      const line = Buffer.concat([carry, chunk.subarray(0, le)]);
+      if (isSeparatorAt(line, 1, line.length)) count++;
+    }
+    // Every separator line after that line end, within this chunk.
+    let lastLf = chunk.lastIndexOf(LF);
+    let p = chunk.indexOf(SEP, le);
     while (p !== -1) {
-      const le = data.indexOf(LF, p + 1);
-      if (le === -1) {
+      const end = chunk.indexOf(LF, p + 1);
+      if (end === -1) {
         lastLf = p;
         break;
       }
-      if (isSeparatorAt(data, p + 1, le)) count++;
-      p = data.indexOf(SEP, p + 1);
+      if (isSeparatorAt(chunk, p + 1, end)) count++;
+      p = chunk.indexOf(SEP, p + 1);
     }
     // The unfinished last line is carried into the next chunk, unless it is already too long to be
     // a separator (carrying a huge line for every chunk would be quadratic).
-    carry = lastLf === -1 || data.length - lastLf > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : Buffer.from(data.subarray(lastLf));
+    carry = chunk.length - lastLf > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : Buffer.from(chunk.subarray(lastLf));
   }
   if (carry.length > 1 && isSeparatorAt(carry, 1, carry.length)) count++;
   return count === 0 && sawContent ? 1 : count;
