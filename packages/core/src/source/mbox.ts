@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ChsError } from '../errors.js';
 import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
@@ -392,50 +392,60 @@ async function countSeparators(file: string, chunkSize: number): Promise<number>
   let first = true;
   let cr: boolean | undefined;
   let sawContent = false;
-  for await (const read of createReadStream(file, { highWaterMark: chunkSize }) as AsyncIterable<Buffer>) {
-    let chunk = read;
-    if (first) {
-      first = false;
-      if (chunk.length >= 3 && chunk.compare(BOM, 0, 3, 0, 3) === 0) chunk = chunk.subarray(3);
-    }
-    if (!sawContent && !isBlank(chunk, 0, chunk.length)) sawContent = true;
-    if (cr === undefined) {
-      // The line-end style is decided on the carried bytes and this chunk together (only until
-      // the first line end: the carry is then the prepended LF and the bytes after it).
-      const both = Buffer.concat([carry, chunk]);
-      cr = crOnly(both.subarray(1));
-      if (cr) crToLfInPlace(both);
-      carry = both.subarray(0, carry.length);
-      chunk = both.subarray(carry.length);
-    } else if (cr) {
-      crToLfInPlace(chunk);
-    }
-    // The carried line, completed by this chunk's first line end.
-    const le = chunk.indexOf(LF);
-    if (le === -1) {
-      const longer = Buffer.concat([carry, chunk]);
-      carry = longer.length > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : longer;
-      continue;
-    }
-    if (carry.length > 0) {
-      const line = Buffer.concat([carry, chunk.subarray(0, le)]);
-      if (isSeparatorAt(line, 1, line.length)) count++;
-    }
-    // Every separator line after that line end, within this chunk.
-    let lastLf = chunk.lastIndexOf(LF);
-    let p = chunk.indexOf(SEP, le);
-    while (p !== -1) {
-      const end = chunk.indexOf(LF, p + 1);
-      if (end === -1) {
-        lastLf = p;
-        break;
+  // One buffer, read into again and again: this pass runs beside the ingest, whose thread it
+  // shares, and a fresh chunk per read would add the file's size again in garbage.
+  const space = Buffer.allocUnsafe(chunkSize);
+  const handle = await open(file, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(space, 0, chunkSize, null);
+      if (bytesRead === 0) break;
+      let chunk = space.subarray(0, bytesRead);
+      if (first) {
+        first = false;
+        if (chunk.length >= 3 && chunk.compare(BOM, 0, 3, 0, 3) === 0) chunk = chunk.subarray(3);
       }
-      if (isSeparatorAt(chunk, p + 1, end)) count++;
-      p = chunk.indexOf(SEP, p + 1);
+      if (!sawContent && !isBlank(chunk, 0, chunk.length)) sawContent = true;
+      if (cr === undefined) {
+        // The line-end style is decided on the carried bytes and this chunk together (only until
+        // the first line end: the carry is then the prepended LF and the bytes after it).
+        const both = Buffer.concat([carry, chunk]);
+        cr = crOnly(both.subarray(1));
+        if (cr) crToLfInPlace(both);
+        carry = both.subarray(0, carry.length);
+        chunk = both.subarray(carry.length);
+      } else if (cr) {
+        crToLfInPlace(chunk);
+      }
+      // The carried line, completed by this chunk's first line end.
+      const le = chunk.indexOf(LF);
+      if (le === -1) {
+        const longer = Buffer.concat([carry, chunk]);
+        carry = longer.length > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : longer;
+        continue;
+      }
+      if (carry.length > 0) {
+        const line = Buffer.concat([carry, chunk.subarray(0, le)]);
+        if (isSeparatorAt(line, 1, line.length)) count++;
+      }
+      // Every separator line after that line end, within this chunk.
+      let lastLf = chunk.lastIndexOf(LF);
+      let p = chunk.indexOf(SEP, le);
+      while (p !== -1) {
+        const end = chunk.indexOf(LF, p + 1);
+        if (end === -1) {
+          lastLf = p;
+          break;
+        }
+        if (isSeparatorAt(chunk, p + 1, end)) count++;
+        p = chunk.indexOf(SEP, p + 1);
+      }
+      // The unfinished last line is carried into the next chunk, unless it is already too long to be
+      // a separator (carrying a huge line for every chunk would be quadratic).
+      carry = chunk.length - lastLf > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : Buffer.from(chunk.subarray(lastLf));
     }
-    // The unfinished last line is carried into the next chunk, unless it is already too long to be
-    // a separator (carrying a huge line for every chunk would be quadratic).
-    carry = chunk.length - lastLf > MAX_SEPARATOR_LINE + 1 ? Buffer.alloc(0) : Buffer.from(chunk.subarray(lastLf));
+  } finally {
+    await handle.close();
   }
   if (carry.length > 1 && isSeparatorAt(carry, 1, carry.length)) count++;
   return count === 0 && sawContent ? 1 : count;
