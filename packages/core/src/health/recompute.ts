@@ -12,6 +12,7 @@ import { fetchEvidence, fetchHistory, type BatchHistory } from './history.js';
 import { scoreClientDays, type SnapshotRow } from './score-client.js';
 import { writeSnapshots, type ScoredClient } from './write.js';
 import { chunks } from '../util/lists.js';
+import { dialectOf } from '../store/dialect.js';
 
 export interface RecomputeHealthInput {
   workspaceId: string;
@@ -43,6 +44,12 @@ const CLIENT_BATCH = 250;
 const BATCH_SNAPSHOTS = 5_000;
 /** Mean rebuilt days per client from which evidence is ranked in the main query. */
 const EVIDENCE_QUERY_MIN_DAYS = 7;
+/**
+ * Batch writes in flight at once on PostgreSQL. Two: the rebuild after a 50,000-message ingest
+ * (183,000 snapshots) took 6.4-6.6 s instead of 9.5 s with one at a time, on two cores; more
+ * would hold more batches in memory for a server with no core left to use.
+ */
+const PG_WRITES_AT_ONCE = 2;
 
 export interface ClientRow {
   id: string;
@@ -89,26 +96,29 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   const ctx: BatchContext = { today, now, retentionStart, fromDay: input.fromDay, options, timeZone: settings.timezone };
   let snapshotsWritten = 0;
   const nowIso = now.toISOString();
-  // One batch is written while the next is read and scored: on PostgreSQL the server inserts and
-  // indexes one batch (most of a rebuild's time there) while this process scores the next. Writes
-  // stay in order, one at a time. SQLite runs each statement to its end when called, so there the
-  // two simply alternate.
-  let writing: Promise<number> | undefined;
+  // Batches are written while the next ones are read and scored. On PostgreSQL the server inserts
+  // and indexes (most of a rebuild's time there) while this process scores, and two batches are
+  // written at once, each in its own transaction on its own connection: the server uses a second
+  // core (batches hold different clients, so they touch different rows). SQLite runs each
+  // statement to its end when called, so there writes and scoring simply alternate.
+  const maxWriting = dialectOf(db) === 'postgres' ? PG_WRITES_AT_ONCE : 1;
+  const writing: Promise<number>[] = [];
   try {
     for (const batch of batchesOf(clients, ctx)) {
       const { rows, scored } = await scoreBatch(db, workspaceId, batch, ctx);
-      if (writing) snapshotsWritten += await writing;
-      writing = writeSnapshots(db, rows, scored, nowIso).then(() => rows.length);
-      // Its failure is thrown where it is awaited (next turn or after the loop), not as an unhandled rejection meanwhile.
-      writing.catch(() => undefined);
+      while (writing.length >= maxWriting) snapshotsWritten += await writing.shift()!;
+      const write = writeSnapshots(db, rows, scored, nowIso).then(() => rows.length);
+      // Its failure is thrown where it is awaited (in a later turn or after the loop), not as an unhandled rejection meanwhile.
+      write.catch(() => undefined);
+      writing.push(write);
       // SQLite answers synchronously: without a turn of the event loop between batches, a runner
       // rebuilding a large workspace (the daily run: ~5 s for 5,000 clients) answers no request.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (writing) snapshotsWritten += await writing;
+    while (writing.length) snapshotsWritten += await writing.shift()!;
   } catch (err) {
-    // A scoring failure while a write is in flight: let that write end before reporting.
-    await writing?.catch(() => undefined);
+    // A failure while writes are in flight: let them end before reporting.
+    await Promise.allSettled(writing);
     throw err;
   }
   return { clientsScored: clients.length, snapshotsWritten };
