@@ -34,6 +34,8 @@ describe('ingest scenario (300 messages)', () => {
       'input.skippedOnHeadersShare',
       'baseline.mailparser.msgsPerSec',
       'baseline.mailparser.withSplit.msgsPerSec',
+      'baseline.mailparser.withSplit.afterMsgsPerSec',
+      'baseline.mailparser.withSplit.meanMsgsPerSec',
       'baseline.mailparser.cpuMsPerMsg',
       'baseline.mailparser.coresUsed',
       ...['split', 'head', 'filter', 'resolve', 'body', 'cut', 'mimePostalMime', 'mimeMailparser', 'strip', 'score'].map((s) => `stages.${s}.cpuMsPerMsg`),
@@ -87,12 +89,21 @@ describe('ingest scenario (300 messages)', () => {
     const details = r.details as {
       split: { messages: number };
       baseline: { messages: number };
+      baselineAfter: { messages: number };
       stages: { messages: number };
       commands: Record<string, { summary: { itemsProcessed: number } }>;
       e2e: Record<string, { summary: { itemsProcessed: number } }>;
     };
     expect(details.split.messages).toBe(300);
     expect(details.baseline.messages).toBe(300);
+    // The baseline runs before and after the commands; each ratio divides by the mean of the two.
+    expect(details.baselineAfter.messages).toBe(300);
+    const mean = (r.metrics['baseline.mailparser.withSplit.msgsPerSec']!.value + r.metrics['baseline.mailparser.withSplit.afterMsgsPerSec']!.value) / 2;
+    expect(r.metrics['baseline.mailparser.withSplit.meanMsgsPerSec']!.value).toBeCloseTo(mean, -1);
+    expect(r.metrics['ratio.command.sqlite']!.value).toBeCloseTo(
+      r.metrics['command.sqlite.msgsPerSec']!.value / r.metrics['baseline.mailparser.withSplit.meanMsgsPerSec']!.value,
+      1,
+    );
     expect(details.stages.messages).toBe(50);
     expect(Object.keys(details.commands).sort()).toEqual(['postgres', 'sqlite']);
     for (const c of Object.values(details.commands)) expect(c.summary.itemsProcessed).toBe(300);
