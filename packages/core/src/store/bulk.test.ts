@@ -114,4 +114,28 @@ describe.each(await testDialects())('insertRows on $name', (dialect) => {
       await store.close();
     }
   });
+  it('a long insert lets the event loop turn between statements (SQLite runs them synchronously), and still stores every row', async () => {
+    const store = await dialect.open();
+    try {
+      const { db } = store;
+      await createWorkspace(db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
+      const now = '2025-06-01T00:00:00.000Z';
+      const clients = Array.from({ length: 20_000 }, (_, i) => newClientRow({ id: `cl_${i}`, workspaceId: 'ourco.com', domain: `c${i}.com`, now, mrr: i }));
+      // What waits for a turn of the event loop (a worker thread's result, an HTTP request) gets one
+      // while the insert runs on SQLite; on PostgreSQL every statement is a round trip anyway.
+      let done = false;
+      let turnedDuring = false;
+      setImmediate(() => (turnedDuring = !done));
+      await db.transaction().execute((trx) => insertRows(trx, 'clients', clients));
+      done = true;
+      expect(turnedDuring).toBe(true);
+      const n = await db
+        .selectFrom('clients')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(n.n)).toBe(20_000);
+    } finally {
+      await store.close();
+    }
+  });
 });
