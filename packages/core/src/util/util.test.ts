@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newId } from './ids.js';
 import { chunks } from './lists.js';
 import { round, round1, round2 } from './numbers.js';
 import { addDays, DAY_MS, daysBetween, localTime, msUntilLocalMidnight, utcDay } from './time.js';
@@ -40,5 +41,18 @@ describe('numbers and lists', () => {
   it('splits a list into chunks of at most n', () => {
     expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(chunks([], 3)).toEqual([]);
+  });
+});
+
+describe('ids', () => {
+  it('gives 96 random bits per id, never the same bytes twice, across many refills of its byte pool', () => {
+    const ids = Array.from({ length: 5_000 }, () => newId('cl'));
+    for (const id of ids) expect(id).toMatch(/^cl_[A-Za-z0-9_-]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Each byte value turns up about equally often (a stuck or repeated pool would not).
+    const counts = new Map<string, number>();
+    for (const id of ids) for (const ch of id.slice(3)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    expect(counts.size).toBe(64);
+    for (const n of counts.values()) expect(n).toBeGreaterThan(900);
   });
 });
