@@ -5,6 +5,7 @@
  * summary at once wait for ten computations in a row. Nothing is cached: a request never gets an
  * answer computed before it arrived, only one whose computation it joined before it started.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type {} from './types.js'; // request.auth
 
@@ -19,7 +20,7 @@ export class Coalescer {
       // One turn of the event loop first: the identical requests already received are parsed
       // and join this computation instead of queueing behind it. Once it starts, it takes no
       // one else: a later request never gets data read before it arrived.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       this.#inFlight.delete(key);
       return compute();
     };

@@ -4,6 +4,7 @@
  * score each client's days (score-client.ts, through the pure model), write the snapshots
  * (write.ts). This file only plans: which clients, from which day, in which batches.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
@@ -113,7 +114,7 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
       writing.push(write);
       // SQLite answers synchronously: without a turn of the event loop between batches, a runner
       // rebuilding a large workspace (the daily run: ~5 s for 5,000 clients) answers no request.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     while (writing.length) snapshotsWritten += await writing.shift()!;
   } catch (err) {

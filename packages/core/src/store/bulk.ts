@@ -6,6 +6,7 @@
  * the values go straight to the driver, and SQLite reuses the prepared statement for the text
  * (database.ts's statement cache), so a 50-row chunk costs one bind-and-step.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { dialectOf, type DialectName } from './dialect.js';
@@ -74,10 +75,6 @@ export async function insertRows<T extends keyof Database>(db: Kysely<Database>,
  * meanwhile: the connection is not lent to anything else until it ends.
  */
 const SQLITE_TURN_MS = 8;
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * Sets text columns of many rows, each found by its key column, in statements of
