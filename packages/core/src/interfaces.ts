@@ -51,7 +51,17 @@ export interface Source<T = RawMessage> {
   /** Total item count when cheaply known (may be an estimate), else undefined. */
   total?(): Promise<number | undefined>;
   /** Items in order, starting after `from` when given. */
-  items(from?: SourceCursor): AsyncIterable<T>;
+  items(from?: SourceCursor, options?: ItemsOptions): AsyncIterable<T>;
+}
+
+/** How a consumer reads a source's items. */
+export interface ItemsOptions {
+  /**
+   * The consumer copies what it keeps of an item's bytes before it asks for the next item: the
+   * source may then read the next one into the same memory (an mbox reader reuses its buffer
+   * instead of leaving a mailbox's size in garbage). Default false: every item stays intact.
+   */
+  transient?: boolean;
 }
 
 export interface Address {

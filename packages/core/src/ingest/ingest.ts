@@ -10,6 +10,7 @@ import type { BackendName } from '../parse/backends.js';
 import { finishIngestionRun, startIngestionRun } from './runs.js';
 import { dropCursor, loadCursor } from './cursors.js';
 import { createProcessPool, type ProcessPool } from './pool.js';
+import { MessageSlabs } from './slabs.js';
 import type { ProcessInput, ProcessResult } from './process.js';
 import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
 
@@ -110,8 +111,7 @@ const TASK_BYTES = 4 * 1024 * 1024;
 const TASK_WAIT_MS = 50;
 /**
  * Raw bytes handed to workers and not yet written (besides the batch being written; at least one
- * task). Each is held twice meanwhile (this thread keeps its copy to send a task again after an
- * overrun): 16 MiB, four tasks of 4 MiB, kept both workers busy with less memory than 24.
+ * task): 16 MiB, four tasks of 4 MiB, kept both workers busy with less memory than 24.
  */
 const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 
@@ -193,7 +193,11 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[]; bytes: number }> = [];
     let inFlightBytes = 0;
     const buffer: Array<{ result: ProcessResult; cursor: SourceCursor }> = [];
+    // Each message is copied into shared memory as it is read (slabs.ts): the source may then
+    // read the next one into the same buffer, and the worker reads the copy in place.
+    const slabs = new MessageSlabs();
     let task: ProcessInput[] = [];
+    let taskMemory = slabs.task();
     let taskBytes = 0;
     let taskSince = 0;
     let cursors: SourceCursor[] = [];
@@ -222,9 +226,15 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
         ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
       });
       results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
+      const memory = taskMemory;
+      results.then(
+        () => memory.release(),
+        () => memory.release(),
+      );
       inFlight.push({ results, cursors, bytes: taskBytes });
       inFlightBytes += taskBytes;
       task = [];
+      taskMemory = slabs.task();
       taskBytes = 0;
       cursors = [];
       while (inFlight.length >= maxInFlight || (inFlight.length > 1 && inFlightBytes > MAX_IN_FLIGHT_BYTES)) await drainOne();
@@ -232,10 +242,10 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
 
     try {
       let asked = performance.now();
-      for await (const m of source.items(resumedFrom ?? undefined)) {
+      for await (const m of source.items(resumedFrom ?? undefined, { transient: true })) {
         stages.readMs += performance.now() - asked;
         task.push({
-          raw: m.raw,
+          raw: taskMemory.add(m.raw),
           location: m.location,
           ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}),
           ...(m.refused ? { refused: m.refused } : {}),

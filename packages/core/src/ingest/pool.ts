@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { FailedMessage, ProcessInput, ProcessResult, ProcessTask } from './process.js';
+import { MessageSlabs } from './slabs.js';
 
 /** Set (to the worker's path relative to the chunk) only in the command line's bundle; undeclared elsewhere. */
 declare const __CHS_BUNDLED_WORKER__: string | undefined;
@@ -90,21 +91,14 @@ export function createProcessPool(threads: number, options: ProcessPoolOptions =
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
 
+  const slabs = new MessageSlabs();
+
   /**
    * Runs messages in one worker task under watch: the worker writes the index of the message it
    * is on into `progress`; an index unchanged for longer than the budget aborts the task (which
    * terminates the thread). Returns the results, or the index of the message that overran.
    */
   const runWatched = async (task: ProcessTask, messages: ProcessInput[]): Promise<{ results: ProcessResult[] } | { overran: number }> => {
-    // Each message's bytes are copied into their own ArrayBuffer (a Buffer from a stream is a
-    // view of a larger chunk, which structured clone would copy whole) and then moved, not
-    // copied. The caller's bytes stay intact, so the batch can be sent again after an overrun.
-    const transferList: ArrayBuffer[] = [];
-    const own = messages.map((m) => {
-      const bytes = new Uint8Array(m.raw);
-      transferList.push(bytes.buffer);
-      return { ...m, raw: bytes };
-    });
     const progress = new Int32Array(new SharedArrayBuffer(4));
     progress[0] = -1;
     const abort = new AbortController();
@@ -124,7 +118,7 @@ export function createProcessPool(threads: number, options: ProcessPoolOptions =
       }
     }, tickMs);
     try {
-      const results = (await piscina.run({ ...task, messages: own, progress }, { transferList, signal: abort.signal })) as ProcessResult[];
+      const results = (await piscina.run({ ...task, messages, progress }, { signal: abort.signal })) as ProcessResult[];
       return { results };
     } catch (err) {
       if (overran >= 0) return { overran };
@@ -137,22 +131,30 @@ export function createProcessPool(threads: number, options: ProcessPoolOptions =
   return {
     threads,
     async run(task) {
-      const results: ProcessResult[] = new Array<ProcessResult>(task.messages.length);
-      // Ranges still to process; an overrun splits its range around the message that overran.
-      const todo: Array<[number, number]> = [[0, task.messages.length]];
-      while (todo.length) {
-        const [from, to] = todo.shift()!;
-        if (from >= to) continue;
-        const outcome = await runWatched(task, task.messages.slice(from, to));
-        if ('results' in outcome) {
-          outcome.results.forEach((r, i) => (results[from + i] = r));
-          continue;
+      // The messages' bytes go to the worker in shared memory (slabs.ts), read in place there
+      // (and again by a fresh worker after an overrun); the caller's own are free meanwhile.
+      const bytes = slabs.task();
+      const messages = task.messages.map((m) => ({ ...m, raw: bytes.add(m.raw) }));
+      try {
+        const results: ProcessResult[] = new Array<ProcessResult>(messages.length);
+        // Ranges still to process; an overrun splits its range around the message that overran.
+        const todo: Array<[number, number]> = [[0, messages.length]];
+        while (todo.length) {
+          const [from, to] = todo.shift()!;
+          if (from >= to) continue;
+          const outcome = await runWatched(task, messages.slice(from, to));
+          if ('results' in outcome) {
+            outcome.results.forEach((r, i) => (results[from + i] = r));
+            continue;
+          }
+          const bad = from + outcome.overran;
+          results[bad] = overBudget(messages[bad]!, budgetMs);
+          todo.unshift([from, bad], [bad + 1, to]);
         }
-        const bad = from + outcome.overran;
-        results[bad] = overBudget(task.messages[bad]!, budgetMs);
-        todo.unshift([from, bad], [bad + 1, to]);
+        return results;
+      } finally {
+        bytes.release();
       }
-      return results;
     },
     close: () => piscina.destroy(),
   };

@@ -75,6 +75,41 @@ describe('mboxSource', () => {
     }
   });
 
+  it('gives the same messages when items are transient (the consumer copies each before asking for the next)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-mbox-'));
+    const path = join(dir, 'sizes.mbox');
+    // Small messages, some larger than the reader's buffer at the small chunk sizes, CRLF ones, quoted From lines.
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} of the body\n`).join('');
+    const parts = Array.from({ length: 60 }, (_, i) => {
+      const eol = i % 7 === 3 ? '\r\n' : '\n';
+      const text = `Subject: message ${i}\nMessage-ID: <m${i}@sizes.test>\n\n${body(i % 10 === 5 ? 400 : 3)}${i % 9 === 0 ? '>From the quoted line\n' : ''}`;
+      return `From a${i}@b.example Tue Mar  4 03:33:20 2003\n${text}\n`.replace(/\n/g, eol);
+    });
+    writeFileSync(path, parts.join(''));
+    for (const chunkSize of [1, 7, 64, 1000, undefined]) {
+      const kept = (await collect(path, undefined, chunkSize)).map((m) => ({ text: text(m), cursor: m.cursor }));
+      const copied: { text: string; cursor: SourceCursor }[] = [];
+      for await (const m of mboxSource(path, chunkSize === undefined ? {} : { chunkSize }).items(undefined, { transient: true })) {
+        copied.push({ text: text(m), cursor: m.cursor });
+      }
+      expect(copied, `chunks of ${chunkSize}`).toHaveLength(60);
+      expect(copied, `chunks of ${chunkSize}`).toEqual(kept);
+    }
+  });
+
+  it('reads transient items into one buffer again and again, and keeps other items intact in buffers of their own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-mbox-'));
+    const path = join(dir, 'many.mbox');
+    writeFileSync(path, Array.from({ length: 200 }, (_, i) => `From a@b.example Tue Mar  4 03:33:20 2003\nSubject: n${i}\n\nHello ${i}.\n\n`).join(''));
+    const buffersOf = async (transient: boolean) => {
+      const seen = new Set<ArrayBufferLike>();
+      for await (const m of mboxSource(path, { chunkSize: 64 }).items(undefined, { transient })) seen.add(m.raw.buffer);
+      return seen.size;
+    };
+    expect(await buffersOf(true)).toBe(1);
+    expect(await buffersOf(false)).toBeGreaterThan(20);
+  });
+
   it('keeps CRLF messages as CRLF with the same content', async () => {
     const lf = await collect(fixture('mboxrd.mbox'));
     const crlf = await collect(fixture('crlf.mbox'));

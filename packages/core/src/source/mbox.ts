@@ -1,8 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ChsError } from '../errors.js';
-import type { RawMessage, Source, SourceCursor } from '../interfaces.js';
+import type { ItemsOptions, RawMessage, Source, SourceCursor } from '../interfaces.js';
 import { normalizeLineEndings } from './line-endings.js';
 import { MAX_FILE_BYTES } from './files.js';
 
@@ -182,9 +181,10 @@ function cursorOffset(from: SourceCursor | undefined): number {
  * headers carry a `Content-Length` that lands exactly on the next separator or the end of the
  * file, on that length. `>From ` lines are unescaped (mboxrd rule, also applied to mboxo files).
  * Files with bare-CR line ends are read as LF; any message containing a bare CR is turned to LF.
- * Each message is a view of the bytes read (not copied again; the chunks read are never written
- * over, so a message stays intact after the next is read). A view holds its read buffer (a few
- * MiB) in memory while it is kept; the ingest pool copies each message into its own for a worker.
+ * Each message is a view of the bytes read, not copied again. By default the memory read into
+ * is never written over, so a message stays intact after the next is read (a view holds its read
+ * buffer, a few MiB, while it is kept). With `items(from, { transient: true })` one buffer is read
+ * into again and again: the consumer (the ingest) copies each message before asking for the next.
  * The cursor is `{ offset }`, the byte offset of the next message's separator line.
  */
 export function mboxSource(path: string, options: MboxOptions = {}): Source<RawMessage> {
@@ -192,64 +192,65 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
   const chunkSize = options.chunkSize ?? 1 << 20;
   const maxBytes = options.maxMessageBytes ?? MAX_FILE_BYTES;
 
-  async function* items(from?: SourceCursor): AsyncGenerator<RawMessage> {
+  async function* items(from?: SourceCursor, itemsOptions: ItemsOptions = {}): AsyncGenerator<RawMessage> {
     const start = cursorOffset(from);
+    const reuse = itemsOptions.transient === true;
+    let handle: FileHandle;
     try {
-      await stat(file);
+      handle = await open(file, 'r');
     } catch (err) {
       throw new ChsError('SOURCE_UNREADABLE', `cannot read mbox ${file}`, { cause: err });
     }
-    const stream = createReadStream(file, { start, highWaterMark: chunkSize });
-    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    let buf: Buffer = Buffer.alloc(0);
-    let base = start;
+    let position = start;
     let eof = false;
     let cr: boolean | undefined;
 
-    // `buf` is a view into `store`; a chunk is appended into the room after it, and only when
-    // there is none is a store of twice the size allocated. Each byte is copied O(1) times on
-    // average, however many chunks one huge message spans (concatenating the whole buffer for
-    // every chunk was quadratic).
-    let store: Buffer = buf;
-    const append = (chunk: Buffer): void => {
-      if (buf.length === 0) {
-        buf = chunk;
-        store = chunk;
-        return;
-      }
+    // The file is read straight into `store`, after the bytes not yet split (`buf`, a view into
+    // it). With no room left for a read, the unsplit tail moves: to the start of the same store
+    // when items are transient (the consumer has copied the ones before), else into a new store
+    // (messages yielded earlier are views of the old one and stay intact). Each byte is copied
+    // O(1) times on average, however many reads one huge message spans.
+    let store: Buffer = Buffer.allocUnsafeSlow(storeBytes(0));
+    let buf: Buffer = store.subarray(0, 0);
+    const room = (): void => {
       const end = buf.byteOffset - store.byteOffset + buf.length;
-      if (buf.buffer === store.buffer && end >= 0 && store.length - end >= chunk.length) {
-        chunk.copy(store, end);
-        buf = store.subarray(end - buf.length, end + chunk.length);
-        return;
+      if (store.length - end >= chunkSize) return;
+      const wanted = storeBytes(buf.length);
+      if (reuse && store.length >= buf.length + chunkSize && store.length <= 2 * wanted) {
+        store.copyWithin(0, buf.byteOffset - store.byteOffset, end);
+      } else {
+        const grown = Buffer.allocUnsafeSlow(wanted);
+        buf.copy(grown, 0);
+        store = grown;
       }
-      const grown = Buffer.allocUnsafeSlow(Math.max(2 * (buf.length + chunk.length), chunkSize));
-      buf.copy(grown, 0);
-      chunk.copy(grown, buf.length);
-      store = grown;
-      buf = grown.subarray(0, buf.length + chunk.length);
+      buf = store.subarray(0, buf.length);
     };
+    /** A store for `pending` unsplit bytes and reads after them: room for several reads, so a new store is rare. */
+    function storeBytes(pending: number): number {
+      return Math.max(2 * (pending + chunkSize), 4 * chunkSize);
+    }
 
     const more = async (): Promise<boolean> => {
       if (eof) return false;
-      const r = await chunks.next();
-      if (r.done) {
+      room();
+      const at = buf.byteOffset - store.byteOffset + buf.length;
+      const { bytesRead } = await handle.read(store, at, chunkSize, position);
+      if (bytesRead === 0) {
         eof = true;
         return false;
       }
-      const chunk = r.value;
+      position += bytesRead;
+      const chunk = store.subarray(at, at + bytesRead);
+      buf = store.subarray(at - buf.length, at + bytesRead);
       if (cr === undefined) {
         // Until the line-end style is known, the undecided bytes stay in `buf` unconverted.
-        append(chunk);
         cr = crOnly(buf);
         if (cr) crToLfInPlace(buf);
-        return true;
-      }
-      if (cr) crToLfInPlace(chunk);
-      append(chunk);
+      } else if (cr) crToLfInPlace(chunk);
       return true;
     };
 
+    let base = start;
     try {
       await more();
       if (base === 0 && buf.length >= 3 && buf.compare(BOM, 0, 3, 0, 3) === 0) {
@@ -364,7 +365,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
         }
       }
     } finally {
-      stream.destroy();
+      await handle.close();
     }
   }
 
