@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, defaultTestDialectName } from '@chs/core/testing';
@@ -17,7 +17,7 @@ const BUNDLE = fileURLToPath(new URL('../../dist/bundle/cli.js', import.meta.url
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const dir = mkdtempSync(join(tmpdir(), 'chs-startup-'));
 const pg = defaultTestDialectName() === 'postgres';
-const databases = pg ? [await createTestDatabase('postgres'), await createTestDatabase('postgres')] : [];
+const databases = pg ? [await createTestDatabase('postgres'), await createTestDatabase('postgres'), await createTestDatabase('postgres')] : [];
 afterAll(async () => {
   for (const d of databases) await d.drop();
 });
@@ -74,11 +74,15 @@ describe('the bundled command line', () => {
       CHS_DATA_DIR: '',
       CHS_NOW: '2026-11-02T00:00:00Z',
     };
-    const [shipped, source] = pg ? databases.map((d) => d.url) : [join(dir, 'shipped.db'), join(dir, 'source.db')];
+    const [shipped, inProcess, source] = pg ? databases.map((d) => d.url) : [join(dir, 'shipped.db'), join(dir, 'in-process.db'), join(dir, 'source.db')];
 
     expect((await chs(env, '--db', shipped!, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'cs@acme.com', '--json')).code).toBe(0);
     const bundled = await chs(env, '--db', shipped!, 'ingest', '--mbox', mbox, '--workspace', 'acme.com', '--json');
     expect(bundled.code).toBe(0);
+    // In-process, the bundle parses with the worker's own build (runner/scripts/bundle.mjs).
+    expect((await chs(env, '--db', inProcess!, 'init', '--workspace', 'acme.com', '--name', 'Acme', '--owner-email', 'cs@acme.com', '--json')).code).toBe(0);
+    const bundledInProcess = await chs(env, '--db', inProcess!, 'ingest', '--mbox', mbox, '--workspace', 'acme.com', '--workers', '0', '--json');
+    expect(bundledInProcess.code).toBe(0);
 
     const { ctx, stdout } = captureContext({ CHS_NOW: env.CHS_NOW });
     expect(
@@ -100,5 +104,28 @@ describe('the bundled command line', () => {
     };
     expect(counts(bundled.stdout)).toEqual({ status: 'completed', itemsProcessed: 60, itemsAdded: 60, errorsCount: 0, clientsCreated: 5, contactsCreated: 35 });
     expect(counts(bundled.stdout)).toEqual(counts(stdout.text));
+    expect(counts(bundledInProcess.stdout)).toEqual(counts(stdout.text));
   }, 120_000);
+
+  it('leaves the MIME libraries to the worker’s build: no command loads them at start', () => {
+    // libmime's charset tables alone took ~60 ms of every command's start when a chunk the
+    // command line loads held them. What `chs <command>` loads at start: cli.js, the command's
+    // chunk (a dynamic import of cli.js) and every chunk they import statically.
+    const dirOf = dirname(BUNDLE);
+    const text = (f: string) => readFileSync(join(dirOf, f), 'utf8');
+    const staticImports = (f: string) => [...text(f).matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)].map((m) => m[1]!);
+    const commands = [...text('cli.js').matchAll(/import\("\.\/([\w-]+\.js)"\)/g)].map((m) => m[1]!);
+    expect(commands.length).toBeGreaterThanOrEqual(10);
+    const loaded = new Set<string>();
+    const queue = ['cli.js', ...commands];
+    while (queue.length) {
+      const f = queue.shift()!;
+      if (loaded.has(f)) continue;
+      loaded.add(f);
+      queue.push(...staticImports(f));
+    }
+    const mime = /node_modules\/(?:libmime|mailparser|encoding-japanese|postal-mime|iconv-lite)\//;
+    expect([...loaded].filter((f) => mime.test(text(f)))).toEqual([]);
+    expect(mime.test(text('worker.js'))).toBe(true);
+  });
 });
