@@ -36,10 +36,13 @@ export function workerFile(): string {
  * Young-generation size of each worker's heap (MB). Parsing allocates fast and keeps little, and
  * with V8's default for this machine's memory the two workers' young generations alone add
  * ~60 MB to peak RSS (50k-message bench: 418 MB default, 357-360 MB at 8, same throughput within
- * noise). Only the young generation is bounded: an old-generation limit, when hit, can take the
- * whole process down rather than the worker.
+ * noise). Since message bytes reach the workers in shared memory (slabs.ts), 2 MB: the whole
+ * 50,000-message `chs ingest` peaked at 344-353 MB instead of 368-391 at 4 (and 378-399 at 8),
+ * 0.3-0.8 s slower of ~18 s (alternated pairs; smaller, more frequent collections). Only the
+ * young generation is bounded: an old-generation limit, when hit, can take the whole process
+ * down rather than the worker.
  */
-const WORKER_YOUNG_GENERATION_MB = 8;
+const WORKER_YOUNG_GENERATION_MB = 2;
 
 /** Default time one message may take in a worker before it is abandoned (docs/parsing.md). */
 export const DEFAULT_PARSE_BUDGET_MS = 10_000;
