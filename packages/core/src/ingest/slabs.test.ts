@@ -4,15 +4,18 @@ import { MessageSlabs } from './slabs.js';
 const bytes = (n: number, fill: number) => Buffer.alloc(n, fill);
 
 describe('message slabs (shared memory for tasks on their way to workers)', () => {
-  it('copies each message into shared memory, byte for byte, whatever its size', () => {
+  it('copies each message byte for byte: into shared memory, or into its own buffer when larger than a slab', () => {
     const task = new MessageSlabs().task();
     const sizes = [0, 1, 300, 1024 * 1024, 1024 * 1024 + 7, 3 * 1024 * 1024];
     const inputs = sizes.map((n, i) => bytes(n, i + 1));
     const copies = inputs.map((raw) => task.add(raw));
     copies.forEach((c, i) => {
-      expect(c.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(c.buffer).toBeInstanceOf(sizes[i]! > 2 * 1024 * 1024 ? ArrayBuffer : SharedArrayBuffer);
+      expect(c.buffer).not.toBe(inputs[i]!.buffer);
       expect(Buffer.from(c.buffer, c.byteOffset, c.byteLength).equals(inputs[i]!)).toBe(true);
     });
+    // A copy passed on (the ingest's to the pool) is not copied again.
+    expect(new MessageSlabs().task().add(copies[5]!)).toBe(copies[5]);
     // The source may reuse its buffer once a message is added: the copy does not change.
     inputs[2]!.fill(0);
     expect(copies[2]!.every((b) => b === 3)).toBe(true);

@@ -10,10 +10,17 @@
  * the task's results are in and filled again for a later task.
  */
 
-/** Bytes of one slab. A task (ingest.ts: up to 4 MiB) fills a few; a larger message gets its own memory, used once. */
+/** Bytes of one slab. A task (ingest.ts: up to 4 MiB) fills a few; a larger message gets memory of its own. */
 const SLAB_BYTES = 2 * 1024 * 1024;
 /** Free slabs kept for reuse: more than the bytes the ingest has in flight (16 MiB) plus the task being filled. */
 const MAX_FREE_SLABS = 16;
+
+/**
+ * Copies of messages too large for a slab. They are plain buffers, cloned to the worker like any
+ * buffer: a `SharedArrayBuffer` per message is freed late (one per message of a 50,000-message
+ * mailbox peaked at 600-980 MB), and a mailbox of large attachments would make many.
+ */
+const ownCopies = new WeakSet<ArrayBufferLike>();
 
 export class MessageSlabs {
   private readonly free: SharedArrayBuffer[] = [];
@@ -42,13 +49,17 @@ export class TaskBytes {
 
   constructor(private readonly slabs: MessageSlabs) {}
 
-  /** `raw` copied into shared memory; `raw` itself when it already is shared. */
+  /**
+   * `raw` copied into a slab of shared memory, or into a buffer of its own when larger than a
+   * slab; `raw` itself when it already is either (a message passed on by the ingest to the pool).
+   */
   add(raw: Uint8Array): Uint8Array {
-    if (raw.buffer instanceof SharedArrayBuffer) return raw;
+    if (raw.buffer instanceof SharedArrayBuffer || ownCopies.has(raw.buffer)) return raw;
     const n = raw.byteLength;
     if (n > SLAB_BYTES) {
-      const own = new Uint8Array(new SharedArrayBuffer(n));
+      const own = new Uint8Array(n);
       own.set(raw);
+      ownCopies.add(own.buffer);
       return own;
     }
     if (!this.slab || this.used + n > this.slab.byteLength) {
