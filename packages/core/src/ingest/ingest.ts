@@ -225,7 +225,9 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
         ...(options.parser ? { parser: options.parser } : {}),
         ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
       });
-      results.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
+      // The task's memory is free once its results are in, whether they came or failed. This also
+      // observes a failure, which is thrown where the results are drained, not as an unhandled
+      // rejection meanwhile.
       const memory = taskMemory;
       results.then(
         () => memory.release(),
