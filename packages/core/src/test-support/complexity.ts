@@ -9,7 +9,7 @@
  * disturbed run of a linear pass no longer fails the suite.
  */
 /** Fastest process CPU time (ms) of `runs` calls of `f`. */
-export function fastestCpuMs(f: () => void, runs: number): number {
+function fastestCpuMs(f: () => void, runs: number): number {
   let best = Infinity;
   for (let k = 0; k < runs; k++) {
     const t0 = process.cpuUsage();
