@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { FailedMessage, ProcessInput, ProcessResult, ProcessTask } from './process.js';
 import { MessageSlabs } from './slabs.js';
+import { ingestWorkerData } from './young-generation.js';
 
 /** Set (to the worker's path relative to the chunk) only in the command line's bundle; undeclared elsewhere. */
 declare const __CHS_BUNDLED_WORKER__: string | undefined;
@@ -92,6 +93,7 @@ export function createProcessPool(threads: number, options: ProcessPoolOptions =
     maxThreads: threads,
     idleTimeout: 60_000,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    workerData: ingestWorkerData(),
   });
 
   const slabs = new MessageSlabs();
