@@ -10,7 +10,7 @@ export {
   type ProcessTask,
   type ProcessRules,
 } from './process.js';
-export { holdYoungGeneration } from './young-generation.js';
+export { limitHeapGrowth } from './heap-growth.js';
 export { SUMMARY_LENGTH } from './summary.js';
 export { MAX_MESSAGE_BYTES } from './limits.js';
 export { type RunCounts, type BatchCheckpoint } from './writer.js';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { FailedMessage, ProcessInput, ProcessResult, ProcessTask } from './process.js';
 import { MessageSlabs } from './slabs.js';
-import { ingestWorkerData } from './young-generation.js';
+import { ingestWorkerData } from './heap-growth.js';
 
 /** Set (to the worker's path relative to the chunk) only in the command line's bundle; undeclared elsewhere. */
 declare const __CHS_BUNDLED_WORKER__: string | undefined;

@@ -1,6 +1,6 @@
 // Piscina worker entry: one task = one batch of raw messages.
 import { workerData } from 'node:worker_threads';
-import { reapplyInWorker } from './young-generation.js';
+import { reapplyInWorker } from './heap-growth.js';
 
 // First, before the parse stack loads (~0.2 s in which the main thread reads on): this thread's
 // start reset V8's flags to the command line's.

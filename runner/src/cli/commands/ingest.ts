@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { ChsError, emlDirSource, holdYoungGeneration, maildirSource, mboxSource, type RawMessage, type Source } from '@chs/core';
+import { ChsError, emlDirSource, limitHeapGrowth, maildirSource, mboxSource, type RawMessage, type Source } from '@chs/core';
 import { printJson, type CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
 import type { RegisterCommand } from './index.js';
@@ -36,11 +36,10 @@ function pickSource(flags: IngestFlags, maxMessageBytes: number | undefined): So
 async function run(ctx: CliContext, cmd: Command, flags: IngestFlags): Promise<void> {
   const workers = flags.workers === undefined ? 2 : Number(flags.workers);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new ChsError('INVALID_INPUT', '--workers must be an integer from 0 to 16');
-  // This process's main thread reads the mailbox and writes results while the workers parse: its young
-  // generation can stay at the start size (young-generation.ts). The whole 50,000-message command
-  // peaked at 325 MB instead of 343-344, and at 200,000 at 321 MB instead of 361-367 (bench
-  // memory); in-process parsing (`--workers 0`) allocates too much on this thread for that.
-  if (workers > 0) holdYoungGeneration();
+  // While the workers parse, this process's threads keep their heaps close to what they hold
+  // (heap-growth.ts): the whole 50,000-message command peaked at 243-245 MB instead of 326-353,
+  // in the same time. In-process parsing (`--workers 0`) was not measured with it.
+  if (workers > 0) limitHeapGrowth();
   const config = ctx.config(cmd.optsWithGlobals());
   const source = pickSource(flags, config.mailLimits?.maxMessageBytes);
   const engine = await ctx.openEngine(config);
