@@ -41,7 +41,8 @@ export function workerFile(): string {
  * 50,000-message `chs ingest` peaked at 344-353 MB instead of 368-391 at 4 (and 378-399 at 8),
  * 0.3-0.8 s slower of ~18 s (alternated pairs; smaller, more frequent collections). Only the
  * young generation is bounded: an old-generation limit, when hit, can take the whole process
- * down rather than the worker.
+ * down rather than the worker. How far the old generation grows between collections is turned
+ * down instead, by the command that runs the ingest (heap-growth.ts, passed on in `workerData`).
  */
 const WORKER_YOUNG_GENERATION_MB = 2;
 
