@@ -95,6 +95,13 @@ export interface MailSignals {
   deliveryReport: boolean;
   /** Gmail labels from `X-Gmail-Labels` (Google Takeout), e.g. `Category Promotions`. */
   gmailLabels: string[];
+  /**
+   * The first bulk-sender or tracking header present (`feedback-id`, `x-mailgun-tag`,
+   * `x-campaign-id`, a sales-engagement `x-mailer`…), lower-cased; absent or '' when none.
+   */
+  espHeader?: string;
+  /** A `text/calendar` part (an invitation or its update): a calendar notice. */
+  calendar?: boolean;
 }
 
 /** A parsed message: plain data (crosses worker threads by structured clone). */

@@ -62,7 +62,13 @@ export async function updateClientAttributes(
 /** As updateClientAttributes, inside the caller's transaction (`trx` cannot open another). */
 export async function applyClientAttributes(trx: Db, workspaceId: string, clientId: string, attrs: ClientAttributes, now: Date): Promise<ClientsTable> {
   {
-    const row = await trx.selectFrom('clients').selectAll().where('id', '=', clientId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    const row = await trx
+      .selectFrom('clients')
+      .selectAll()
+      .where('id', '=', clientId)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
     if (!row) throw new ChsError('CLIENT_NOT_FOUND', `client ${clientId} not found`);
     await attachDomains(trx, workspaceId, clientId, attrs.domains ?? []);
     // By hand: outranks every provider, so every value given is written and pinned as `manual`.
@@ -106,9 +112,24 @@ export async function findClientByDomain(db: Db, workspaceId: string, domain: st
   return row?.client_id ?? null;
 }
 
+/**
+ * Makes a suggested or ignored client a scored one (`reason`: why, a DiscoveryReason). True when
+ * it was not active before. Its mail is already stored: the caller rebuilds its health.
+ */
+export async function activateClient(db: Db, workspaceId: string, clientId: string, reason: string, now: Date = new Date()): Promise<boolean> {
+  const res = await db
+    .updateTable('clients')
+    .set({ status: 'active', discovery: reason, updated_at: now.toISOString() })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', clientId)
+    .where('status', '<>', 'active')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 /** Creates a client for a domain (its name derived from the domain unless given). */
 export async function createClient(db: Db, workspaceId: string, domain: string, name: string | undefined, now: Date = new Date()): Promise<string> {
-  const row = newClientRow({ workspaceId, domain, ...(name !== undefined ? { name } : {}), source: 'manual', now: now.toISOString() });
+  const row = newClientRow({ workspaceId, domain, ...(name !== undefined ? { name } : {}), source: 'manual', now: now.toISOString(), discovery: 'manual' });
   const id = row.id;
   await db.insertInto('clients').values(row).execute();
   await db.insertInto('client_domains').values({ workspace_id: workspaceId, domain, client_id: id }).execute();

@@ -7,7 +7,7 @@
 import type { Db } from '../store/database.js';
 import { ChsError, isChsError } from '../errors.js';
 import { isFreeMailDomain, registrableDomain } from '../resolve/domains.js';
-import { applyClientAttributes, createClient, findClientByDomain, validateAttributes, type ClientAttributes } from './attributes.js';
+import { activateClient, applyClientAttributes, createClient, findClientByDomain, validateAttributes, type ClientAttributes } from './attributes.js';
 
 export const CSV_COLUMNS = ['domain', 'name', 'mrr', 'renewalDate', 'csmOwner', 'isExcluded'] as const;
 
@@ -120,7 +120,8 @@ export async function importClientsCsv(db: Db, workspaceId: string, csv: string,
       const attrs = rowAttributes(get);
       const created = await db.transaction().execute(async (trx) => {
         let id = await findClientByDomain(trx, workspaceId, domain);
-        const isNew = id === null;
+        // A domain our mail only suggested becomes a client when the team's own list names it.
+        const isNew = id === null || (await activateClient(trx, workspaceId, id, 'manual', now));
         id ??= await createClient(trx, workspaceId, domain, attrs.name, now);
         await applyClientAttributes(trx, workspaceId, id, attrs, now);
         return isNew;

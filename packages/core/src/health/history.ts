@@ -176,6 +176,7 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
       'from_email',
       'signals',
       'sentiment_label',
+      'addressed',
       sql<number>`case when ${threaded} then 1 else 0 end`.as('threaded'),
       sql<
         string | null
@@ -188,7 +189,7 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     .where('occurred_at', '<', endExclusive);
   const candidates = await db
     .selectFrom(withAnswers.as('c'))
-    .select(['c.client_id', 'c.id', 'c.occurred_at', 'c.from_email', 'c.signals', 'c.sentiment_label', 'c.threaded', 'c.answered_at'])
+    .select(['c.client_id', 'c.id', 'c.occurred_at', 'c.from_email', 'c.signals', 'c.sentiment_label', 'c.addressed', 'c.threaded', 'c.answered_at'])
     .where('c.direction', '=', 'inbound')
     .where((eb) => eb.or([eb('c.signals', '<>', 0), eb('c.sentiment_label', '=', 'negative')]))
     .execute();
@@ -198,8 +199,10 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     const negative = c.sentiment_label === 'negative';
     const answeredAt = c.answered_at ? Date.parse(c.answered_at) : null;
     const threadedMail = Number(c.threaded) === 1;
-    // A complaint, a threat or a chaser asks for an answer too; only a threaded e-mail can get one.
-    const asks = threadedMail && ((bits & NEEDS_REPLY) !== 0 || negative || (bits & CHURN_OR_FOLLOW_UP) !== 0);
+    // A complaint, a threat or a chaser asks for an answer too; only a threaded e-mail can get one,
+    // and only one written to us directly: a circular we were copied on, or one of a long list of
+    // recipients, waits for nobody's reply.
+    const asks = threadedMail && Number(c.addressed) === 1 && ((bits & NEEDS_REPLY) !== 0 || negative || (bits & CHURN_OR_FOLLOW_UP) !== 0);
     const late = answeredAt === null || answeredAt - atMs > ANSWERED_IN_TIME_HOURS * 3_600_000;
     // A request answered within a day is settled: it stays in the day aggregates only.
     if ((bits & CHURN_OR_FOLLOW_UP) === 0 && !negative && !(asks && late)) continue;

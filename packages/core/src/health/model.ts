@@ -158,7 +158,18 @@ export interface ClientHistory {
    * nothing), at a fraction of the cost for the usual client with mail on a few days a month.
    */
   active: readonly number[];
+  /** Interactions of the client before `origin` (for "not enough data"); default 0. */
+  knownBefore?: number;
 }
+
+/**
+ * A client with fewer interactions than this in all its history is one we barely know: without a
+ * risk signal (a stated intent to leave, an escalation, a request left waiting) it scores the
+ * neutral DEFAULT_SCORE with low confidence, as "not enough data", never as a risk for lack of mail.
+ */
+export const MIN_KNOWN_INTERACTIONS = 5;
+/** The highest confidence of a client we barely know. */
+const THIN_CONFIDENCE = 0.2;
 
 /** The indices of the buckets with data, ascending (ClientHistory.active). */
 export function activeDays(buckets: readonly DayBucket[]): number[] {
@@ -214,6 +225,8 @@ interface HealthInputs {
   usualGapDays: number | null;
   /** Interactions in the last 90 days. */
   n90: number;
+  /** Interactions in all its history up to the day, counted up to MIN_KNOWN_INTERACTIONS. */
+  known?: number;
 }
 
 /** The risk that holds the score down, as stored in a snapshot's components. */
@@ -338,7 +351,10 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
     responsiveness: responsivenessParts.length ? responsivenessParts.reduce((a, b) => a + b, 0) / responsivenessParts.length : 50,
     recency: recencyValue(daysSinceContact, risk.inputs.usualGapDays),
   };
-  return assemble(values, options.weights, risk.active, risk.inputs, {
+  // All history up to the day, counted only as far as the "barely known" bar.
+  let known = history.knownBefore ?? 0;
+  for (let p = 0; p < active.length && active[p]! <= i && known < MIN_KNOWN_INTERACTIONS; p++) known += buckets[active[p]!]!.n;
+  const result = assemble(values, options.weights, risk.active, risk.inputs, {
     avgSentiment,
     recent30,
     baseline30,
@@ -347,7 +363,18 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
     daysSinceContact,
     usualGapDays: risk.inputs.usualGapDays,
     n90,
+    known,
   });
+  // Too little data is not risk: a client we barely know scores neutral until it says or shows something.
+  if (known < MIN_KNOWN_INTERACTIONS && result.risks.length === 0) {
+    return { ...result, score: DEFAULT_SCORE, confidence: Math.min(result.confidence, THIN_CONFIDENCE) };
+  }
+  return result;
+}
+
+/** Whether a result is that of a client we barely know (scored neutral for lack of data). */
+export function isThin(r: HealthResult): boolean {
+  return (r.inputs.known ?? MIN_KNOWN_INTERACTIONS) < MIN_KNOWN_INTERACTIONS && r.risks.length === 0;
 }
 
 function assemble(

@@ -89,7 +89,9 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
           .whereRef('i.client_id', '=', 'c.id')
           .as('last_at'),
       ])
-      .where('c.workspace_id', '=', workspaceId);
+      .where('c.workspace_id', '=', workspaceId)
+      // Suggested and ignored clients are not scored (resolve/discovery.ts).
+      .where('c.status', '=', 'active');
     if (ids) q = q.where('c.id', 'in', ids);
     clients.push(...((await q.orderBy('c.id').execute()) as ClientRow[]));
   }
@@ -207,6 +209,19 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
     });
     if (!evidenceInQuery) await fetchEvidence(db, history, fetchStart, evidenceDays(plans, history, fetchStart));
 
+    // Interactions before the fetched range, for "not enough data" (only clients older than it have any).
+    const older = plans.filter((p) => p.client.first_at! < fetchStart).map((p) => p.client.id);
+    const knownBefore = new Map<string, number>();
+    for (const ids of chunks(older, CLIENT_BATCH)) {
+      const counts = await db
+        .selectFrom('interactions')
+        .select(['client_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('client_id', 'in', ids)
+        .where('occurred_at', '<', fetchStart)
+        .groupBy('client_id')
+        .execute();
+      for (const r of counts) knownBefore.set(r.client_id, Number(r.n));
+    }
     const asOf = ctx.now.getTime();
     for (const { client, start } of plans) {
       const buckets = history.buckets.get(client.id) ?? noDataBuckets(history.days.length);
@@ -214,7 +229,14 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
         {
           workspaceId,
           clientId: client.id,
-          history: { origin: fetchStart, buckets, events: history.events.get(client.id) ?? [], asOf, active: activeDays(buckets) },
+          history: {
+            origin: fetchStart,
+            buckets,
+            events: history.events.get(client.id) ?? [],
+            asOf,
+            active: activeDays(buckets),
+            knownBefore: knownBefore.get(client.id) ?? 0,
+          },
           days: history.days,
           firstIdx: Math.max(0, daysBetween(fetchStart, client.first_at!.slice(0, 10))),
           startIdx: daysBetween(fetchStart, start),

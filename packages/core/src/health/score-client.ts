@@ -4,7 +4,16 @@
  * interactions that show why.
  */
 import type { HealthSnapshotsTable } from '../store/schema.js';
-import { explainChange, scoreDay, type ClientHistory, type HealthResult, type ModelOptions, type StoredComponents } from './model.js';
+import {
+  MIN_KNOWN_INTERACTIONS,
+  explainChange,
+  isThin,
+  scoreDay,
+  type ClientHistory,
+  type HealthResult,
+  type ModelOptions,
+  type StoredComponents,
+} from './model.js';
 
 export type SnapshotRow = Omit<HealthSnapshotsTable, never>;
 
@@ -42,6 +51,11 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
     // One object per day: the components and risk as stored, which also explain tomorrow's move.
     const stored = storedOf(current);
     const ex = explainChange(prev?.score ?? null, prevStored, current.score, stored);
+    if (isThin(current)) {
+      const n = current.inputs.known ?? 0;
+      ex.reason = 'no_data';
+      ex.text = `Not enough data: ${n} ${n === 1 ? 'interaction' : 'interactions'} so far; scored neutral (${current.score.toFixed(1)}) until there are ${MIN_KNOWN_INTERACTIONS} or a risk shows.`;
+    }
     // A risk names its own evidence (the messages that show it); otherwise the latest day's most
     // telling interactions.
     const evidenceIds = ex.interactionIds ?? (lastActive >= 0 ? (buckets[lastActive]?.topIds ?? []) : []);
@@ -99,6 +113,7 @@ function roundInputs(r: HealthResult): Record<string, number | null> {
     daysSinceContact: x.daysSinceContact,
     n90: x.n90,
   };
+  if (x.known !== undefined && x.known < MIN_KNOWN_INTERACTIONS) out.known = x.known;
   // The risk figures only where they say something: most days they are all 0 or null, and this
   // document is written once per client and day.
   const k = r.riskInputs;

@@ -31,6 +31,8 @@ export async function insertClient(db: Db, workspaceId: string, c: ClientSpec): 
       renewal_date: null,
       csm_owner: null,
       is_excluded: 0,
+      status: 'active',
+      discovery: null,
       health_score: null,
       health_updated_at: null,
       last_interaction_at: null,
@@ -56,6 +58,8 @@ export interface InteractionSpec {
   signals?: number;
   /** Sender; default them@<client>.test inbound, me@us.test outbound. */
   from?: string;
+  /** Written to us directly (1, the default) or only copying us (0). */
+  addressed?: number;
 }
 
 export async function insertInteractions(db: Db, workspaceId: string, items: InteractionSpec[]): Promise<void> {
@@ -78,6 +82,7 @@ export async function insertInteractions(db: Db, workspaceId: string, items: Int
     direction: i.direction,
     opened: i.opened ?? null,
     signals: i.signals ?? 0,
+    addressed: i.addressed ?? 1,
     content_hash: i.id,
     created_at: i.at,
     updated_at: i.at,

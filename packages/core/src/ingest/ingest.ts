@@ -13,6 +13,7 @@ import { createProcessPool, type ProcessPool } from './pool.js';
 import { MessageSlabs } from './slabs.js';
 import type { ProcessInput, ProcessResult } from './process.js';
 import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js';
+import { getSettings } from '../settings/settings.js';
 
 export interface IngestProgress {
   processed: number;
@@ -147,6 +148,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     sourceKey: source.key,
     now: () => new Date(),
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    discovery: (await getSettings(db, workspaceId)).clientDiscovery,
   });
   const pool = options.pool ?? createProcessPool(options.workers ?? 2, options.parseBudgetMs !== undefined ? { parseBudgetMs: options.parseBudgetMs } : {});
   const batchSize = options.batchSize ?? 1000;

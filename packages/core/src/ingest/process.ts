@@ -8,10 +8,15 @@ import { createHash } from 'node:crypto';
 import type { Address, ParseWarning, ProblemKind, RefusalReason, SentimentResult, SentimentScorer } from '../interfaces.js';
 import { readBody, readHead, MessageParseError, type HeadRead } from '../parse/parse.js';
 import type { BackendName } from '../parse/backends.js';
-import { classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
+import { classifyBody, classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
+import type { DomainRole } from '../resolve/discovery.js';
 import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 import { detectSignals } from '../score/signals.js';
+import { messageTopic } from '../score/personal.js';
+
+/** score/signals.ts SIGNAL_BITS churn intent. */
+const CHURN_BIT = 1;
 import { summarise } from './summary.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 
@@ -61,6 +66,10 @@ export interface ProcessedMessage {
   direction: 'inbound' | 'outbound';
   /** Registrable domains of the clients it belongs to (at least one). */
   clientDomains: string[];
+  /** The part each of clientDomains plays in it (same order): resolve/discovery.ts. */
+  roles: DomainRole[];
+  /** Written to our people directly (only such mail can wait for our reply). */
+  addressed: boolean;
   /** Client-side participants (staff, free mail and blocklisted addresses left out). */
   participants: ResolvedParticipant[];
   warnings: ParseWarning[];
@@ -70,7 +79,7 @@ export interface ProcessedMessage {
 
 /** A message not stored: dropped by the filter, or no client's (decided on its header block). */
 export type DroppedMessage =
-  | { ok: true; outcome: 'filtered'; location: string; reason: FilterReason; warnings: ParseWarning[] }
+  | { ok: true; outcome: 'filtered'; location: string; reason: FilterReason; evidence: string; warnings: ParseWarning[] }
   | { ok: true; outcome: 'skipped'; location: string; reason: 'internal' | 'no_client' | RefusalReason; warnings: ParseWarning[] };
 
 export interface FailedMessage {
@@ -112,7 +121,7 @@ export async function processOne(
   }
   const { head } = read;
   const verdict = classifyMessage(head, rules);
-  if (!verdict.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: verdict.reason, warnings: head.warnings };
+  if (!verdict.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: verdict.reason, evidence: verdict.evidence, warnings: head.warnings };
   if (head.dateSource === 'none') {
     // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01 would
     // corrupt the client's history, so it is an error instead.
@@ -134,6 +143,9 @@ export async function processOne(
     return failure(input.location, err, head.warnings);
   }
   const warnings = [...head.warnings, ...body.warnings];
+  // Mass mail without a bulk header still carries its unsubscribe footer.
+  const byBody = classifyBody(body.text);
+  if (!byBody.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: byBody.reason, evidence: byBody.evidence, warnings };
   let sentiment: SentimentResult = { label: 'neutral', score: 0 };
   try {
     scorer ??= createSentimentScorer();
@@ -150,6 +162,12 @@ export async function processOne(
     warnings.push({ kind: 'sentiment', reason: err instanceof Error ? err.message : String(err) });
   }
   const summary = summarise(body.newText);
+  // A friend writing from (or to) a company address is not that company talking business.
+  // Only mail about work (or a client saying it will leave) makes a conversation a client's.
+  // A bare forward says nothing of its own: what it forwards tells.
+  const own = body.newText.trim().length >= 80 ? body.newText : body.text;
+  const topic = (signals & CHURN_BIT) !== 0 ? 'work' : messageTopic(head.subject, own);
+  const roles = topic !== 'work' ? resolution.roles.map((r): DomainRole => (r === 'wrote_to' || r === 'direct' ? 'personal' : r)) : resolution.roles;
   const contentHash = createHash('sha1')
     .update(
       JSON.stringify([
@@ -163,6 +181,7 @@ export async function processOne(
         sentiment.score,
         head.threadId,
         signals,
+        resolution.addressed,
       ]),
     )
     .digest('base64url');
@@ -184,6 +203,8 @@ export async function processOne(
     signals,
     direction: resolution.direction,
     clientDomains: resolution.clientDomains,
+    roles,
+    addressed: resolution.addressed,
     participants: resolution.participants,
     warnings,
     contentHash,

@@ -113,6 +113,7 @@ export class RecordWriter {
         renewalDate: r.renewalDate ?? null,
         csmOwner: r.csmOwner ?? null,
         now,
+        discovery: 'crm',
       });
       clientId = row.id;
       await trx.insertInto('clients').values(row).execute();
@@ -134,6 +135,8 @@ export class RecordWriter {
       { name: r.name || undefined, mrr: r.mrr, renewalDate: r.renewalDate, csmOwner: r.csmOwner },
       this.#o.provider,
     );
+    // A company in the CRM is a client: a domain our mail only suggested (or the team ignored) becomes one.
+    if (current.status !== 'active') Object.assign(patch, { status: 'active', discovery: 'crm' });
     let changed = Object.keys(patch).length > 0;
     if (changed)
       await trx
@@ -267,6 +270,8 @@ export class RecordWriter {
         direction: r.direction,
         opened: r.opened === null ? null : r.opened ? 1 : 0,
         signals,
+        // A CRM activity or support conversation is the client talking to us.
+        addressed: 1,
         content_hash: hash,
         created_at: now,
         updated_at: now,

@@ -15,13 +15,26 @@ import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 import { chunks } from '../util/lists.js';
+import {
+  DEFAULT_DISCOVERY_POLICY,
+  DOMAIN_ROLES,
+  roleQualifies,
+  strongerRole,
+  type DiscoveryPolicy,
+  type DiscoveryReason,
+  type DomainRole,
+} from '../resolve/discovery.js';
 
 export interface WriteItem {
   result: ProcessResult;
   cursor: SourceCursor;
 }
 
-type SkipReason = 'duplicate' | 'internal' | 'no_client';
+/**
+ * Why a message added nothing to a scored client: `suggested` is stored, but only for suggested
+ * clients (resolve/discovery.ts): kept and counted, not scored until the team accepts one.
+ */
+type SkipReason = 'duplicate' | 'internal' | 'no_client' | 'suggested';
 
 /** Counts of one run; every processed message lands in exactly one of added/updated/skipped/filtered/errors. */
 export interface RunCounts {
@@ -36,6 +49,8 @@ export interface RunCounts {
   filteredBy: Record<string, number>;
   problems: Record<ProblemKind, number>;
   clientsCreated: number;
+  /** Suggested clients made (domains our mail names that did not qualify as clients). */
+  clientsSuggested: number;
   contactsCreated: number;
   interactionsCreated: number;
 }
@@ -48,10 +63,11 @@ export function emptyCounts(): RunCounts {
     skipped: 0,
     filtered: 0,
     errors: 0,
-    skippedBy: { duplicate: 0, internal: 0, no_client: 0 },
+    skippedBy: { duplicate: 0, internal: 0, no_client: 0, suggested: 0 },
     filteredBy: {},
     problems: { parse: 0, charset: 0, attachment: 0, sentiment: 0 },
     clientsCreated: 0,
+    clientsSuggested: 0,
     contactsCreated: 0,
     interactionsCreated: 0,
   };
@@ -78,6 +94,16 @@ export interface WriterOptions {
   now: () => Date;
   /** Called inside each batch's transaction after it is stored (e.g. to record job progress with the data). */
   checkpoint?: BatchCheckpoint;
+  /** Who becomes a client from mail (the workspace's `clientDiscovery`). Default `conversations`. */
+  discovery?: DiscoveryPolicy;
+}
+
+/** A domain's client row as the writer knows it: scored (`active`), `suggested` or `ignored`. */
+interface KnownClient {
+  id: string;
+  status: string;
+  /** Why it is suggested (the strongest role seen); null for other statuses. */
+  reason: string | null;
 }
 
 /**
@@ -96,7 +122,7 @@ export class IngestWriter {
   /** Clients whose interactions changed, with the earliest interaction day touched. */
   readonly touched = new Map<string, string>();
   readonly #o: WriterOptions;
-  #domains = new Map<string, string>();
+  #domains = new Map<string, KnownClient>();
   #contacts = new Map<string, ContactState>();
 
   private constructor(options: WriterOptions) {
@@ -106,9 +132,13 @@ export class IngestWriter {
   static async open(options: WriterOptions): Promise<IngestWriter> {
     const w = new IngestWriter(options);
     const { db, workspaceId } = options;
-    for (const r of await db.selectFrom('client_domains').select(['domain', 'client_id']).where('workspace_id', '=', workspaceId).execute()) {
-      w.#domains.set(r.domain, r.client_id);
-    }
+    const known = await db
+      .selectFrom('client_domains as d')
+      .innerJoin('clients as c', 'c.id', 'd.client_id')
+      .select(['d.domain', 'd.client_id', 'c.status', 'c.discovery'])
+      .where('d.workspace_id', '=', workspaceId)
+      .execute();
+    for (const r of known) w.#domains.set(r.domain, { id: r.client_id, status: r.status, reason: r.status === 'suggested' ? r.discovery : null });
     const rows = await db
       .selectFrom('contact_emails as e')
       .innerJoin('contacts as c', 'c.id', 'e.contact_id')
@@ -126,7 +156,7 @@ export class IngestWriter {
     const batch = new BatchState();
     const last = items[items.length - 1]!;
     await db.transaction().execute(async (trx) => {
-      const plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }> = [];
+      const plans: Plan[] = [];
       for (const { result } of items) {
         this.counts.processed += 1;
         for (const w of result.warnings ?? []) this.counts.problems[w.kind] += 1;
@@ -146,9 +176,10 @@ export class IngestWriter {
           this.counts.skippedBy[result.reason] = (this.counts.skippedBy[result.reason] ?? 0) + 1;
           continue;
         }
-        const rows = result.clientDomains.map((domain) => this.#row(result, this.#clientFor(domain, batch), result.direction));
+        const clients = result.clientDomains.map((domain, k) => this.#clientFor(domain, result.roles[k] ?? 'co_recipient', result.date, batch));
+        const rows = clients.map((c) => this.#row(result, c.id, result.direction));
         for (const p of result.participants) this.#seeContact(p, result.date, batch);
-        plans.push({ msg: result, rows });
+        plans.push({ msg: result, rows, scored: clients.some((c) => c.status === 'active') });
       }
       await this.#flushClientsAndContacts(trx, batch);
       await this.#storeInteractions(trx, plans);
@@ -157,14 +188,31 @@ export class IngestWriter {
     });
   }
 
-  #clientFor(domain: string, batch: BatchState): string {
-    let id = this.#domains.get(domain);
-    if (!id) {
-      id = newId('cl');
-      this.#domains.set(domain, id);
-      batch.newClients.push({ id, domain });
+  /**
+   * The client row of a domain, made or promoted under the workspace's discovery policy: a domain
+   * in a real conversation (resolve/discovery.ts) is a scored client; any other is a suggested one
+   * (its mail kept), until a later message qualifies it or the team accepts it.
+   */
+  #clientFor(domain: string, role: DomainRole, date: string, batch: BatchState): KnownClient {
+    const policy = this.#o.discovery ?? DEFAULT_DISCOVERY_POLICY;
+    const qualifies = roleQualifies(role, policy);
+    let c = this.#domains.get(domain);
+    if (!c) {
+      const reason: DiscoveryReason = qualifies || policy !== 'crm_only' || !roleQualifies(role, 'conversations') ? role : 'policy';
+      c = { id: newId('cl'), status: qualifies ? 'active' : 'suggested', reason: qualifies ? null : reason };
+      this.#domains.set(domain, c);
+      batch.newClients.push({ id: c.id, domain, status: qualifies ? 'active' : 'suggested', discovery: reason });
+    } else if (c.status === 'suggested' && qualifies) {
+      // A suggestion that now has a real conversation: a client, scored over its whole history.
+      c.status = 'active';
+      c.reason = null;
+      batch.promoted.set(c.id, role);
+      this.#touchDay(c.id, date);
+    } else if (c.status === 'suggested' && c.reason !== 'policy' && isDomainRole(c.reason) && strongerRole(role, c.reason) === role && role !== c.reason) {
+      c.reason = role;
+      batch.reasons.set(c.id, role);
     }
-    return id;
+    return c;
   }
 
   #seeContact(p: ResolvedParticipant, date: string, batch: BatchState): void {
@@ -209,6 +257,7 @@ export class IngestWriter {
       opened: null,
       // What the client's own text says beyond tone (score/signals.ts); process.ts reads it for inbound mail only.
       signals: m.signals,
+      addressed: m.addressed ? 1 : 0,
       content_hash: m.contentHash,
       created_at: now,
       updated_at: now,
@@ -222,14 +271,25 @@ export class IngestWriter {
       await insertRows(
         trx,
         'clients',
-        batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now })),
+        batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now, status: c.status, discovery: c.discovery })),
       );
       await insertRows(
         trx,
         'client_domains',
         batch.newClients.map((c) => ({ workspace_id: ws, domain: c.domain, client_id: c.id })),
       );
-      this.counts.clientsCreated += batch.newClients.length;
+      for (const c of batch.newClients) {
+        if (c.status === 'active') this.counts.clientsCreated += 1;
+        else this.counts.clientsSuggested += 1;
+      }
+    }
+    for (const [id, role] of batch.promoted) {
+      await trx.updateTable('clients').set({ status: 'active', discovery: role, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
+      this.counts.clientsCreated += 1;
+    }
+    for (const [id, role] of batch.reasons) {
+      if (batch.promoted.has(id)) continue;
+      await trx.updateTable('clients').set({ discovery: role, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
     }
     if (batch.newContacts.length) {
       await insertRows(
@@ -238,7 +298,7 @@ export class IngestWriter {
         batch.newContacts.map((c) => ({
           id: c.state.id,
           workspace_id: ws,
-          client_id: this.#domains.get(c.domain) ?? null,
+          client_id: this.#domains.get(c.domain)?.id ?? null,
           name: c.state.name,
           title: '',
           last_seen_at: c.state.lastSeen,
@@ -262,7 +322,7 @@ export class IngestWriter {
     );
   }
 
-  async #storeInteractions(trx: Transaction<Database>, plans: Array<{ msg: ProcessedMessage; rows: InteractionsTable[] }>): Promise<void> {
+  async #storeInteractions(trx: Transaction<Database>, plans: Plan[]): Promise<void> {
     const ws = this.#o.workspaceId;
     // The stored copies, looked up by (client, Message-ID) pairs: the unique index
     // (workspace_id, client_id, dedupe_key) answers each pair with one probe, where a lookup by
@@ -283,7 +343,7 @@ export class IngestWriter {
     const updates: InteractionsTable[] = [];
     /** Rows already planned in this batch, and whether they are to be inserted or updated. */
     const pending = new Map<string, { row: InteractionsTable; op: 'insert' | 'update' | 'none'; storedId?: string }>();
-    for (const { rows } of plans) {
+    for (const { rows, scored } of plans) {
       let outcome: 'added' | 'updated' | 'skipped' = 'skipped';
       for (const row of rows) {
         const k = `${row.client_id}\u0000${row.dedupe_key}`;
@@ -317,6 +377,10 @@ export class IngestWriter {
       if (outcome === 'skipped') {
         this.counts.skipped += 1;
         this.counts.skippedBy.duplicate += 1;
+      } else if (!scored) {
+        // Stored, but only for suggested (or ignored) clients: kept and counted, not scored.
+        this.counts.skipped += 1;
+        this.counts.skippedBy.suggested += 1;
       } else this.counts[outcome] += 1;
     }
     await insertRows(trx, 'interactions', inserts);
@@ -335,6 +399,7 @@ export class IngestWriter {
           direction: u.direction,
           thread_id: u.thread_id,
           signals: u.signals,
+          addressed: u.addressed,
           content_hash: u.content_hash,
           updated_at: u.updated_at,
         })
@@ -344,9 +409,13 @@ export class IngestWriter {
   }
 
   #touch(row: InteractionsTable): void {
-    const day = row.occurred_at.slice(0, 10);
-    const prev = this.touched.get(row.client_id);
-    if (!prev || day < prev) this.touched.set(row.client_id, day);
+    this.#touchDay(row.client_id, row.occurred_at);
+  }
+
+  #touchDay(clientId: string, at: string): void {
+    const day = at.slice(0, 10);
+    const prev = this.touched.get(clientId);
+    if (!prev || day < prev) this.touched.set(clientId, day);
   }
 
   async #saveProgress(trx: Transaction<Database>, batch: BatchState, cursor: SourceCursor): Promise<void> {
@@ -356,8 +425,21 @@ export class IngestWriter {
   }
 }
 
+interface Plan {
+  msg: ProcessedMessage;
+  rows: InteractionsTable[];
+  /** Whether one of its clients is a scored one (else it is kept for suggested clients only). */
+  scored: boolean;
+}
+
+const isDomainRole = (x: string | null): x is DomainRole => x !== null && (DOMAIN_ROLES as readonly string[]).includes(x);
+
 class BatchState {
-  newClients: Array<{ id: string; domain: string }> = [];
+  newClients: Array<{ id: string; domain: string; status: 'active' | 'suggested'; discovery: DiscoveryReason }> = [];
+  /** Suggested clients that became scored ones in this batch, with the role that qualified them. */
+  promoted = new Map<string, DomainRole>();
+  /** Suggested clients seen in a stronger role than before. */
+  reasons = new Map<string, DomainRole>();
   newContacts: Array<{ email: string; domain: string; state: ContactState }> = [];
   changedContacts = new Set<ContactState>();
   errors: Array<{ kind: string; reason: string; location: string }> = [];

@@ -109,12 +109,25 @@ export function toClientView(c: ClientsTable): ClientView {
 
 /** Every client of the workspace, excluded ones too, by name. */
 export async function listClients(db: Db, workspaceId: string): Promise<ClientView[]> {
-  const rows = await db.selectFrom('clients').selectAll().where('workspace_id', '=', workspaceId).orderBy('name').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('clients')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'active')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
   return rows.map(toClientView);
 }
 
 export async function getClientRow(db: Db, workspaceId: string, clientId: string): Promise<ClientsTable> {
-  const row = await db.selectFrom('clients').selectAll().where('id', '=', clientId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('clients')
+    .selectAll()
+    .where('id', '=', clientId)
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   if (!row) throw new ChsError('CLIENT_NOT_FOUND', `client ${clientId} not found`);
   return row;
 }
@@ -323,7 +336,13 @@ export async function listClientInteractions(
 
 /** Client id → last interaction timestamp (null when none), for every client of the workspace. */
 export async function lastInteractions(db: Db, workspaceId: string): Promise<Record<string, string | null>> {
-  const rows = await db.selectFrom('clients').select(['id', 'last_interaction_at']).where('workspace_id', '=', workspaceId).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('clients')
+    .select(['id', 'last_interaction_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
   const out: Record<string, string | null> = {};
   for (const r of rows) out[r.id] = r.last_interaction_at;
   return out;

@@ -40,6 +40,7 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
     .where('p.date', '=', dayW)
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
+    .where('k.status', '=', 'active')
     // Scores carry one decimal; the margin keeps borderline rows for the exact check below.
     .where(sql<boolean>`abs(coalesce(k.health_score, ${DEFAULT_SCORE}) - p.score) >= ${Math.max(0, minDelta - 0.05)}`)
     .execute();

@@ -42,7 +42,7 @@ export interface MetricsSummary {
 
 /** The non-excluded clients of a workspace, as a subquery for `client_id in (…)`. */
 export function includedClients(db: Db, workspaceId: string) {
-  return db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 0);
+  return db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 0).where('status', '=', 'active');
 }
 
 export async function getSummary(db: Db, workspaceId: string, options: SummaryOptions): Promise<MetricsSummary> {
@@ -59,7 +59,7 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
   // Client-level figures are SQL aggregates; only list candidates come back as rows, and the
   // lists are ordered here so ties break by localeCompare exactly as they always have.
   const score = sql<number>`coalesce(k.health_score, ${sql.lit(DEFAULT_SCORE)})`;
-  const included = db.selectFrom('clients as k').where('k.workspace_id', '=', workspaceId).where('k.is_excluded', '=', 0);
+  const included = db.selectFrom('clients as k').where('k.workspace_id', '=', workspaceId).where('k.is_excluded', '=', 0).where('k.status', '=', 'active');
   const totals = await included
     .select([
       sql<number>`count(*)`.as('n'),
@@ -79,7 +79,8 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
       .where('s.workspace_id', '=', workspaceId)
       .where('s.date', '=', day)
       .where('k.workspace_id', '=', workspaceId)
-      .where('k.is_excluded', '=', 0);
+      .where('k.is_excluded', '=', 0)
+      .where('k.status', '=', 'active');
   const change7Row = await onDay(day7)
     .select([sql<number>`count(*)`.as('n'), sql<number | null>`sum(${score} - s.score)`.as('change'), sql<number | null>`sum(s.score)`.as('then')])
     .executeTakeFirstOrThrow();
@@ -96,8 +97,12 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
   const risks = await topRisks(db, workspaceId, threshold);
 
   // Interaction figures: the whole workspace's range (index-only, no per-row membership test)
-  // minus the same figure over the few excluded clients (their own index ranges).
-  const excluded = db.selectFrom('clients').select('id').where('workspace_id', '=', workspaceId).where('is_excluded', '=', 1);
+  // minus the same figure over the excluded clients and the suggested ones (their own index ranges).
+  const excluded = db
+    .selectFrom('clients')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('is_excluded', '=', 1), eb('status', '<>', 'active')]));
   const windowCount = async (onlyExcluded: boolean): Promise<number> => {
     let q = db
       .selectFrom('interactions')
@@ -225,6 +230,7 @@ async function topRisks(db: Db, workspaceId: string, threshold: number): Promise
     .select(['k.id', 'k.name', 'k.mrr', 'k.health_score', 'k.health_updated_at'])
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
+    .where('k.status', '=', 'active')
     .where(sql<boolean>`${score} < ${threshold}`);
   const first = await atRisk.orderBy(mrr, 'desc').orderBy(score, 'asc').limit(LIST_SIZE).execute();
   const last = first[LIST_SIZE - 1];

@@ -60,6 +60,7 @@ export async function scoreDropAlerts(db: Db, workspaceId: string, options: Scor
     .select(['id', 'name', 'primary_domain', 'mrr', 'csm_owner'])
     .where('workspace_id', '=', workspaceId)
     .where('is_excluded', '=', 0)
+    .where('status', '=', 'active')
     .execute();
   const days = [0, 1, 2, 7, 8, 9].map((n) => dayBefore(today, n));
   const snaps = await snapshotsOn(db, workspaceId, days);
@@ -142,6 +143,7 @@ export async function riskSignalAlerts(db: Db, workspaceId: string, options: { n
     .select(['id', 'name', 'primary_domain', 'mrr', 'csm_owner'])
     .where('workspace_id', '=', workspaceId)
     .where('is_excluded', '=', 0)
+    .where('status', '=', 'active')
     .execute();
   const snaps = await snapshotsOn(db, workspaceId, [today, dayBefore(today, 1)]);
   const alerts: RiskSignalAlert[] = [];
@@ -194,6 +196,7 @@ export async function renewalAlerts(db: Db, workspaceId: string, options: Renewa
     .select(['id', 'name', 'primary_domain', 'mrr', 'csm_owner', 'renewal_date', 'health_score', 'health_updated_at'])
     .where('workspace_id', '=', workspaceId)
     .where('is_excluded', '=', 0)
+    .where('status', '=', 'active')
     .where('renewal_date', '>=', today)
     .where('renewal_date', '<=', end)
     .execute();

@@ -53,6 +53,7 @@ export async function buildDigest(db: Db, workspaceId: string, o: DigestOptions)
     .select(['id', 'name', 'mrr', 'renewal_date', 'health_score'])
     .where('workspace_id', '=', workspaceId)
     .where('is_excluded', '=', 0)
+    .where('status', '=', 'active')
     .execute();
   const snaps = await snapshotsOn(db, workspaceId, [baseDay, toDay]);
 

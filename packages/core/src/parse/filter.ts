@@ -1,9 +1,9 @@
 import type { ParsedMessage } from '../interfaces.js';
 
 /** Why a message is not a conversation; counted per reason in the ingestion summary. */
-export type FilterReason = 'bulk' | 'list' | 'auto_reply' | 'bounce' | 'no_reply' | 'blocklist';
+export type FilterReason = 'bulk' | 'list' | 'auto_reply' | 'bounce' | 'no_reply' | 'calendar' | 'blocklist';
 
-export const FILTER_REASONS: readonly FilterReason[] = ['bulk', 'list', 'auto_reply', 'bounce', 'no_reply', 'blocklist'];
+export const FILTER_REASONS: readonly FilterReason[] = ['bulk', 'list', 'auto_reply', 'bounce', 'no_reply', 'calendar', 'blocklist'];
 
 /** Per-workspace filter settings. */
 export interface FilterRules {
@@ -11,7 +11,8 @@ export interface FilterRules {
   blocklist: string[];
 }
 
-export type FilterDecision = { keep: true } | { keep: false; reason: FilterReason };
+/** `evidence` says what showed it, in a few words (`List-Unsubscribe header`, `sender no-reply@`…). */
+export type FilterDecision = { keep: true } | { keep: false; reason: FilterReason; evidence: string };
 
 /** Gmail's category labels for machine mail (Google Takeout `X-Gmail-Labels`). */
 const GMAIL_BULK_CATEGORIES = new Set(['category promotions', 'category social', 'category updates', 'category forums']);
@@ -21,7 +22,26 @@ const GMAIL_BULK_CATEGORIES = new Set(['category promotions', 'category social',
  * `help@` are deliberately absent: customers and their teams write from those.
  */
 const NO_REPLY_LOCAL =
-  /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply|mailer[-_.]daemon|postmaster|notifications?|notify|alerts?|bounces?|news(?:letter)?s?|automated|auto[-_.]?confirm)(?:[-_.+].*)?$/;
+  /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply|mailer[-_.]daemon|postmaster|notifications?|notify|alerts?|bounces?|news(?:letter)?s?|automated|auto[-_.]?confirm|receipts?|invoices?|statements?|calendar(?:[-_.]notifications?)?|reminders?)(?:[-_.+].*)?$/;
+
+/**
+ * Senders that are mailing-list software or a publication desk, never a person answering:
+ * `owner-list@` and `list-request@` (Majordomo, Mailman), `webmaster@`, `subscriptions@`.
+ */
+const LIST_SOFTWARE_LOCAL = /^(?:owner-.+|.+-request|.+-owner|listserv|majordomo|mailman|lists?|webmaster|subscriptions?|subscribe|digest|e?news(?:letter)?s?(?:[-_.].*)?|.+[-_.]news(?:letter)?s?|updates?|marketing|promo(?:tions?)?|offers?|deals|specials|announce(?:ments?)?|email[-_.]announcements?)$/;
+
+/**
+ * A machine-made sender address: VERP and tracking locals with long digit runs or several numeric
+ * groups (`bounce-932653@`, `42.8997.6e-2aajoy@`, `customerservice.1556092.29223.0@`), or a
+ * 30-character-plus local part. A person's work address has none of these.
+ */
+function machineSender(local: string): boolean {
+  if (local.length >= 30) return true;
+  if (/\d{5,}/.test(local)) return true;
+  let groups = 0;
+  for (const part of local.split(/[-_.+=]/)) if (/^\d+$/.test(part)) groups += 1;
+  return groups >= 2 || /^(?:bounces?|return|msprvs\d*|prvs|btv1|reply)[-_.+=]/.test(local);
+}
 
 /** Only a subject that STARTS like an auto-reply: "Re: our out of office policy" is a conversation. */
 const AUTO_REPLY_SUBJECT =
@@ -69,17 +89,55 @@ function blocked(email: string, rules: FilterRules): boolean {
 export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 'signals'>, rules: FilterRules): FilterDecision {
   const s = msg.signals;
   const sender = msg.from?.email ?? '';
-  if (sender !== '' && blocked(sender, rules)) return { keep: false, reason: 'blocklist' };
-  if (s.deliveryReport || BOUNCE_SUBJECT.test(msg.subject)) return { keep: false, reason: 'bounce' };
-  if (s.autoSubmitted || s.autoReplyHeader || s.precedence === 'auto_reply' || AUTO_REPLY_SUBJECT.test(msg.subject)) {
-    return { keep: false, reason: 'auto_reply' };
+  const local = sender.slice(0, sender.lastIndexOf('@'));
+  const drop = (reason: FilterReason, evidence: string): FilterDecision => ({ keep: false, reason, evidence });
+  if (sender !== '' && blocked(sender, rules)) return drop('blocklist', `sender ${sender} is blocklisted`);
+  if (s.deliveryReport) return drop('bounce', 'a delivery status report');
+  if (BOUNCE_SUBJECT.test(msg.subject)) return drop('bounce', 'a bounce subject');
+  if (s.autoSubmitted) return drop('auto_reply', 'Auto-Submitted header');
+  if (s.autoReplyHeader) return drop('auto_reply', 'an auto-reply header');
+  if (s.precedence === 'auto_reply') return drop('auto_reply', 'Precedence: auto_reply');
+  if (AUTO_REPLY_SUBJECT.test(msg.subject)) return drop('auto_reply', 'an out-of-office subject');
+  if (s.listId) return drop('list', 'List-Id header');
+  if (s.precedence === 'list') return drop('list', 'Precedence: list');
+  if (s.listUnsubscribe) return drop('bulk', 'List-Unsubscribe header');
+  if (s.precedence === 'bulk' || s.precedence === 'junk') return drop('bulk', `Precedence: ${s.precedence}`);
+  const category = s.gmailLabels.find((l) => GMAIL_BULK_CATEGORIES.has(l.toLowerCase()));
+  if (category) return drop('bulk', `Gmail ${category}`);
+  if (s.espHeader) return drop('bulk', `bulk-sender header ${s.espHeader}`);
+  if (s.calendar) return drop('calendar', 'a calendar invitation (text/calendar)');
+  if (local !== '') {
+    if (NO_REPLY_LOCAL.test(local)) return drop('no_reply', `sender ${local}@`);
+    if (LIST_SOFTWARE_LOCAL.test(local)) return drop('list', `sender ${local}@`);
+    if (machineSender(local)) return drop('bulk', `machine-made sender ${local.slice(0, 40)}@`);
   }
-  if (s.listId || s.precedence === 'list') return { keep: false, reason: 'list' };
-  if (s.listUnsubscribe || s.precedence === 'bulk' || s.precedence === 'junk' || s.gmailLabels.some((l) => GMAIL_BULK_CATEGORIES.has(l.toLowerCase()))) {
-    return { keep: false, reason: 'bulk' };
-  }
-  if (sender !== '' && NO_REPLY_LOCAL.test(sender.slice(0, sender.lastIndexOf('@')))) {
-    return { keep: false, reason: 'no_reply' };
-  }
+  return { keep: true };
+}
+
+/**
+ * What only mass mail says at its foot: an unsubscribe or removal line, "you are receiving this
+ * because…". One is enough. The weak ones (a privacy policy, "click here", "view it in your
+ * browser", "forward to a friend", "all rights reserved") count when two different ones appear.
+ * A client who writes "we will not renew our subscription" matches none of them.
+ */
+const STRONG_FOOTER =
+  /\b(?:unsubscribe|opt[- ]?out\b|to be removed from|remove (?:yourself|me|your (?:e-?mail|name|address)) from|you (?:are|were) receiving this|you (?:have )?received (?:this|these)(?: [\w-]+){0,3} because|to cancel delivery|(?:manage|update) your (?:e-?mail |subscription |communication )?(?:preferences|subscriptions?)|no longer wish to receive|this (?:e-?mail|message) was sent to \S+@|sent to you because you|you have been subscribed|this is an automated (?:e-?mail|message|notification)|(?:please )?do not reply to this (?:e-?mail|message))/i;
+const WEAK_FOOTER = /\b(privacy policy|click here|view (?:it|this(?: e-?mail| message)?) (?:online|in (?:your|a) (?:web )?browser)|forward (?:this|it) to a friend|all rights reserved|terms of use|mailing list|e-?mail preferences)\b/gi;
+/** How much of the text the footer check reads (the head and the foot of a long newsletter). */
+const FOOTER_SCAN = 6000;
+
+/**
+ * The body-level check, run on a message the header check kept: mass mail without any bulk header
+ * (older senders, the Enron era, sloppy ESPs) still carries its unsubscribe footer. Quoted lines
+ * (`>`) are not read: a client answering our newsletter still writes to us.
+ */
+export function classifyBody(text: string): FilterDecision {
+  const scanned = text.length > 2 * FOOTER_SCAN ? `${text.slice(0, FOOTER_SCAN)}\n${text.slice(-FOOTER_SCAN)}` : text;
+  const own = scanned.replace(/^[ \t]*>.*$/gm, '');
+  const strong = STRONG_FOOTER.exec(own);
+  if (strong) return { keep: false, reason: 'bulk', evidence: `footer: "${strong[0].toLowerCase()}"` };
+  const weak = new Set<string>();
+  for (const m of own.matchAll(WEAK_FOOTER)) weak.add(m[1]!.toLowerCase());
+  if (weak.size >= 2) return { keep: false, reason: 'bulk', evidence: `footer: ${[...weak].slice(0, 3).join(', ')}` };
   return { keep: true };
 }

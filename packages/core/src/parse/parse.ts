@@ -166,7 +166,49 @@ function signalsOf(h: HeaderMap, raw: Buffer, fromEmail: string | undefined): Ma
       local === 'mailer-daemon' ||
       local === 'postmaster',
     gmailLabels: gmailLabels(header(h, 'x-gmail-labels')),
+    espHeader: espHeaderOf(h),
+    calendar: topType === 'text/calendar' || raw.indexOf('text/calendar', 0, 'latin1') !== -1 || raw.indexOf('Text/Calendar', 0, 'latin1') !== -1,
   };
+}
+
+/**
+ * Headers only bulk senders, e-mail service providers and sales-engagement tools add (tracking,
+ * campaign and complaint-loop ids). `X-Mailer` names the tool; a person's mail client is not one.
+ */
+const ESP_HEADERS = [
+  'feedback-id',
+  'list-unsubscribe-post',
+  'x-campaign-id',
+  'x-campaignid',
+  'x-campaign',
+  'x-mailgun-tag',
+  'x-mailgun-campaign-id',
+  'x-ses-outgoing',
+  'x-sg-eid',
+  'x-mc-user',
+  'x-mailchimp-campaign',
+  'x-sfmc-stack',
+  'x-marketoid',
+  'x-mkto-tracking',
+  'x-rpcampaign',
+  'x-cmae-id',
+  'x-csa-complaints',
+  'x-report-abuse',
+  'x-listmember',
+  'x-outreach-id',
+  'x-apollo-id',
+  'x-salesloft-id',
+  'x-hs-campaign',
+  'x-eloqua-id',
+  'x-bulkmail',
+] as const;
+const BULK_MAILER = /\b(?:outreach|apollo|salesloft|mailchimp|marketo|eloqua|exacttarget|salesforce marketing|constant ?contact|sendgrid|mailgun|hubspot|lemlist|mailshake|reply\.io|campaign monitor|klaviyo|sendinblue|brevo|mailjet|pardot|listserv|lyris|majordomo|mailman|groupmail|bulk)\b/i;
+
+function espHeaderOf(h: HeaderMap): string {
+  for (const name of ESP_HEADERS) if (h.has(name)) return name;
+  const mailer = header(h, 'x-mailer');
+  if (mailer && BULK_MAILER.test(mailer.slice(0, 200))) return `x-mailer: ${mailer.slice(0, 60).toLowerCase()}`;
+  return '';
 }
 
 const decoderSupport = new Map<string, boolean>();

@@ -1,10 +1,19 @@
 import { createRequire } from 'node:module';
 import { getDomain } from 'tldts';
+import { ISP_DOMAINS } from './isp-domains.js';
 
 const require = createRequire(import.meta.url);
-// A maintained list (free and disposable mail providers). Its postinstall refresh is disabled in
-// the root allowScripts: the list it ships is used as is.
-const FREE_MAIL: ReadonlySet<string> = new Set(require('free-email-domains') as string[]);
+/**
+ * Consumer mail: two maintained lists of free and disposable mail providers (the first one's
+ * postinstall refresh is disabled in the root allowScripts: the list it ships is used as is),
+ * and the ISPs and consumer providers they miss (isp-domains.ts). Personal addresses: never a
+ * client's domain.
+ */
+const FREE_MAIL: ReadonlySet<string> = new Set([
+  ...(require('free-email-domains') as string[]),
+  ...(require('email-providers/all.json') as string[]),
+  ...ISP_DOMAINS.map((d) => getDomain(d) ?? d),
+]);
 
 /** The registrable domain (eTLD+1) of a host or address, lower-cased; null for IPs, bare hosts, junk. */
 export function registrableDomain(hostOrAddress: string): string | null {
@@ -20,7 +29,7 @@ export function hostOf(address: string): string {
   return (at >= 0 ? address.slice(at + 1) : address).trim().toLowerCase().replace(/\.$/, '');
 }
 
-/** Whether a registrable domain is a free or disposable mail provider (never a client). */
+/** Whether a registrable domain is a free, disposable or ISP mail provider: personal addresses, never a client. */
 export function isFreeMailDomain(domain: string): boolean {
   return FREE_MAIL.has(domain);
 }

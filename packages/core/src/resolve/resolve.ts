@@ -4,6 +4,7 @@
  */
 import type { Address, Direction, ParsedMessage } from '../interfaces.js';
 import { hostOf, hostWithin, isFreeMailDomain, registrableDomain } from './domains.js';
+import type { DomainRole } from './discovery.js';
 
 export interface ResolveRules {
   /** The workspace's own registrable domains (staff mail). */
@@ -20,8 +21,35 @@ export interface ResolvedParticipant {
 }
 
 export type Resolution =
-  | { kind: 'interaction'; direction: Exclude<Direction, 'internal'>; clientDomains: string[]; participants: ResolvedParticipant[] }
+  | {
+      kind: 'interaction';
+      direction: Exclude<Direction, 'internal'>;
+      clientDomains: string[];
+      /** The part each of clientDomains plays in this message (same order): discovery.ts. */
+      roles: DomainRole[];
+      participants: ResolvedParticipant[];
+      /** Written to our people directly: inbound, one of us in To, few recipients (only such mail waits for our reply). */
+      addressed: boolean;
+    }
   | { kind: 'skip'; reason: 'internal' | 'no_client' };
+
+/** More recipients than this (To and Cc) make a message mass mail, not a person-to-person one. */
+export const MAX_PERSONAL_RECIPIENTS = 10;
+/** Our own message to more external domains than this is a mass send, not a conversation with each. */
+export const MAX_OUTBOUND_DOMAINS = 3;
+
+/**
+ * Role addresses (RFC 2142 and common practice): a company's desk, not a person. Mail from them
+ * is stored for a client we have, but does not make one on its own.
+ */
+const ROLE_LOCAL =
+  /^(?:info|information|sales|contact|contactus|contact-us|hello|hi|team|support|help|helpdesk|service|services|customerservice|customer[-_.]service|customercare|care|admin|administrator|office|enquiries|enquiry|inquiries|inquiry|billing|accounts|accounting|finance|hr|jobs|careers|recruiting|press|media|pr|feedback|events|membership|members|orders?|reservations?|bookings?|editor|editors|reports?|travel|mail|email|webinars?|community|partners?|general|reception|frontdesk|shop|store|research|subscribers?|publications?|memberservices|clientservices)(?:[-_.].*)?$/;
+
+/** Whether an address's local part is a role (info@, sales@…) rather than a person. */
+export function isRoleAddress(email: string): boolean {
+  const local = email.slice(0, email.lastIndexOf('@')).replace(/\+.*$/, '');
+  return ROLE_LOCAL.test(local);
+}
 
 export class Resolver {
   readonly #own: readonly string[];
@@ -69,6 +97,38 @@ export class Resolver {
     }
     const clientDomains = [...new Set(participants.map((p) => p.domain))];
     if (clientDomains.length === 0) return { kind: 'skip', reason: 'no_client' };
-    return { kind: 'interaction', direction: fromOwn ? 'outbound' : 'inbound', clientDomains, participants };
+
+    const recipients = new Set([...msg.to, ...msg.cc].map((a) => a.email));
+    const roles = new Map<string, DomainRole>();
+    let addressed = false;
+    if (fromOwn) {
+      // Our message: a conversation with each recipient's company, unless it went to many
+      // companies at once, or to a circle of personal addresses (a joke forwarded to friends).
+      const external = [...recipients].filter((e) => e.includes('@') && !this.isOwn(e));
+      const personal = external.filter((e) => isFreeMailDomain(registrableDomain(e) ?? '')).length;
+      const broadcast =
+        clientDomains.length > MAX_OUTBOUND_DOMAINS || external.length > MAX_PERSONAL_RECIPIENTS || (personal > 0 && (personal >= 2 || clientDomains.length >= 2));
+      for (const d of clientDomains) roles.set(d, broadcast ? 'mass_mail' : 'wrote_to');
+    } else {
+      // Their message: the sender's company is in a conversation with us when a person there
+      // wrote to one of us directly; everyone else on it is a co-recipient.
+      const sender = msg.from ? this.external(msg.from) : null;
+      const toUs = msg.to.some((a) => this.isOwn(a.email));
+      const few = recipients.size <= MAX_PERSONAL_RECIPIENTS;
+      addressed = toUs && few;
+      for (const d of clientDomains) roles.set(d, 'co_recipient');
+      if (sender) {
+        const role: DomainRole = !few ? 'mass_mail' : isRoleAddress(sender.email) ? 'role_sender' : toUs ? 'direct' : 'cc_only';
+        roles.set(sender.domain, role);
+      }
+    }
+    return {
+      kind: 'interaction',
+      direction: fromOwn ? 'outbound' : 'inbound',
+      clientDomains,
+      roles: clientDomains.map((d) => roles.get(d) ?? 'co_recipient'),
+      participants,
+      addressed,
+    };
   }
 }

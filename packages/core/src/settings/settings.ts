@@ -5,6 +5,7 @@
  */
 import type { Db } from '../store/database.js';
 import { isRecord, readJson } from '../util/json.js';
+import { DEFAULT_DISCOVERY_POLICY, isDiscoveryPolicy, type DiscoveryPolicy } from '../resolve/discovery.js';
 
 export interface NotificationSettings {
   channels: { email: boolean };
@@ -53,6 +54,12 @@ export interface WorkspaceSettings {
    * that asks for an answer should get one; past it the message counts as unanswered. Default 2.
    */
   replySlaBusinessDays: number;
+  /**
+   * Engine extension: who becomes a client from mail (docs/client-discovery.md): `crm_only`,
+   * `conversations` (default: we wrote to them, or a person there wrote to us directly) or
+   * `every_sender`. Other domains our mail names are suggested clients.
+   */
+  clientDiscovery: DiscoveryPolicy;
 }
 
 export const DEFAULT_HEALTH_WEIGHTS: HealthWeights = Object.freeze({
@@ -85,6 +92,7 @@ export function defaultSettings(workspaceId: string, workspaceName: string): Wor
     healthWeights: { ...DEFAULT_HEALTH_WEIGHTS },
     syncIntervalMinutes: 60,
     replySlaBusinessDays: 2,
+    clientDiscovery: DEFAULT_DISCOVERY_POLICY,
   };
 }
 
@@ -110,6 +118,7 @@ export async function getSettings(db: Db, workspaceId: string): Promise<Workspac
   const stored = row ? readJson(row.data_json, isRecord, 'settings.data_json') : {};
   const merged = deepMerge(base, stored);
   if (ws) merged.workspaceName = ws.name;
+  if (!isDiscoveryPolicy(merged.clientDiscovery)) merged.clientDiscovery = DEFAULT_DISCOVERY_POLICY;
   return merged;
 }
 

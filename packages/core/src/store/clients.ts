@@ -32,6 +32,10 @@ export interface NewClient {
   /** Row timestamps (ISO). */
   now: string;
   id?: string;
+  /** `active` (default) or `suggested` (resolve/discovery.ts). */
+  status?: 'active' | 'suggested';
+  /** Why the row exists: a DiscoveryReason (resolve/discovery.ts); default null. */
+  discovery?: string | null;
 }
 
 export function newClientRow(c: NewClient): ClientsTable {
@@ -50,6 +54,8 @@ export function newClientRow(c: NewClient): ClientsTable {
     ...initialSources(values, source),
     is_excluded: 0,
     excluded_source: null,
+    status: c.status ?? 'active',
+    discovery: c.discovery ?? null,
     health_score: null,
     health_updated_at: null,
     last_interaction_at: null,

@@ -84,6 +84,13 @@ export interface ClientsTable {
   csm_owner: string | null;
   is_excluded: number;
   /**
+   * `active` (a scored client), `suggested` (named by mail that did not qualify it; not scored,
+   * not in metrics) or `ignored` (a suggestion turned down). Migration 013.
+   */
+  status: string;
+  /** Why the row exists or was suggested: a DiscoveryReason (clients/discovery.ts); null before 013. */
+  discovery: string | null;
+  /**
    * Where mrr, renewal_date, csm_owner and is_excluded came from: `manual`, `hubspot`, `intercom`;
    * null when no source holds the attribute. A source never overwrites a more authoritative one
    * (clients/precedence.ts).
@@ -157,6 +164,11 @@ export interface InteractionsTable {
    * 1 churn intent, 2 a follow-up ("still waiting"), 4 asks for an answer. 0 for our own mail.
    */
   signals: number;
+  /**
+   * 1 when written to our people directly (one of them in To, person to person), 0 when we were
+   * only copied or one of many recipients: only addressed mail can wait for our reply.
+   */
+  addressed: number;
   /** Hash of the stored fields, to tell an unchanged re-ingest from a changed one. */
   content_hash: string;
   created_at: string;

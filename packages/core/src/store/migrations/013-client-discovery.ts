@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+
+// Immutable once landed. Who becomes a client (docs/client-discovery.md):
+// - clients.status: `active` (a scored client), `suggested` (a domain our mail names that did not
+//   qualify: co-recipient only, copied us, mass mail, role sender, or the workspace's policy) or
+//   `ignored` (a suggestion the team turned down). Every row that exists before this migration
+//   is a client the team already sees: it stays `active`, so no row is lost or hidden.
+// - clients.discovery: why the row exists or was suggested (`wrote_to`, `direct`, `cc_only`,
+//   `co_recipient`, `mass_mail`, `role_sender`, `policy`, `crm`, `manual`); null before this.
+// - interactions.addressed: 1 when the message was written to our people directly (one of them
+//   in To, person to person), 0 when we were only copied or were one of many recipients. Only
+//   addressed mail can wait for our reply. Rows stored before this hold 1 (as they were read).
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('clients')
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active'))
+    .execute();
+  await db.schema.alterTable('clients').addColumn('discovery', 'text').execute();
+  await db.schema
+    .alterTable('interactions')
+    .addColumn('addressed', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema.createIndex('clients_workspace_status').on('clients').columns(['workspace_id', 'status']).execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('clients_workspace_status').ifExists().execute();
+  await db.schema.alterTable('interactions').dropColumn('addressed').execute();
+  await db.schema.alterTable('clients').dropColumn('discovery').execute();
+  await db.schema.alterTable('clients').dropColumn('status').execute();
+}
