@@ -9,6 +9,7 @@ import { SignIn } from './screens/SignIn.js';
 import { Portfolio } from './screens/Portfolio.js';
 import { Clients } from './screens/Clients.js';
 import { ClientPage } from './screens/ClientPage.js';
+import { SuggestedClients } from './screens/SuggestedClients.js';
 import { Sources } from './screens/Sources.js';
 import { SettingsScreen } from './screens/Settings.js';
 
@@ -20,6 +21,8 @@ const NAV = [
 ];
 
 function Screen(props: { path: string }) {
+  // A static path before `/clients/:id`, as on the server.
+  if (props.path === '/clients/suggested') return <SuggestedClients />;
   const client = match('/clients/:id', props.path);
   if (client) return <ClientPage clientId={client.id!} />;
   switch (props.path) {

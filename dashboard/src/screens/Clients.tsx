@@ -90,6 +90,9 @@ export function Clients() {
           </label>
         </form>
       </div>
+      <p class="muted">
+        <Link href="/clients/suggested">Suggested clients</Link>: domains your mail names that are not scored yet, to accept or ignore.
+      </p>
       <ErrorText error={clients.error} retry={clients.reload} />
       <ErrorText error={deltas.error} retry={deltas.reload} />
       {clients.loading && !clients.data && <Loading what="the clients" />}

@@ -107,6 +107,9 @@ export function Portfolio() {
           </label>
         </form>
       </div>
+      <p class="muted">
+        New domains in your mail wait in <Link href="/clients/suggested">Suggested clients</Link> until you accept or ignore them.
+      </p>
       <ErrorText error={summary.error} retry={summary.reload} />
       {!s && summary.loading && <Loading what="the portfolio" />}
       {s && (

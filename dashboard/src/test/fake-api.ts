@@ -63,6 +63,7 @@ const SETTINGS: Answer<'/api/settings'> = {
     healthWeights: { sentiment: 0.4, engagement: 0.25, responsiveness: 0.2, recency: 0.15 },
     syncIntervalMinutes: 60,
     replySlaBusinessDays: 2,
+    clientDiscovery: 'conversations',
   },
 };
 

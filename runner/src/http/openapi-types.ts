@@ -276,6 +276,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/suggested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: domains our mail names that are not scored clients, with why
+         * @description Not in the spec (extension). Suggested clients are unscored and absent from GET /clients and every metric until accepted; most messages first.
+         */
+        get: operations["listSuggestedClients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/suggested/{domain}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: make a suggested (or ignored) domain a scored client
+         * @description Not in the spec (extension). The client is scored over its whole stored mail before the answer. 404 NOT_FOUND when the domain is no suggestion.
+         */
+        post: operations["acceptSuggestedClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/suggested/{domain}/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: set a suggested domain aside
+         * @description Not in the spec (extension). It leaves the suggestions (GET /clients/suggested?status=ignored lists it); its mail stays stored and later mail never makes it a client. 404 NOT_FOUND when the domain is no suggestion.
+         */
+        post: operations["ignoreSuggestedClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/metrics/summary": {
         parameters: {
             query?: never;
@@ -881,6 +941,8 @@ export interface operations {
                             syncIntervalMinutes: number;
                             /** @description Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score */
                             replySlaBusinessDays: number;
+                            /** @description Engine extension: who becomes a scored client from mail. crm_only: only clients from the CRM or an import; conversations (default): we wrote to them, or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested). */
+                            clientDiscovery: "crm_only" | "conversations" | "every_sender";
                         };
                     };
                 };
@@ -977,6 +1039,8 @@ export interface operations {
                         syncIntervalMinutes?: number;
                         /** @description Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score */
                         replySlaBusinessDays?: number;
+                        /** @description Engine extension: who becomes a scored client from mail. crm_only: only clients from the CRM or an import; conversations (default): we wrote to them, or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested). */
+                        clientDiscovery?: "crm_only" | "conversations" | "every_sender";
                     };
                 };
             };
@@ -2113,6 +2177,250 @@ export interface operations {
                             /** @description Extension: where it came from */
                             source: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listSuggestedClients: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description suggested (default): waiting for a decision; ignored: set aside */
+                status?: "suggested" | "ignored";
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description Items to skip (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension: domains our mail names that are not scored clients */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "suggestions": [
+                     *         {
+                     *           "clientId": "cli_01HZX6C2QW8E",
+                     *           "domain": "initech.com",
+                     *           "name": "Initech",
+                     *           "status": "suggested",
+                     *           "reason": "co_recipient",
+                     *           "reasonText": "only named as a co-recipient of someone else's mail",
+                     *           "messages": 6,
+                     *           "messagesFrom": 0,
+                     *           "people": 0,
+                     *           "firstAt": "2026-09-02T08:15:00.000Z",
+                     *           "lastAt": "2026-11-18T16:40:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Most messages first, then by domain */
+                        suggestions: {
+                            /** @description The client id it keeps when accepted */
+                            clientId: string;
+                            domain: string;
+                            name: string;
+                            status: "suggested" | "ignored";
+                            /** @description Why it is not a client: wrote_to, direct, cc_only, mass_mail, role_sender, co_recipient or policy */
+                            reason: string;
+                            /** @description The reason in plain words */
+                            reasonText: string;
+                            messages: number;
+                            /** @description Of the messages, those sent by someone there */
+                            messagesFrom: number;
+                            /** @description Distinct addresses there that wrote */
+                            people: number;
+                            firstAt: string | null;
+                            lastAt: string | null;
+                        }[];
+                        /** @description Suggestions with this status in all */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    acceptSuggestedClient: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The suggested domain (or its client id) */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension: the accepted client, scored over its whole stored history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: {
+                            id: string;
+                            name: string;
+                            domain: string;
+                            /** @description The health score, 0-100 (50 until first computed) */
+                            sentimentScore: number;
+                            lastInteraction: string | null;
+                            mrr: number | null;
+                            renewalDate: string | null;
+                            csmOwner: string | null;
+                            /** @description Excluded clients are left out of every metric */
+                            isExcluded: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    ignoreSuggestedClient: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The suggested domain (or its client id) */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension: the ignored suggestion; its mail stays stored and later mail never makes it a client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suggestion: {
+                            clientId: string;
+                            domain: string;
+                            /** @enum {string} */
+                            status: "ignored";
+                        };
                     };
                 };
             };

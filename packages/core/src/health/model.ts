@@ -250,6 +250,8 @@ export interface HealthResult {
   risk: StoredRisk | null;
   inputs: HealthInputs;
   riskInputs: RiskInputs;
+  /** Lifted to DEFAULT_SCORE for lack of data ("not enough data"): a client we barely know. */
+  thin?: boolean;
 }
 
 type ChangeKey = HealthComponent | 'risk';
@@ -365,16 +367,18 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
     n90,
     known,
   });
-  // Too little data is not risk: a client we barely know scores neutral until it says or shows something.
+  // Too little data is not risk: a client we barely know scores at least neutral, with low
+  // confidence, until it says or shows something (a risk signal); it may still score well.
   if (known < MIN_KNOWN_INTERACTIONS && result.risks.length === 0) {
-    return { ...result, score: DEFAULT_SCORE, confidence: Math.min(result.confidence, THIN_CONFIDENCE) };
+    const confidence = Math.min(result.confidence, THIN_CONFIDENCE);
+    return result.score < DEFAULT_SCORE ? { ...result, score: DEFAULT_SCORE, confidence, thin: true } : { ...result, confidence };
   }
   return result;
 }
 
-/** Whether a result is that of a client we barely know (scored neutral for lack of data). */
+/** Whether a result was lifted to the neutral score for lack of data (a client we barely know). */
 export function isThin(r: HealthResult): boolean {
-  return (r.inputs.known ?? MIN_KNOWN_INTERACTIONS) < MIN_KNOWN_INTERACTIONS && r.risks.length === 0;
+  return r.thin === true;
 }
 
 function assemble(

@@ -156,6 +156,8 @@ describe.each(BACKEND_NAMES)('parseMessage with %s', (backend) => {
       autoReplyHeader: true,
       deliveryReport: false,
       gmailLabels: ['Inbox', 'Category Promotions', 'Label, with comma'],
+      espHeader: '',
+      calendar: false,
     });
     const plain = await parseMessage({ raw: fixture('encoded.eml') }, { backend });
     expect(plain.signals).toEqual({
@@ -166,6 +168,8 @@ describe.each(BACKEND_NAMES)('parseMessage with %s', (backend) => {
       autoReplyHeader: false,
       deliveryReport: false,
       gmailLabels: [],
+      espHeader: '',
+      calendar: false,
     });
     const notAuto = await parseMessage({ raw: Buffer.from('Auto-Submitted: no\nFrom: a@x.com\n\nx') }, { backend });
     expect(notAuto.signals.autoSubmitted).toBe(false);

@@ -32,7 +32,7 @@ function message(box: 'a' | 'b', i: number) {
       `Date: ${new Date(at).toUTCString()}`,
       `Message-ID: <m${i}@${domain}>`,
       '',
-      `Thanks for item ${i}, all good.`,
+      `Thanks for the invoice for order ${i}, all good with the delivery.`,
       '',
     ].join('\r\n'),
   };

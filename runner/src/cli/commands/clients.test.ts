@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createWorkspace, parseCsv } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
+import { insertClient, insertInteractions } from '../../../../packages/core/src/health/test-fixtures.js';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
@@ -134,5 +135,74 @@ describe('chs clients import', () => {
     const unknownWs = context();
     expect(await main(['node', 'chs', '--db', dbFile, 'clients', 'import', '--workspace', 'nope.com', '--csv', good], unknownWs.ctx)).toBe(1);
     expect(unknownWs.stderr.text).toMatch(/WORKSPACE_NOT_FOUND/);
+  });
+});
+
+describe('chs clients suggested / accept / ignore', () => {
+  it('lists suggestions as a table or JSON, accepts one (scored at once) and ignores another', async () => {
+    const dbFile = await freshDatabase();
+    const setup = await createEngine({ database: dbFile });
+    const db = setup.store.db;
+    await createWorkspace(db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
+    await insertClient(db, 'ourco.com', { id: 's1', domain: 'initech.com', name: 'Initech', status: 'suggested', discovery: 'cc_only' });
+    await insertClient(db, 'ourco.com', { id: 's2', domain: 'globex.com', name: 'Globex', status: 'suggested', discovery: 'co_recipient' });
+    await insertInteractions(db, 'ourco.com', [
+      { id: 'i1', clientId: 's1', at: '2024-05-02T09:00:00.000Z', direction: 'inbound', sentiment: 0.6, from: 'peter@initech.com', addressed: 0 },
+      { id: 'i2', clientId: 's1', at: '2024-06-10T09:00:00.000Z', direction: 'inbound', sentiment: 0.4, from: 'milton@initech.com', addressed: 0 },
+      { id: 'g1', clientId: 's2', at: '2024-06-01T09:00:00.000Z', direction: 'outbound', sentiment: 0, from: 'ana@ourco.com' },
+    ]);
+    await setup.close();
+    const chs = async (...args: string[]) => {
+      const c = context();
+      const code = await main(['node', 'chs', '--db', dbFile, 'clients', ...args], c.ctx);
+      return { code, out: c.stdout.text, err: c.stderr.text };
+    };
+
+    const table = await chs('suggested', '--workspace', 'ourco.com');
+    expect(table.code).toBe(0);
+    const lines = table.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^DOMAIN\s+MESSAGES\s+PEOPLE\s+FIRST\s+LAST\s+WHY$/);
+    expect(lines[1]).toMatch(/^initech\.com\s+2\s+2\s+2024-05-02\s+2024-06-10\s+\S/);
+    expect(lines[2]).toMatch(/^globex\.com\s+1\s+0\s+2024-06-01\s+2024-06-01\s+\S/);
+    expect(lines).toHaveLength(3);
+    const limited = await chs('suggested', '--workspace', 'ourco.com', '--limit', '1', '--json');
+    expect(JSON.parse(limited.out)).toMatchObject({ total: 2, suggestions: [{ domain: 'initech.com', reason: 'cc_only', messages: 2, people: 2 }] });
+
+    const accepted = await chs('accept', 'initech.com', '--workspace', 'ourco.com', '--json');
+    expect(accepted.code).toBe(0);
+    const client = (JSON.parse(accepted.out) as { client: { id: string; name: string; sentimentScore: number } }).client;
+    expect(client).toMatchObject({ id: 's1', name: 'Initech', domain: 'initech.com' });
+    const check = await createEngine({ database: dbFile });
+    const row = await check.store.db.selectFrom('clients').select(['status', 'health_score']).where('id', '=', 's1').executeTakeFirstOrThrow();
+    await check.close();
+    expect(row.status).toBe('active');
+    expect(row.health_score).toBe(client.sentimentScore);
+
+    const ignored = await chs('ignore', 'GLOBEX.com', '--workspace', 'ourco.com');
+    expect(ignored.code).toBe(0);
+    expect(ignored.out).toMatch(/^Ignored globex\.com/);
+    expect((await chs('suggested', '--workspace', 'ourco.com')).out).toBe('No suggested clients in ourco.com.\n');
+    expect(JSON.parse((await chs('suggested', '--workspace', 'ourco.com', '--status', 'ignored', '--json')).out)).toMatchObject({
+      total: 1,
+      suggestions: [{ domain: 'globex.com', status: 'ignored' }],
+    });
+
+    // Text accept names the client and its score; unknown domains and bad flags fail.
+    const text = await chs('accept', 'globex.com', '--workspace', 'ourco.com');
+    expect(text.out).toMatch(/^Accepted globex\.com: client Globex \(s2\), health score \d+(\.\d+)?\.\n$/);
+    const missing = await chs('accept', 'nowhere.com', '--workspace', 'ourco.com');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/NOT_FOUND/);
+    expect((await chs('ignore', 'initech.com', '--workspace', 'ourco.com')).code).toBe(1);
+    for (const bad of [
+      ['--status', 'active'],
+      ['--limit', '0'],
+      ['--limit', '201'],
+      ['--limit', 'x'],
+    ]) {
+      const r = await chs('suggested', '--workspace', 'ourco.com', ...bad);
+      expect(r.code, bad.join(' ')).toBe(1);
+      expect(r.err).toMatch(/INVALID_INPUT/);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { RouteModule } from '../types.js';
 import { clientRoutes } from './clients.js';
+import { suggestedClientRoutes } from './suggested-clients.js';
 import { metricsRoutes } from './metrics.js';
 import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
 import { integrationStatusRoutes } from './integrations-status.js';
@@ -11,6 +12,7 @@ import { ingestV2Routes } from './ingest-v2.js';
 /** Every route module of the API, registered under `/api` in this order. */
 export const routeModules: RouteModule[] = [
   clientRoutes,
+  suggestedClientRoutes,
   metricsRoutes,
   ingestEmailStatsRoutes,
   integrationStatusRoutes,

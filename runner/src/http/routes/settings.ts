@@ -16,6 +16,7 @@ import {
   ChsError,
   completeOnboarding,
   confirmEmailChange,
+  DISCOVERY_POLICIES,
   getSettings,
   getUser,
   requestEmailChange,
@@ -88,6 +89,14 @@ const WorkspaceSettingsSchema = Type.Object(
       description:
         "Engine extension: business days (Mon–Fri in the workspace's time zone) within which a client's e-mail asking for an answer should get one; past it, it counts as unanswered in the health score",
     }),
+    clientDiscovery: Type.Union(
+      DISCOVERY_POLICIES.map((p) => Type.Literal(p)),
+      {
+        description:
+          'Engine extension: who becomes a scored client from mail. crm_only: only clients from the CRM or an import; conversations (default): we wrote to them, ' +
+          'or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested).',
+      },
+    ),
   },
   strict,
 );
@@ -204,6 +213,7 @@ function settingsView(user: User, s: WorkspaceSettings): Static<typeof SettingsR
       healthWeights: s.healthWeights,
       syncIntervalMinutes: s.syncIntervalMinutes,
       replySlaBusinessDays: s.replySlaBusinessDays,
+      clientDiscovery: s.clientDiscovery,
     },
   };
 }
