@@ -83,6 +83,8 @@ export async function insertInteractions(db: Db, workspaceId: string, items: Int
     opened: i.opened ?? null,
     signals: i.signals ?? 0,
     addressed: i.addressed ?? 1,
+    role: null,
+    topic: null,
     content_hash: i.id,
     created_at: i.at,
     updated_at: i.at,

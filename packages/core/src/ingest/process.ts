@@ -9,7 +9,7 @@ import type { Address, ParseWarning, ProblemKind, RefusalReason, SentimentResult
 import { readBody, readHead, MessageParseError, type HeadRead } from '../parse/parse.js';
 import type { BackendName } from '../parse/backends.js';
 import { classifyBody, classifyMessage, type FilterReason, type FilterRules } from '../parse/filter.js';
-import type { DomainRole } from '../resolve/discovery.js';
+import type { DomainRole, Topic } from '../resolve/discovery.js';
 import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 import { detectSignals } from '../score/signals.js';
@@ -68,6 +68,8 @@ export interface ProcessedMessage {
   clientDomains: string[];
   /** The part each of clientDomains plays in it (same order): resolve/discovery.ts. */
   roles: DomainRole[];
+  /** What its own text is about (score/personal.ts): only work makes a conversation a client's. */
+  topic: Topic;
   /** Written to our people directly (only such mail can wait for our reply). */
   addressed: boolean;
   /** Client-side participants (staff, free mail and blocklisted addresses left out). */
@@ -163,11 +165,10 @@ export async function processOne(
   }
   const summary = summarise(body.newText);
   // A friend writing from (or to) a company address is not that company talking business.
-  // Only mail about work (or a client saying it will leave) makes a conversation a client's.
-  // A bare forward says nothing of its own: what it forwards tells.
+  // What it is about: a client saying it will leave is work; a bare forward says nothing of its
+  // own, so what it forwards tells.
   const own = body.newText.trim().length >= 80 ? body.newText : body.text;
   const topic = (signals & CHURN_BIT) !== 0 ? 'work' : messageTopic(head.subject, own);
-  const roles = topic !== 'work' ? resolution.roles.map((r): DomainRole => (r === 'wrote_to' || r === 'direct' ? 'personal' : r)) : resolution.roles;
   const contentHash = createHash('sha1')
     .update(
       JSON.stringify([
@@ -203,7 +204,8 @@ export async function processOne(
     signals,
     direction: resolution.direction,
     clientDomains: resolution.clientDomains,
-    roles,
+    roles: resolution.roles,
+    topic,
     addressed: resolution.addressed,
     participants: resolution.participants,
     warnings,

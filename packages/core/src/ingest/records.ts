@@ -272,6 +272,8 @@ export class RecordWriter {
         signals,
         // A CRM activity or support conversation is the client talking to us.
         addressed: 1,
+        role: null,
+        topic: null,
         content_hash: hash,
         created_at: now,
         updated_at: now,

@@ -15,11 +15,15 @@ import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 import { chunks } from '../util/lists.js';
+import type { MessageTopic } from '../score/personal.js';
 import {
   DEFAULT_DISCOVERY_POLICY,
   DOMAIN_ROLES,
-  roleQualifies,
+  addEvidence,
+  discoveryVerdict,
+  emptyEvidence,
   strongerRole,
+  type DomainEvidence,
   type DiscoveryPolicy,
   type DiscoveryReason,
   type DomainRole,
@@ -102,8 +106,12 @@ export interface WriterOptions {
 interface KnownClient {
   id: string;
   status: string;
-  /** Why it is suggested (the strongest role seen); null for other statuses. */
+  /** Why it is suggested; null for other statuses. */
   reason: string | null;
+  /** The evidence so far (a suggested client's): see DomainEvidence. */
+  evidence: DomainEvidence;
+  /** Not stored yet: inserted with the batch that made it. */
+  isNew?: { domain: string };
 }
 
 /**
@@ -138,7 +146,34 @@ export class IngestWriter {
       .select(['d.domain', 'd.client_id', 'c.status', 'c.discovery'])
       .where('d.workspace_id', '=', workspaceId)
       .execute();
-    for (const r of known) w.#domains.set(r.domain, { id: r.client_id, status: r.status, reason: r.status === 'suggested' ? r.discovery : null });
+    // What the stored mail of each suggested client already shows (its role and topic per message).
+    const stored = new Map<string, DomainEvidence>();
+    const qualifying = sql`role in ('wrote_to', 'direct')`;
+    for (const r of await db
+      .selectFrom('interactions as i')
+      .innerJoin('clients as c', 'c.id', 'i.client_id')
+      .select([
+        'i.client_id',
+        sql<number>`sum(case when ${qualifying} then 1 else 0 end)`.as('conv'),
+        sql<number>`sum(case when role = 'direct' then 1 else 0 end)`.as('direct'),
+        sql<number>`sum(case when ${qualifying} and topic = 'work' then 1 else 0 end)`.as('work'),
+        sql<number>`sum(case when ${qualifying} and topic = 'personal' then 1 else 0 end)`.as('personal'),
+        sql<number>`sum(case when role is not null and role <> 'co_recipient' then 1 else 0 end)`.as('senders'),
+      ])
+      .where('c.workspace_id', '=', workspaceId)
+      .where('c.status', '=', 'suggested')
+      .groupBy('i.client_id')
+      .execute()) {
+      stored.set(r.client_id, { conversations: Number(r.conv), direct: Number(r.direct), work: Number(r.work), personal: Number(r.personal), senders: Number(r.senders) });
+    }
+    for (const r of known) {
+      w.#domains.set(r.domain, {
+        id: r.client_id,
+        status: r.status,
+        reason: r.status === 'suggested' ? r.discovery : null,
+        evidence: stored.get(r.client_id) ?? emptyEvidence(),
+      });
+    }
     const rows = await db
       .selectFrom('contact_emails as e')
       .innerJoin('contacts as c', 'c.id', 'e.contact_id')
@@ -176,11 +211,13 @@ export class IngestWriter {
           this.counts.skippedBy[result.reason] = (this.counts.skippedBy[result.reason] ?? 0) + 1;
           continue;
         }
-        const clients = result.clientDomains.map((domain, k) => this.#clientFor(domain, result.roles[k] ?? 'co_recipient', result.date, batch));
-        const rows = clients.map((c) => this.#row(result, c.id, result.direction));
+        const clients = result.clientDomains.map((domain, k) => this.#see(domain, result.roles[k] ?? 'co_recipient', result.topic, result.date, batch));
+        const rows = clients.map((c, k) => this.#row(result, c.id, result.direction, result.roles[k] ?? 'co_recipient'));
         for (const p of result.participants) this.#seeContact(p, result.date, batch);
-        plans.push({ msg: result, rows, scored: clients.some((c) => c.status === 'active') });
+        plans.push({ msg: result, rows, clients, scored: false });
       }
+      this.#decide(batch);
+      for (const p of plans) p.scored = p.clients.some((c) => c.status === 'active');
       await this.#flushClientsAndContacts(trx, batch);
       await this.#storeInteractions(trx, plans);
       await this.#saveProgress(trx, batch, last.cursor);
@@ -189,30 +226,47 @@ export class IngestWriter {
   }
 
   /**
-   * The client row of a domain, made or promoted under the workspace's discovery policy: a domain
-   * in a real conversation (resolve/discovery.ts) is a scored client; any other is a suggested one
-   * (its mail kept), until a later message qualifies it or the team accepts it.
+   * The client row of a domain this message names, with the message's evidence added (its role
+   * and topic). Whether a new or suggested domain is a client is decided once per batch, on all
+   * the evidence so far (#decide): a friend's first "sounds good" does not make his employer a
+   * client before his "see you at the game" has been read.
    */
-  #clientFor(domain: string, role: DomainRole, date: string, batch: BatchState): KnownClient {
-    const policy = this.#o.discovery ?? DEFAULT_DISCOVERY_POLICY;
-    const qualifies = roleQualifies(role, policy);
+  #see(domain: string, role: DomainRole, topic: MessageTopic, date: string, batch: BatchState): KnownClient {
     let c = this.#domains.get(domain);
     if (!c) {
-      const reason: DiscoveryReason = qualifies || policy !== 'crm_only' || !roleQualifies(role, 'conversations') ? role : 'policy';
-      c = { id: newId('cl'), status: qualifies ? 'active' : 'suggested', reason: qualifies ? null : reason };
+      c = { id: newId('cl'), status: 'suggested', reason: role, evidence: emptyEvidence(), isNew: { domain } };
       this.#domains.set(domain, c);
-      batch.newClients.push({ id: c.id, domain, status: qualifies ? 'active' : 'suggested', discovery: reason });
-    } else if (c.status === 'suggested' && qualifies) {
-      // A suggestion that now has a real conversation: a client, scored over its whole history.
-      c.status = 'active';
-      c.reason = null;
-      batch.promoted.set(c.id, role);
-      this.#touchDay(c.id, date);
-    } else if (c.status === 'suggested' && c.reason !== 'policy' && isDomainRole(c.reason) && strongerRole(role, c.reason) === role && role !== c.reason) {
-      c.reason = role;
-      batch.reasons.set(c.id, role);
     }
+    if (c.status !== 'suggested') return c;
+    addEvidence(c.evidence, role, topic);
+    if (c.reason === null || (isDomainRole(c.reason) && strongerRole(role, c.reason) === role)) c.reason = role;
+    const seen = batch.seen.get(c);
+    if (!seen || date < seen) batch.seen.set(c, date);
     return c;
+  }
+
+  /**
+   * The batch's verdicts: each new or suggested domain it named becomes a scored client when its
+   * evidence qualifies under the policy (resolve/discovery.ts), else stays (or is made) a suggested
+   * one with the reason it is not a client.
+   */
+  #decide(batch: BatchState): void {
+    const policy = this.#o.discovery ?? DEFAULT_DISCOVERY_POLICY;
+    for (const [c, date] of batch.seen) {
+      const verdict = discoveryVerdict(c.evidence, policy);
+      const best: DiscoveryReason = isDomainRole(c.reason) ? c.reason : 'direct';
+      const reason: DiscoveryReason = verdict.qualifies ? best : (verdict.reason ?? best);
+      if (c.isNew) {
+        batch.newClients.push({ id: c.id, domain: c.isNew.domain, status: verdict.qualifies ? 'active' : 'suggested', discovery: reason });
+        delete c.isNew;
+      } else if (verdict.qualifies) {
+        // A suggestion that now has a real conversation: a client, scored over its whole history.
+        batch.promoted.set(c.id, reason);
+        this.#touchDay(c.id, date);
+      } else batch.reasons.set(c.id, reason);
+      c.status = verdict.qualifies ? 'active' : 'suggested';
+      c.reason = verdict.qualifies ? null : reason;
+    }
   }
 
   #seeContact(p: ResolvedParticipant, date: string, batch: BatchState): void {
@@ -235,7 +289,7 @@ export class IngestWriter {
     if (changed) batch.changedContacts.add(existing);
   }
 
-  #row(m: ProcessedMessage, clientId: string, direction: 'inbound' | 'outbound'): InteractionsTable {
+  #row(m: ProcessedMessage, clientId: string, direction: 'inbound' | 'outbound', role: DomainRole): InteractionsTable {
     const now = this.#o.now().toISOString();
     return {
       id: newId('in'),
@@ -258,6 +312,8 @@ export class IngestWriter {
       // What the client's own text says beyond tone (score/signals.ts); process.ts reads it for inbound mail only.
       signals: m.signals,
       addressed: m.addressed ? 1 : 0,
+      role,
+      topic: m.topic,
       content_hash: m.contentHash,
       created_at: now,
       updated_at: now,
@@ -283,13 +339,18 @@ export class IngestWriter {
         else this.counts.clientsSuggested += 1;
       }
     }
-    for (const [id, role] of batch.promoted) {
-      await trx.updateTable('clients').set({ status: 'active', discovery: role, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
+    for (const [id, reason] of batch.promoted) {
+      await trx.updateTable('clients').set({ status: 'active', discovery: reason, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
       this.counts.clientsCreated += 1;
     }
-    for (const [id, role] of batch.reasons) {
-      if (batch.promoted.has(id)) continue;
-      await trx.updateTable('clients').set({ discovery: role, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
+    for (const [id, reason] of batch.reasons) {
+      await trx
+        .updateTable('clients')
+        .set({ discovery: reason })
+        .where('id', '=', id)
+        .where('status', '=', 'suggested')
+        .where((eb) => eb.or([eb('discovery', 'is', null), eb('discovery', '<>', reason)]))
+        .execute();
     }
     if (batch.newContacts.length) {
       await insertRows(
@@ -400,6 +461,8 @@ export class IngestWriter {
           thread_id: u.thread_id,
           signals: u.signals,
           addressed: u.addressed,
+          role: u.role,
+          topic: u.topic,
           content_hash: u.content_hash,
           updated_at: u.updated_at,
         })
@@ -428,6 +491,7 @@ export class IngestWriter {
 interface Plan {
   msg: ProcessedMessage;
   rows: InteractionsTable[];
+  clients: KnownClient[];
   /** Whether one of its clients is a scored one (else it is kept for suggested clients only). */
   scored: boolean;
 }
@@ -436,10 +500,12 @@ const isDomainRole = (x: string | null): x is DomainRole => x !== null && (DOMAI
 
 class BatchState {
   newClients: Array<{ id: string; domain: string; status: 'active' | 'suggested'; discovery: DiscoveryReason }> = [];
-  /** Suggested clients that became scored ones in this batch, with the role that qualified them. */
-  promoted = new Map<string, DomainRole>();
-  /** Suggested clients seen in a stronger role than before. */
-  reasons = new Map<string, DomainRole>();
+  /** New or suggested clients the batch named, with the earliest day it named each. */
+  seen = new Map<KnownClient, string>();
+  /** Suggested clients that became scored ones in this batch, with the reason. */
+  promoted = new Map<string, DiscoveryReason>();
+  /** Suggested clients that stay so, with their reason now. */
+  reasons = new Map<string, DiscoveryReason>();
   newContacts: Array<{ email: string; domain: string; state: ContactState }> = [];
   changedContacts = new Set<ContactState>();
   errors: Array<{ kind: string; reason: string; location: string }> = [];

@@ -98,6 +98,8 @@ export async function seedInteraction(
       opened: null,
       signals: 0,
       addressed: 1,
+      role: null,
+      topic: null,
       content_hash: i.id,
       created_at: i.at,
       updated_at: i.at,

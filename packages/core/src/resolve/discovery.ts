@@ -21,34 +21,74 @@ export function isDiscoveryPolicy(x: unknown): x is DiscoveryPolicy {
  * - `wrote_to`: one of our people wrote to someone there (To or Cc of our own message, to a few
  *   domains: a mass send of ours is not a conversation with each recipient);
  * - `direct`: a person there wrote to our people directly (one of us in To, few recipients);
- * - `personal`: either of those, but the message reads as a personal note (a friend writing
- *   from the office: weekend plans, a game, jokes), not work (score/personal.ts);
  * - `cc_only`: a person there wrote to others and copied us (or bcc'd us);
  * - `mass_mail`: a person there wrote to a long list we are on;
  * - `role_sender`: the sender is a role address (info@, sales@, team@…), not a person;
  * - `co_recipient`: named only as a recipient of somebody else's message.
  */
-export const DOMAIN_ROLES = ['wrote_to', 'direct', 'personal', 'cc_only', 'mass_mail', 'role_sender', 'co_recipient'] as const;
+export const DOMAIN_ROLES = ['wrote_to', 'direct', 'cc_only', 'mass_mail', 'role_sender', 'co_recipient'] as const;
 export type DomainRole = (typeof DOMAIN_ROLES)[number];
 
-/** Why a client row exists or is suggested: a mail role, the policy, or a non-mail source. */
-export type DiscoveryReason = DomainRole | 'policy' | 'crm' | 'manual';
+/**
+ * Why a client row exists or is suggested: a mail role; `personal` (conversations, but they read
+ * as a friend's notes, not work); `policy` (conversations, but the workspace takes clients from
+ * the CRM only); or a non-mail source.
+ */
+export type DiscoveryReason = DomainRole | 'personal' | 'policy' | 'crm' | 'manual';
+
+/** What a message is about (score/personal.ts). */
+export type Topic = 'work' | 'personal' | 'unclear';
+
+/** What the stored mail shows of one domain: its conversations, and what they are about. */
+export interface DomainEvidence {
+  /** Messages in which it plays `wrote_to` or `direct`. */
+  conversations: number;
+  /** Of those, the ones a person there wrote to us directly (`direct`). */
+  direct: number;
+  /** Of those, the ones that read as work and as personal notes. */
+  work: number;
+  personal: number;
+  /** Messages in which it plays any role but `co_recipient` (someone there wrote, or we wrote to them). */
+  senders: number;
+}
+
+export function emptyEvidence(): DomainEvidence {
+  return { conversations: 0, direct: 0, work: 0, personal: 0, senders: 0 };
+}
+
+export function addEvidence(e: DomainEvidence, role: DomainRole, topic: Topic): void {
+  if (role !== 'co_recipient') e.senders += 1;
+  if (role !== 'wrote_to' && role !== 'direct') return;
+  e.conversations += 1;
+  if (role === 'direct') e.direct += 1;
+  if (topic === 'work') e.work += 1;
+  else if (topic === 'personal') e.personal += 1;
+}
+
+/**
+ * Whether a domain's evidence makes it a scored client under `policy`, and if not, why (null:
+ * the strongest role it was seen in says it). `conversations`: a conversation with it whose
+ * messages about work are at least as many as the personal notes (a friend writing from the
+ * office is not his employer's voice), and that shows work or was started by them: a person
+ * there writing to us directly with nothing personal in it ("thanks, all good with order 3")
+ * qualifies, our own one-line forward to a friend's work address does not.
+ * `every_sender`: anyone there wrote, or we wrote to them. `crm_only`: never from mail.
+ */
+export function discoveryVerdict(e: DomainEvidence, policy: DiscoveryPolicy): { qualifies: boolean; reason: DiscoveryReason | null } {
+  const conversation = e.work >= e.personal && (e.work > 0 || (e.direct > 0 && e.personal === 0));
+  switch (policy) {
+    case 'crm_only':
+      return { qualifies: false, reason: conversation ? 'policy' : e.conversations > 0 ? 'personal' : null };
+    case 'conversations':
+      return conversation ? { qualifies: true, reason: null } : { qualifies: false, reason: e.conversations > 0 ? 'personal' : null };
+    case 'every_sender':
+      return e.senders > 0 ? { qualifies: true, reason: null } : { qualifies: false, reason: null };
+  }
+}
 
 /** The stronger of two roles (lower index in DOMAIN_ROLES). */
 export function strongerRole(a: DomainRole, b: DomainRole): DomainRole {
   return DOMAIN_ROLES.indexOf(a) <= DOMAIN_ROLES.indexOf(b) ? a : b;
-}
-
-/** Whether mail in which a domain plays `role` makes it a scored client under `policy`. */
-export function roleQualifies(role: DomainRole, policy: DiscoveryPolicy): boolean {
-  switch (policy) {
-    case 'crm_only':
-      return false;
-    case 'conversations':
-      return role === 'wrote_to' || role === 'direct';
-    case 'every_sender':
-      return role !== 'co_recipient';
-  }
 }
 
 /** The reason a suggestion is shown with, in plain words. */

@@ -6,6 +6,8 @@
  * work markers — counts as personal; anything else (including nothing to go on) is business.
  * Linear: one pass of two word-boundary regexes over at most the first 4,000 characters.
  */
+import type { Topic } from '../resolve/discovery.js';
+
 const SCAN = 4000;
 
 const PERSONAL =
@@ -14,7 +16,7 @@ const PERSONAL =
 const BUSINESS =
   /\b(?:contract|agreement|invoice|proposal|price|pricing|prices|quote|deal|deals|order|orders|delivery|deliveries|meeting|project|report|reports|account|accounts|payment|payments|transaction|transactions|trade|trades|trading|mw|mwh|mmbtu|dth|gas|power|capacity|audit|auditors?|plan|document|documents|draft|review|approve|approval|client|customer|customers|service|services|support|product|products|software|license|renewal|subscription|implementation|deadline|budget|forecast|attached|attachment|spreadsheet|schedule|scheduling|tariff|filing|regulatory|ferc|iso|settlement|settlements|market|markets|volume|volumes|counterparty|credit|legal|counsel|compliance|procedure|procedures|request|requests|issue|issues|resolution|update|status|team|company|business|office|conference call|call|presentation|analysis|data|system|systems|process|risk|valuation|position|positions|curve|curves|desk|index|hedge|offer|bid|bids|rfp|vendor|vendors|purchase|po|billing|cost|costs|revenue|sales|marketing|regards|sincerely)\b/gi;
 
-export type MessageTopic = 'work' | 'personal' | 'unclear';
+export type MessageTopic = Topic;
 
 /**
  * What a message's subject and own text are about: `work` when at least two different work

@@ -169,6 +169,10 @@ export interface InteractionsTable {
    * only copied or one of many recipients: only addressed mail can wait for our reply.
    */
   addressed: number;
+  /** The part the client's domain plays in the message (resolve/discovery.ts DomainRole); null for CRM records and rows before 013. */
+  role: string | null;
+  /** What the message is about: `work`, `personal`, `unclear` (score/personal.ts); null as `role`. */
+  topic: string | null;
   /** Hash of the stored fields, to tell an unchanged re-ingest from a changed one. */
   content_hash: string;
   created_at: string;

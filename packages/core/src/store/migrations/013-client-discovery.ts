@@ -7,6 +7,10 @@ import type { Kysely } from 'kysely';
 //   is a client the team already sees: it stays `active`, so no row is lost or hidden.
 // - clients.discovery: why the row exists or was suggested (`wrote_to`, `direct`, `cc_only`,
 //   `co_recipient`, `mass_mail`, `role_sender`, `policy`, `crm`, `manual`); null before this.
+// - interactions.role and .topic: the part the client's domain plays in the message (`wrote_to`,
+//   `direct`, `cc_only`, `mass_mail`, `role_sender`, `co_recipient`) and what the message is about
+//   (`work`, `personal`, `unclear`): the evidence a suggested client is judged on. Null before
+//   this migration and for CRM and support records.
 // - interactions.addressed: 1 when the message was written to our people directly (one of them
 //   in To, person to person), 0 when we were only copied or were one of many recipients. Only
 //   addressed mail can wait for our reply. Rows stored before this hold 1 (as they were read).
@@ -20,11 +24,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('interactions')
     .addColumn('addressed', 'integer', (c) => c.notNull().defaultTo(1))
     .execute();
+  await db.schema.alterTable('interactions').addColumn('role', 'text').execute();
+  await db.schema.alterTable('interactions').addColumn('topic', 'text').execute();
   await db.schema.createIndex('clients_workspace_status').on('clients').columns(['workspace_id', 'status']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('clients_workspace_status').ifExists().execute();
+  await db.schema.alterTable('interactions').dropColumn('topic').execute();
+  await db.schema.alterTable('interactions').dropColumn('role').execute();
   await db.schema.alterTable('interactions').dropColumn('addressed').execute();
   await db.schema.alterTable('clients').dropColumn('discovery').execute();
   await db.schema.alterTable('clients').dropColumn('status').execute();
