@@ -65,7 +65,7 @@ describe.each(cases)('ingest small $format on $dialect.name', ({ format, dialect
       //    + 4 skipped (2 internal, 1 gmail-only, 1 duplicate Message-ID) + 1 error (no header block)
       expect(s.itemsProcessed).toBe(truth.messages);
       expect([s.itemsAdded, s.itemsFiltered, s.itemsSkipped, s.errorsCount, s.itemsUpdated]).toEqual([23, 6, 4, 1, 0]);
-      expect(s.skipped).toEqual({ duplicate: 1, internal: 2, no_client: 1 });
+      expect(s.skipped).toEqual({ duplicate: 1, internal: 2, no_client: 1, suggested: 0 });
       expect(s.filtered.auto_reply).toBe(2);
       expect(s.filtered.bounce).toBe(1);
       expect(s.filtered.no_reply).toBe(1);

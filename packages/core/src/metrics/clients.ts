@@ -107,7 +107,7 @@ export function toClientView(c: ClientsTable): ClientView {
   };
 }
 
-/** Every client of the workspace, excluded ones too, by name. */
+/** Every scored client of the workspace, excluded ones too, by name (suggested and ignored ones are not clients yet). */
 export async function listClients(db: Db, workspaceId: string): Promise<ClientView[]> {
   const rows = await db
     .selectFrom('clients')

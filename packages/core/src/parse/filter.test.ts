@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MailSignals, ParsedMessage } from '../interfaces.js';
-import { classifyMessage, type FilterRules } from './filter.js';
+import { classifyBody, classifyMessage, type FilterRules } from './filter.js';
 
 const noSignals: MailSignals = {
   listUnsubscribe: false,
@@ -44,41 +44,41 @@ describe('classifyMessage', () => {
   });
 
   it('drops bulk and list mail', () => {
-    expect(classifyMessage(msg('a@shop.com', { signals: { listUnsubscribe: true } }), rules)).toEqual({ keep: false, reason: 'bulk' });
-    expect(classifyMessage(msg('a@shop.com', { signals: { precedence: 'bulk' } }), rules)).toEqual({ keep: false, reason: 'bulk' });
-    expect(classifyMessage(msg('a@shop.com', { signals: { precedence: 'junk' } }), rules)).toEqual({ keep: false, reason: 'bulk' });
-    expect(classifyMessage(msg('a@shop.com', { signals: { gmailLabels: ['Inbox', 'Category Promotions'] } }), rules)).toEqual({
+    expect(classifyMessage(msg('a@shop.com', { signals: { listUnsubscribe: true } }), rules)).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyMessage(msg('a@shop.com', { signals: { precedence: 'bulk' } }), rules)).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyMessage(msg('a@shop.com', { signals: { precedence: 'junk' } }), rules)).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyMessage(msg('a@shop.com', { signals: { gmailLabels: ['Inbox', 'Category Promotions'] } }), rules)).toMatchObject({
       keep: false,
       reason: 'bulk',
     });
     expect(classifyMessage(msg('a@shop.com', { signals: { gmailLabels: ['Inbox', 'Category Personal'] } }), rules)).toEqual({
       keep: true,
     });
-    expect(classifyMessage(msg('dev@lists.org', { signals: { listId: true } }), rules)).toEqual({ keep: false, reason: 'list' });
-    expect(classifyMessage(msg('dev@lists.org', { signals: { precedence: 'list' } }), rules)).toEqual({ keep: false, reason: 'list' });
+    expect(classifyMessage(msg('dev@lists.org', { signals: { listId: true } }), rules)).toMatchObject({ keep: false, reason: 'list' });
+    expect(classifyMessage(msg('dev@lists.org', { signals: { precedence: 'list' } }), rules)).toMatchObject({ keep: false, reason: 'list' });
   });
 
   it('drops auto-replies by header and by subject, but not a conversation about them', () => {
-    expect(classifyMessage(msg('dana@client.com', { signals: { autoSubmitted: true } }), rules)).toEqual({
+    expect(classifyMessage(msg('dana@client.com', { signals: { autoSubmitted: true } }), rules)).toMatchObject({
       keep: false,
       reason: 'auto_reply',
     });
-    expect(classifyMessage(msg('dana@client.com', { signals: { autoReplyHeader: true } }), rules)).toEqual({
+    expect(classifyMessage(msg('dana@client.com', { signals: { autoReplyHeader: true } }), rules)).toMatchObject({
       keep: false,
       reason: 'auto_reply',
     });
     for (const subject of ['Out of Office: back Monday', 'Automatic reply: Renewal', 'Auto-Reply: hello']) {
-      expect(classifyMessage(msg('dana@client.com', { subject }), rules)).toEqual({ keep: false, reason: 'auto_reply' });
+      expect(classifyMessage(msg('dana@client.com', { subject }), rules)).toMatchObject({ keep: false, reason: 'auto_reply' });
     }
     expect(classifyMessage(msg('dana@client.com', { subject: 'Re: our out of office policy' }), rules)).toEqual({ keep: true });
   });
 
   it('drops bounces and delivery reports', () => {
-    expect(classifyMessage(msg('mailer-daemon@mx.client.com', { signals: { deliveryReport: true } }), rules)).toEqual({
+    expect(classifyMessage(msg('mailer-daemon@mx.client.com', { signals: { deliveryReport: true } }), rules)).toMatchObject({
       keep: false,
       reason: 'bounce',
     });
-    expect(classifyMessage(msg('postmaster@client.com', { subject: 'Undeliverable: Renewal' }), rules)).toEqual({
+    expect(classifyMessage(msg('postmaster@client.com', { subject: 'Undeliverable: Renewal' }), rules)).toMatchObject({
       keep: false,
       reason: 'bounce',
     });
@@ -93,17 +93,60 @@ describe('classifyMessage', () => {
       'notifications@github.com',
       'mailer-daemon@x.com',
     ]) {
-      expect(classifyMessage(msg(from), rules)).toEqual({ keep: false, reason: 'no_reply' });
+      expect(classifyMessage(msg(from), rules)).toMatchObject({ keep: false, reason: 'no_reply' });
     }
   });
 
   it('drops blocklisted domains (with subdomains) and addresses, case-insensitively', () => {
-    expect(classifyMessage(msg('x@spammy.com'), rules)).toEqual({ keep: false, reason: 'blocklist' });
-    expect(classifyMessage(msg('x@mail.eu.spammy.com'), rules)).toEqual({ keep: false, reason: 'blocklist' });
+    expect(classifyMessage(msg('x@spammy.com'), rules)).toMatchObject({ keep: false, reason: 'blocklist' });
+    expect(classifyMessage(msg('x@mail.eu.spammy.com'), rules)).toMatchObject({ keep: false, reason: 'blocklist' });
     expect(classifyMessage(msg('x@notspammy.com'), rules)).toEqual({ keep: true });
-    expect(classifyMessage(msg('boss@client.com'), rules)).toEqual({ keep: false, reason: 'blocklist' });
+    expect(classifyMessage(msg('boss@client.com'), rules)).toMatchObject({ keep: false, reason: 'blocklist' });
     expect(classifyMessage(msg('other@client.com'), rules)).toEqual({ keep: true });
-    expect(classifyMessage(msg('x@old-vendor.io'), rules)).toEqual({ keep: false, reason: 'blocklist' });
+    expect(classifyMessage(msg('x@old-vendor.io'), rules)).toMatchObject({ keep: false, reason: 'blocklist' });
     expect(classifyMessage(msg('x@spammy.com'), { blocklist: [] })).toEqual({ keep: true });
+  });
+});
+
+describe('classifyMessage: machine senders, bulk-sender headers and calendar notices', () => {
+  it('drops mail from VERP and tracking addresses, list software and publication desks, with what showed it', () => {
+    for (const from of ['42.8997.6e-2aajoy2t2bpnfgry39rr.1@e-mail.delta.com', 'customerservice.1556092.29223.0@service.example.com', 'msprvs1=fe3a8d@bounce.example.com', 'reply-fec3a8@mail.example.com']) {
+      expect(classifyMessage(msg(from), rules), from).toMatchObject({ keep: false, reason: 'bulk' });
+    }
+    for (const from of ['owner-strawbale@crest.org', 'webmaster@earnings.com', 'subscriptions@intelligencepress.com', 'partner-news@amazon.com']) {
+      expect(classifyMessage(msg(from), rules), from).toMatchObject({ keep: false, reason: 'list', evidence: expect.stringContaining('sender') });
+    }
+    // A person whose name starts like a desk is still a person.
+    expect(classifyMessage(msg('newsom@acme.com'), rules)).toEqual({ keep: true });
+    expect(classifyMessage(msg('dana.2@acme.com'), rules)).toEqual({ keep: true });
+  });
+
+  it('drops ESP-sent and calendar mail', () => {
+    expect(classifyMessage(msg('dana@vendor.io', { signals: { espHeader: 'feedback-id' } }), rules)).toEqual({
+      keep: false,
+      reason: 'bulk',
+      evidence: 'bulk-sender header feedback-id',
+    });
+    expect(classifyMessage(msg('dana@client.com', { signals: { calendar: true } }), rules)).toMatchObject({ keep: false, reason: 'calendar' });
+  });
+});
+
+describe('classifyBody', () => {
+  it('finds the footer of mass mail that carries no bulk header', () => {
+    const news = 'TODAY\'S HEADLINES\n\nStory one…\n\nYou received these headlines because you requested The Daily Direct e-mail service. To cancel delivery, see the site.';
+    expect(classifyBody(news)).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyBody('Big sale!\n\nTo unsubscribe from these emails, click here.')).toMatchObject({ keep: false, reason: 'bulk', evidence: 'footer: "unsubscribe"' });
+    expect(classifyBody('Offers inside. Click here for details.\nRead our privacy policy. All rights reserved.')).toMatchObject({ keep: false, reason: 'bulk' });
+  });
+
+  it('keeps a client who writes about cancelling, a subscription or a privacy policy, and a reply that quotes our newsletter', () => {
+    expect(classifyBody('We will not renew our subscription and want to cancel the contract.')).toEqual({ keep: true });
+    expect(classifyBody('Can you send your privacy policy? Legal needs it before we sign.')).toEqual({ keep: true });
+    expect(classifyBody('Why was I charged twice?\n\n> Big news this month!\n> To unsubscribe, click here.')).toEqual({ keep: true });
+  });
+
+  it('reads a long newsletter in linear time (only its head and foot)', () => {
+    const long = 'word '.repeat(200_000) + '\nunsubscribe';
+    expect(classifyBody(long)).toMatchObject({ keep: false });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Resolver } from './resolve.js';
+import { isRoleAddress, Resolver } from './resolve.js';
 import { isFreeMailDomain, registrableDomain } from './domains.js';
 
 const a = (email: string, name = '') => ({ email, name });
@@ -29,7 +29,9 @@ describe('Resolver', () => {
       kind: 'interaction',
       direction: 'inbound',
       clientDomains: ['acme.co.uk'],
+      roles: ['direct'],
       participants: [{ email: 'ana@mail.eu.acme.co.uk', name: 'Ana', domain: 'acme.co.uk' }],
+      addressed: true,
     });
   });
 
@@ -58,5 +60,36 @@ describe('Resolver', () => {
     const r = resolver.resolve({ from: a('joe@gmail.com'), to: [a('me@ourco.com')], cc: [a('boss@initech.io', 'Boss')] });
     expect(r.kind === 'interaction' && r.direction).toBe('inbound');
     expect(r.kind === 'interaction' && r.clientDomains).toEqual(['initech.io']);
+    // …but only as a co-recipient: on its own, such mail makes no client (resolve/discovery.ts).
+    expect(r.kind === 'interaction' && r.roles).toEqual(['co_recipient']);
+  });
+
+  it('tells each domain its part: we wrote to them, they wrote to us, they copied us, a long list, a role desk, a co-recipient', () => {
+    const roles = (m: Parameters<Resolver['resolve']>[0]) => {
+      const r = resolver.resolve(m);
+      return r.kind === 'interaction' ? Object.fromEntries(r.clientDomains.map((d, i) => [d, r.roles[i]])) : r.reason;
+    };
+    expect(roles({ from: a('me@ourco.com'), to: [a('x@acme.com')], cc: [a('y@globex.com')] })).toEqual({ 'acme.com': 'wrote_to', 'globex.com': 'wrote_to' });
+    // Our joke forwarded to friends at free-mail and company addresses: no conversation with their employers.
+    expect(roles({ from: a('me@ourco.com'), to: [a('pal@aol.com'), a('gal@yahoo.com'), a('bud@initech.io')], cc: [] })).toEqual({ 'initech.io': 'mass_mail' });
+    // Our announcement to five companies at once.
+    const five = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com'].map((d) => a(`x@${d}`));
+    expect(Object.values(roles({ from: a('me@ourco.com'), to: five, cc: [] }) as object)).toEqual(Array(5).fill('mass_mail'));
+    expect(roles({ from: a('ana@acme.com'), to: [a('me@ourco.com')], cc: [a('bo@globex.com')] })).toEqual({ 'acme.com': 'direct', 'globex.com': 'co_recipient' });
+    expect(roles({ from: a('ana@acme.com'), to: [a('bo@globex.com')], cc: [a('me@ourco.com')] })).toEqual({ 'acme.com': 'cc_only', 'globex.com': 'co_recipient' });
+    expect(roles({ from: a('info@acme.com'), to: [a('me@ourco.com')], cc: [] })).toEqual({ 'acme.com': 'role_sender' });
+    const crowd = Array.from({ length: 12 }, (_, i) => a(`p${i}@ourco.com`));
+    expect(roles({ from: a('ana@acme.com'), to: crowd, cc: [] })).toEqual({ 'acme.com': 'mass_mail' });
+    // Only mail written to us directly can wait for our reply.
+    const direct = resolver.resolve({ from: a('ana@acme.com'), to: [a('me@ourco.com')], cc: [] });
+    const copied = resolver.resolve({ from: a('ana@acme.com'), to: [a('bo@globex.com')], cc: [a('me@ourco.com')] });
+    expect([direct.kind === 'interaction' && direct.addressed, copied.kind === 'interaction' && copied.addressed]).toEqual([true, false]);
+  });
+
+  it('knows the ISPs of old mailboxes and role addresses', () => {
+    for (const d of ['flash.net', 'home.com', 'erols.com', 'swbell.net', 'teleport.com', 'sympatico.ca']) expect(isFreeMailDomain(d), d).toBe(true);
+    expect(isRoleAddress('sales@acme.com')).toBe(true);
+    expect(isRoleAddress('info.us@acme.com')).toBe(true);
+    expect(isRoleAddress('sandra.lee@acme.com')).toBe(false);
   });
 });
