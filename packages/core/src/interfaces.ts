@@ -30,6 +30,8 @@ export interface RawMessage {
   providerId?: string;
   /** Date from the mbox `From ` separator line, used when the Date header is missing or bad. */
   envelopeDate?: string;
+  /** The provider's labels of the message (Gmail `labelIds`: `INBOX`, `CATEGORY_PROMOTIONS`…). */
+  labels?: string[];
   /**
    * Set when the source would not read the message (`raw` is then empty): a file larger than
    * the size cap, or a symlink out of the folder. The run counts it as skipped for that reason.

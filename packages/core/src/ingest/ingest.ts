@@ -87,7 +87,10 @@ export interface RunTotals {
 }
 
 export interface IngestSummary extends RunTotals {
+  /** Why messages added nothing to a scored client; `suggested`: stored, kept for suggested clients. */
   skipped: RunCounts['skippedBy'];
+  /** Suggested clients made (resolve/discovery.ts): domains the mail names that are not clients yet. */
+  clientsSuggested: number;
   filtered: Record<string, number>;
   processingErrors: { parseErrors: number; charsetErrors: number; attachmentErrors: number; sentimentErrors: number };
   interactionsCreated: number;
@@ -252,6 +255,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
           raw: taskMemory.add(m.raw),
           location: m.location,
           ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}),
+          ...(m.labels?.length ? { labels: m.labels } : {}),
           ...(m.refused ? { refused: m.refused } : {}),
         });
         cursors.push(m.cursor);
@@ -304,6 +308,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
         sentimentErrors: c.problems.sentiment,
       },
       clientsCreated: c.clientsCreated,
+      clientsSuggested: c.clientsSuggested,
       contactsCreated: c.contactsCreated,
       interactionsCreated: c.interactionsCreated,
       resumedFrom,

@@ -24,6 +24,8 @@ export interface ProcessInput {
   raw: Uint8Array;
   location: string;
   envelopeDate?: string;
+  /** The provider's labels (Gmail `labelIds`), read by the filter like Takeout's `X-Gmail-Labels`. */
+  labels?: string[];
   /** Set when the source refused the message without reading it (its `raw` is empty). */
   refused?: RefusalReason;
 }
@@ -81,7 +83,19 @@ export interface ProcessedMessage {
 
 /** A message not stored: dropped by the filter, or no client's (decided on its header block). */
 export type DroppedMessage =
-  | { ok: true; outcome: 'filtered'; location: string; reason: FilterReason; evidence: string; warnings: ParseWarning[] }
+  | {
+      ok: true;
+      outcome: 'filtered';
+      location: string;
+      reason: FilterReason;
+      evidence: string;
+      /** Who sent it, when, and its Message-ID and subject: kept with the evidence (filtered_mail). */
+      messageId: string;
+      sender: string;
+      date: string | null;
+      subject: string;
+      warnings: ParseWarning[];
+    }
   | { ok: true; outcome: 'skipped'; location: string; reason: 'internal' | 'no_client' | RefusalReason; warnings: ParseWarning[] };
 
 export interface FailedMessage {
@@ -122,8 +136,22 @@ export async function processOne(
     return failure(input.location, err);
   }
   const { head } = read;
+  // Gmail's API labels (CATEGORY_PROMOTIONS) read as Takeout's header labels (Category Promotions).
+  if (input.labels?.length) head.signals.gmailLabels = [...head.signals.gmailLabels, ...input.labels.map((l) => l.replace(/_/g, ' '))];
   const verdict = classifyMessage(head, rules);
-  if (!verdict.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: verdict.reason, evidence: verdict.evidence, warnings: head.warnings };
+  const filtered = (reason: FilterReason, evidence: string, warnings: ParseWarning[]): DroppedMessage => ({
+    ok: true,
+    outcome: 'filtered',
+    location: input.location,
+    reason,
+    evidence,
+    messageId: head.messageId,
+    sender: head.from?.email ?? '',
+    date: head.dateSource === 'none' ? null : head.date,
+    subject: head.subject,
+    warnings,
+  });
+  if (!verdict.keep) return filtered(verdict.reason, verdict.evidence, head.warnings);
   if (head.dateSource === 'none') {
     // No Date header, no Received date, no mbox separator date: placing it on 1970-01-01 would
     // corrupt the client's history, so it is an error instead.
@@ -147,7 +175,7 @@ export async function processOne(
   const warnings = [...head.warnings, ...body.warnings];
   // Mass mail without a bulk header still carries its unsubscribe footer.
   const byBody = classifyBody(body.text);
-  if (!byBody.keep) return { ok: true, outcome: 'filtered', location: input.location, reason: byBody.reason, evidence: byBody.evidence, warnings };
+  if (!byBody.keep) return filtered(byBody.reason, byBody.evidence, warnings);
   let sentiment: SentimentResult = { label: 'neutral', score: 0 };
   try {
     scorer ??= createSentimentScorer();

@@ -106,6 +106,8 @@ export async function pruneIngestionRuns(
     .where('completed_at', '<', horizon);
   // A run's errors go before the run, whatever their own time.
   const ofEnded = await trx.deleteFrom('ingestion_errors').where('run_id', 'in', endedRuns).executeTakeFirst();
+  // The filter's per-message evidence goes with the runs of its time.
+  await trx.deleteFrom('filtered_mail').where('workspace_id', '=', workspaceId).where('created_at', '<', horizon).execute();
   const runs = await trx
     .deleteFrom('ingestion_runs')
     .where('workspace_id', '=', workspaceId)

@@ -5,7 +5,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
-import type { Database, InteractionsTable } from '../store/schema.js';
+import type { Database, FilteredMailTable, InteractionsTable } from '../store/schema.js';
 import type { ProblemKind, RefusalReason, SourceCursor } from '../interfaces.js';
 import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
@@ -85,6 +85,8 @@ interface ContactState {
 
 /** Max rows per multi-row INSERT (keeps bound parameters under both dialects' limits). */
 const INSERT_CHUNK = 500;
+/** Filtered-mail rows per INSERT: 10 columns each, under SQLite's 32,766 parameters and PostgreSQL's 65,535. */
+const FILTERED_CHUNK = 200;
 
 export interface WriterOptions {
   db: Db;
@@ -158,13 +160,14 @@ export class IngestWriter {
         sql<number>`sum(case when role = 'direct' then 1 else 0 end)`.as('direct'),
         sql<number>`sum(case when ${qualifying} and topic = 'work' then 1 else 0 end)`.as('work'),
         sql<number>`sum(case when ${qualifying} and topic = 'personal' then 1 else 0 end)`.as('personal'),
+        sql<number>`sum(case when ${qualifying} and topic = 'pitch' then 1 else 0 end)`.as('pitch'),
         sql<number>`sum(case when role is not null and role <> 'co_recipient' then 1 else 0 end)`.as('senders'),
       ])
       .where('c.workspace_id', '=', workspaceId)
       .where('c.status', '=', 'suggested')
       .groupBy('i.client_id')
       .execute()) {
-      stored.set(r.client_id, { conversations: Number(r.conv), direct: Number(r.direct), work: Number(r.work), personal: Number(r.personal), senders: Number(r.senders) });
+      stored.set(r.client_id, { conversations: Number(r.conv), direct: Number(r.direct), work: Number(r.work), personal: Number(r.personal), pitch: Number(r.pitch), senders: Number(r.senders) });
     }
     for (const r of known) {
       w.#domains.set(r.domain, {
@@ -204,6 +207,7 @@ export class IngestWriter {
         if (result.outcome === 'filtered') {
           this.counts.filtered += 1;
           this.counts.filteredBy[result.reason] = (this.counts.filteredBy[result.reason] ?? 0) + 1;
+          batch.filtered.push(result);
           continue;
         }
         if (result.outcome === 'skipped') {
@@ -481,7 +485,35 @@ export class IngestWriter {
     if (!prev || day < prev) this.touched.set(clientId, day);
   }
 
+  /** The filter's verdict on each message it set aside, with its evidence (once per Message-ID). */
+  async #keepFiltered(trx: Transaction<Database>, batch: BatchState): Promise<void> {
+    const at = this.#o.now().toISOString();
+    const rows = new Map<string, FilteredMailTable>();
+    for (const f of batch.filtered) {
+      rows.set(f.messageId, {
+        workspace_id: this.#o.workspaceId,
+        message_id: f.messageId,
+        run_id: this.#o.runId,
+        occurred_at: f.date,
+        sender: f.sender.slice(0, 320),
+        subject: f.subject.slice(0, 500),
+        reason: f.reason,
+        evidence: f.evidence.slice(0, 200),
+        location: f.location,
+        created_at: at,
+      });
+    }
+    for (const part of chunks([...rows.values()], FILTERED_CHUNK)) {
+      await trx
+        .insertInto('filtered_mail')
+        .values(part)
+        .onConflict((oc) => oc.columns(['workspace_id', 'message_id']).doNothing())
+        .execute();
+    }
+  }
+
   async #saveProgress(trx: Transaction<Database>, batch: BatchState, cursor: SourceCursor): Promise<void> {
+    await this.#keepFiltered(trx, batch);
     await recordIngestionErrors(trx, this.#o.runId, batch.errors, this.#o.now());
     await recordRunCounts(trx, this.#o.runId, this.counts);
     await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor, this.#o.now());
@@ -509,4 +541,5 @@ class BatchState {
   newContacts: Array<{ email: string; domain: string; state: ContactState }> = [];
   changedContacts = new Set<ContactState>();
   errors: Array<{ kind: string; reason: string; location: string }> = [];
+  filtered: Array<Extract<ProcessResult, { outcome: 'filtered' }>> = [];
 }

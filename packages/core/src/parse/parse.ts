@@ -196,6 +196,7 @@ const ESP_HEADERS = [
   'x-report-abuse',
   'x-listmember',
   'x-outreach-id',
+  'x-outreach-sent',
   'x-apollo-id',
   'x-salesloft-id',
   'x-hs-campaign',

@@ -31,13 +31,13 @@ export type DomainRole = (typeof DOMAIN_ROLES)[number];
 
 /**
  * Why a client row exists or is suggested: a mail role; `personal` (conversations, but they read
- * as a friend's notes, not work); `policy` (conversations, but the workspace takes clients from
+ * as a friend's notes, not work); `pitch` (they only pitch us, as vendors do); `policy` (conversations, but the workspace takes clients from
  * the CRM only); or a non-mail source.
  */
-export type DiscoveryReason = DomainRole | 'personal' | 'policy' | 'crm' | 'manual';
+export type DiscoveryReason = DomainRole | 'personal' | 'pitch' | 'policy' | 'crm' | 'manual';
 
 /** What a message is about (score/personal.ts). */
-export type Topic = 'work' | 'personal' | 'unclear';
+export type Topic = 'work' | 'personal' | 'pitch' | 'unclear';
 
 /** What the stored mail shows of one domain: its conversations, and what they are about. */
 export interface DomainEvidence {
@@ -45,15 +45,16 @@ export interface DomainEvidence {
   conversations: number;
   /** Of those, the ones a person there wrote to us directly (`direct`). */
   direct: number;
-  /** Of those, the ones that read as work and as personal notes. */
+  /** Of those, the ones that read as work, as personal notes and as sales pitches. */
   work: number;
   personal: number;
+  pitch: number;
   /** Messages in which it plays any role but `co_recipient` (someone there wrote, or we wrote to them). */
   senders: number;
 }
 
 export function emptyEvidence(): DomainEvidence {
-  return { conversations: 0, direct: 0, work: 0, personal: 0, senders: 0 };
+  return { conversations: 0, direct: 0, work: 0, personal: 0, pitch: 0, senders: 0 };
 }
 
 export function addEvidence(e: DomainEvidence, role: DomainRole, topic: Topic): void {
@@ -63,24 +64,28 @@ export function addEvidence(e: DomainEvidence, role: DomainRole, topic: Topic): 
   if (role === 'direct') e.direct += 1;
   if (topic === 'work') e.work += 1;
   else if (topic === 'personal') e.personal += 1;
+  else if (topic === 'pitch') e.pitch += 1;
 }
 
 /**
  * Whether a domain's evidence makes it a scored client under `policy`, and if not, why (null:
  * the strongest role it was seen in says it). `conversations`: a conversation with it whose
- * messages about work are at least as many as the personal notes (a friend writing from the
- * office is not his employer's voice), and that shows work or was started by them: a person
+ * messages about work are at least as many as the personal notes and sales pitches (a friend
+ * writing from the office is not his employer's voice, a vendor's sequence is not a client's),
+ * and that shows work or was started by them: a person
  * there writing to us directly with nothing personal in it ("thanks, all good with order 3")
  * qualifies, our own one-line forward to a friend's work address does not.
  * `every_sender`: anyone there wrote, or we wrote to them. `crm_only`: never from mail.
  */
 export function discoveryVerdict(e: DomainEvidence, policy: DiscoveryPolicy): { qualifies: boolean; reason: DiscoveryReason | null } {
-  const conversation = e.work >= e.personal && (e.work > 0 || (e.direct > 0 && e.personal === 0));
+  const notWork = e.personal + e.pitch;
+  const conversation = e.work >= notWork && (e.work > 0 || (e.direct > 0 && notWork === 0));
+  const why: DiscoveryReason | null = e.conversations === 0 ? null : e.pitch > e.personal ? 'pitch' : 'personal';
   switch (policy) {
     case 'crm_only':
-      return { qualifies: false, reason: conversation ? 'policy' : e.conversations > 0 ? 'personal' : null };
+      return { qualifies: false, reason: conversation ? 'policy' : why };
     case 'conversations':
-      return conversation ? { qualifies: true, reason: null } : { qualifies: false, reason: e.conversations > 0 ? 'personal' : null };
+      return conversation ? { qualifies: true, reason: null } : { qualifies: false, reason: why };
     case 'every_sender':
       return e.senders > 0 ? { qualifies: true, reason: null } : { qualifies: false, reason: null };
   }
@@ -100,6 +105,8 @@ export function discoveryText(reason: string | null): string {
       return 'a person there wrote to us directly';
     case 'personal':
       return 'only personal mail (friends, family, social plans), no work';
+    case 'pitch':
+      return 'only sales pitches to us, never a conversation';
     case 'cc_only':
       return 'they wrote to others and copied us; we never wrote to them';
     case 'mass_mail':

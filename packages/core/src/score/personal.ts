@@ -1,14 +1,21 @@
 /**
- * Personal or business: does a message's own text read like a note between friends or family
- * (weekend plans, a game, a party, jokes, dating, kids) rather than work? Mail between people at
- * company addresses is not always business: a friend writing from the office is not a client.
- * Only a message that reads clearly personal — several personal markers and more of them than
- * work markers — counts as personal; anything else (including nothing to go on) is business.
- * Linear: one pass of two word-boundary regexes over at most the first 4,000 characters.
+ * What a message is about, for who becomes a client (resolve/discovery.ts): work, a personal note
+ * (weekend plans, a game, a party, jokes, dating, kids: a friend writing from the office is not
+ * his employer talking to us), a cold sales pitch (a vendor asking for "15 minutes next week",
+ * "bumping this to the top of your inbox"), or unclear. Linear: one pass of each word-boundary
+ * regex over at most the first 4,000 characters.
  */
 import type { Topic } from '../resolve/discovery.js';
 
 const SCAN = 4000;
+
+/**
+ * The phrases of cold outreach: asking a stranger for a slot, chasing an unanswered pitch, the
+ * opt-out line a sequence tool adds. Two different ones make a message a pitch: a client asking
+ * for "15 minutes to go over the renewal" says one.
+ */
+const PITCH =
+  /\b(?:(?:15|fifteen|20|twenty|30|thirty)[- ](?:min(?:ute)?s?)\b|quick (?:call|chat|demo|look)|book (?:a )?(?:time|slot|call|meeting|demo)|worth a (?:quick )?(?:chat|call|look|conversation)|circling back|bumping (?:this|it)|floating this|top of your inbox|(?:rather|prefer) not (?:to )?hear from|take you off (?:my|our) list|(?:won['’]t|will not) (?:reach out|follow up|email you|bother you)|stop reaching out|close the loop|not the right person|(?:i|we) help(?:ed)? (?:companies|teams) like|teams like yours|(?:i|we) noticed (?:that )?(?:your|you)|(?:i['’]d|i would) love to (?:show|share|connect)|last note from me|haven['’]t heard back)/gi;
 
 const PERSONAL =
   /\b(?:weekend|saturday|sunday|friday night|tonight|party|parties|birthday|wedding|bachelor(?:ette)?|honeymoon|beers?|drinks|drinking|bar|pub|happy hour|hangover|dinner|bbq|barbe?cue|golf|fishing|hunting|elk|deer|ski(?:ing)?|camping|football|basketball|baseball|softball|soccer|hockey|game|games|tailgate|tickets?|concert|movie|movies|vacation|girlfriend|boyfriend|wife|husband|hubby|kids?|baby|babies|mom|dad|mother|father|sister|brother|family|grandma|grandpa|church|pregnant|dating|date|cute|love|miss you|hugs?|kisses|xoxo|lol|haha+|hehe|ha ha|joke|jokes|funny|hilarious|chain letter|forward this|pictures|photos|pics|puppy|dog|cat|house|apartment|rent|roommate|christmas|thanksgiving|holiday|santa|beach|lake|cabin|trip|ducks|beavers|pool picks|picks|fantasy|bet|vote|election|prayer|pray|god bless|congrats|congratulations|hey|dude|buddy|man)\b|[:;]-?[)D(P]/gi;
@@ -25,6 +32,9 @@ export type MessageTopic = Topic;
  */
 export function messageTopic(subject: string, text: string): MessageTopic {
   const t = `${subject}\n${text.length > SCAN ? text.slice(0, SCAN) : text}`;
+  const pitch = new Set<string>();
+  for (const m of t.matchAll(PITCH)) pitch.add(m[0].toLowerCase().replace(/\s+/g, ' '));
+  if (pitch.size >= 2) return 'pitch';
   const personal = new Set<string>();
   for (const m of t.matchAll(PERSONAL)) personal.add(m[0].toLowerCase());
   const work = new Set<string>();

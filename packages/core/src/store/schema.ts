@@ -356,6 +356,23 @@ interface OAuthStatesTable {
   used_at: string | null;
 }
 
+/** Messages the filter set aside, one row each, with what showed it (ingest/writer.ts). */
+export interface FilteredMailTable {
+  workspace_id: string;
+  /** Normalised Message-ID (a content hash when missing), as interactions.dedupe_key. */
+  message_id: string;
+  run_id: string;
+  occurred_at: string | null;
+  sender: string;
+  subject: string;
+  /** A FilterReason (parse/filter.ts): `bulk`, `list`, `auto_reply`, `bounce`, `no_reply`, `calendar`, `blocklist`. */
+  reason: string;
+  /** What showed it, in a few words: `List-Unsubscribe header`, `footer: "unsubscribe"`… */
+  evidence: string;
+  location: string;
+  created_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_domains: WorkspaceDomainsTable;
@@ -379,4 +396,5 @@ export interface Database {
   notification_log: NotificationLogTable;
   external_refs: ExternalRefsTable;
   oauth_states: OAuthStatesTable;
+  filtered_mail: FilteredMailTable;
 }

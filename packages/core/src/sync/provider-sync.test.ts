@@ -122,4 +122,11 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
     expect(errors[0]!.reason.length).toBeGreaterThan(0);
     expect(await count()).toBe(400);
   });
+
+  it("a message in Gmail's Promotions tab is machine mail: counted as filtered, never a client's voice", async () => {
+    server.addMessage({ ...message(2000, NOW - 3_600_000), id: 'gpromo', labelIds: ['INBOX', 'CATEGORY_PROMOTIONS'] });
+    const s = await engine.sync({ workspaceId: 'acme.com', provider: 'google', mode: 'full', since: new Date(NOW - 365 * DAY_MS) });
+    expect([s.status, s.itemsProcessed, s.itemsAdded, s.itemsFiltered]).toEqual(['completed', 401, 400, 1]);
+    expect(await count()).toBe(400);
+  });
 });

@@ -67,8 +67,8 @@ async function run(ctx: CliContext, cmd: Command, flags: IngestFlags): Promise<v
       ctx.stdout.write(
         `${summary.status === 'completed' ? 'Ingested' : 'Stopped after'} ${summary.itemsProcessed} messages in ${secs.toFixed(1)} s ` +
           `(${Math.round(summary.itemsProcessed / Math.max(secs, 0.001))} msg/s): ${summary.itemsAdded} added, ${summary.itemsUpdated} updated, ` +
-          `${summary.itemsSkipped} skipped, ${summary.itemsFiltered} filtered, ${summary.errorsCount} errors; ` +
-          `${summary.clientsCreated} new clients, ${summary.contactsCreated} new contacts.\n`,
+          `${summary.itemsSkipped} skipped (${summary.skipped.suggested} of them kept for suggested clients), ${summary.itemsFiltered} filtered, ${summary.errorsCount} errors; ` +
+          `${summary.clientsCreated} new clients, ${summary.clientsSuggested} new suggested clients, ${summary.contactsCreated} new contacts.\n`,
       );
     }
   } finally {

@@ -480,6 +480,10 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     await insertClient(db, t.workspaceId, { id: 'p1', domain: 'past.com', name: 'Past' });
     await insertInteractions(db, t.workspaceId, [
       { id: 'p-a', clientId: 'p1', at: '2023-08-01T10:00:00.000Z', direction: 'inbound', sentiment: 0.9 },
+      // Three more warm messages that day: the same day's score, and a client we know by December.
+      { id: 'p-a2', clientId: 'p1', at: '2023-08-01T11:00:00.000Z', direction: 'inbound', sentiment: 0.9 },
+      { id: 'p-a3', clientId: 'p1', at: '2023-08-01T12:00:00.000Z', direction: 'inbound', sentiment: 0.9 },
+      { id: 'p-a4', clientId: 'p1', at: '2023-08-01T13:00:00.000Z', direction: 'inbound', sentiment: 0.9 },
       { id: 'p-b', clientId: 'p1', at: '2023-12-01T10:00:00.000Z', direction: 'inbound', sentiment: -0.9 },
       { id: 'p-c', clientId: 'p1', at: '2024-04-01T10:00:00.000Z', direction: 'inbound', sentiment: 0.4 },
     ]);
@@ -487,7 +491,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('health buckets, past h
     const daily = await get('/metrics/trends/health?windowDays=365');
     // 2023-08-01: sentiment .9 → 95·.4 = 38; engagement 100·.2; responsiveness 50·.2; recency 100·.2 → 88.
     expect(daily[0]).toEqual({ date: '2023-08-01', avgScore: 88, clientCount: 1 });
-    // 2023-12-01: −.9 → 5·.4 = 2; a complaint is no healthy exchange: engagement 0; 10; 20 → 32.
+    // 2023-12-01: −.9 → 5·.4 = 2; a complaint is no healthy exchange: engagement 0; 10; 20 → 32
+    // (five messages in all by then: a client we know, not one lifted to neutral for lack of data).
     expect(daily.find((x: Json) => x.date === '2023-12-01')).toEqual({ date: '2023-12-01', avgScore: 32, clientCount: 1 });
     const monthly = await get('/metrics/trends/health?windowDays=365&interval=monthly');
     expect(monthly.map((m: Json) => m.date)).toEqual([

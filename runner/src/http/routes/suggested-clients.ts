@@ -17,7 +17,7 @@ import type { AppDeps } from '../types.js';
 import { AcceptedSuggestionSchema, IgnoredSuggestionSchema, SuggestedClientListSchema } from '../responses/suggestions.js';
 
 const SuggestionParams = Type.Object({
-  domain: Type.String({ minLength: 1, maxLength: 253, description: 'The suggested domain (or its client id)' }),
+  domain: Type.String({ minLength: 1, maxLength: 200, description: 'The suggested domain (or its client id)' }),
 });
 
 const SuggestionsQuery = Type.Object({

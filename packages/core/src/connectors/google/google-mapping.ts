@@ -88,6 +88,8 @@ export function toRawMessage(m: gmail_v1.Schema$Message, cursor: Cursor): RawMes
   const raw = Buffer.from(m.raw, 'base64url');
   if (raw.length === 0) return 'raw content is not base64url';
   const out: RawMessage = { raw, location: `gmail:${m.id}`, providerId: m.id, cursor };
+  // The category tabs (Promotions, Social, Updates, Forums) tell machine mail: the filter reads them.
+  if (m.labelIds?.length) out.labels = m.labelIds.filter((l) => l.startsWith('CATEGORY_'));
   const ms = m.internalDate ? Number(m.internalDate) : NaN;
   if (Number.isFinite(ms) && ms > 0) out.envelopeDate = new Date(ms).toISOString();
   return out;

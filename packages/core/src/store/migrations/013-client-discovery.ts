@@ -11,6 +11,9 @@ import type { Kysely } from 'kysely';
 //   `direct`, `cc_only`, `mass_mail`, `role_sender`, `co_recipient`) and what the message is about
 //   (`work`, `personal`, `unclear`): the evidence a suggested client is judged on. Null before
 //   this migration and for CRM and support records.
+// - filtered_mail: one row per message the filter set aside (bulk, list, auto-reply, bounce,
+//   no-reply, calendar…) with the evidence that showed it; such mail is counted, never a client's
+//   voice, and this keeps what each message was judged on.
 // - interactions.addressed: 1 when the message was written to our people directly (one of them
 //   in To, person to person), 0 when we were only copied or were one of many recipients. Only
 //   addressed mail can wait for our reply. Rows stored before this hold 1 (as they were read).
@@ -26,11 +29,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.alterTable('interactions').addColumn('role', 'text').execute();
   await db.schema.alterTable('interactions').addColumn('topic', 'text').execute();
+  await db.schema
+    .createTable('filtered_mail')
+    .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+    .addColumn('message_id', 'text', (c) => c.notNull())
+    .addColumn('run_id', 'text', (c) => c.notNull())
+    .addColumn('occurred_at', 'text')
+    .addColumn('sender', 'text', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addColumn('evidence', 'text', (c) => c.notNull())
+    .addColumn('location', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('filtered_mail_pk', ['workspace_id', 'message_id'])
+    .execute();
   await db.schema.createIndex('clients_workspace_status').on('clients').columns(['workspace_id', 'status']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('clients_workspace_status').ifExists().execute();
+  await db.schema.dropTable('filtered_mail').ifExists().execute();
   await db.schema.alterTable('interactions').dropColumn('topic').execute();
   await db.schema.alterTable('interactions').dropColumn('role').execute();
   await db.schema.alterTable('interactions').dropColumn('addressed').execute();
