@@ -58,6 +58,15 @@ const STABLE_BELOW = 1;
  * of the model fits in it, so a day's score is the same whether it is rebuilt alone or in a run.
  */
 export const LOOKBACK_DAYS = ENGAGEMENT_RECENT_DAYS + ENGAGEMENT_BASELINE_DAYS;
+/**
+ * How far back a client's rhythm (its usual gap between contacts) and its last contact are read:
+ * a year, so a quiet client that writes every two months is judged against that, not against a
+ * four-month window in which it wrote twice. Every rebuild reads this much history before its
+ * first day, so a day scores the same in a full and an incremental run.
+ */
+export const CADENCE_DAYS = 365;
+/** Days of history a rebuild reads before the first day it scores. */
+export const HISTORY_DAYS = Math.max(LOOKBACK_DAYS, CADENCE_DAYS);
 
 /** Aggregates of one client's interactions on one UTC day. */
 export interface DayBucket {
@@ -332,6 +341,17 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
       theirReplies += b.theirReplies;
     }
     if (daysSinceContact === null && b.contacts > 0) daysSinceContact = k;
+  }
+  // A client silent for longer than the windows: how long, up to a year (recency and freshness).
+  if (daysSinceContact === null) {
+    for (let p = newest; p >= 0; p--) {
+      const k = i - active[p]!;
+      if (k >= CADENCE_DAYS) break;
+      if (buckets[active[p]!]!.contacts > 0) {
+        daysSinceContact = k;
+        break;
+      }
+    }
   }
   const avgSentiment = wCount > 0 ? wSum / wCount : null;
   const risk = detectRisks(history, i, options.replySlaBusinessDays);

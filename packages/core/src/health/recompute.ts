@@ -8,7 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, LOOKBACK_DAYS, activeDays, defaultResult, noDataBuckets, normaliseWeights, type ModelOptions } from './model.js';
+import { DEFAULT_SCORE, HISTORY_DAYS, activeDays, defaultResult, noDataBuckets, normaliseWeights, type ModelOptions } from './model.js';
 import { fetchEvidence, fetchHistory, type BatchHistory } from './history.js';
 import { scoreClientDays, type SnapshotRow } from './score-client.js';
 import { writeSnapshots, type ScoredClient } from './write.js';
@@ -191,9 +191,9 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
 
   if (plans.length > 0) {
     const minStart = plans.reduce((m, p) => minDay(m, p.start), today);
-    // A day's score reads LOOKBACK_DAYS days, the day itself included; one more day before the
+    // A day's score reads HISTORY_DAYS days, the day itself included; one more day before the
     // first rebuilt one lets its predecessor be scored exactly too (to explain the first move).
-    const fetchStart = utcDay(addDays(new Date(`${minStart}T00:00:00Z`), -LOOKBACK_DAYS));
+    const fetchStart = utcDay(addDays(new Date(`${minStart}T00:00:00Z`), -HISTORY_DAYS));
     // A long rebuild needs the evidence of most days: rank every row in the main query. A short
     // one (the daily run, an ingest of recent mail) needs a day or two per client: rank only
     // those days' rows afterwards and spare the main query a sort of the whole lookback.

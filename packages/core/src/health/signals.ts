@@ -7,7 +7,7 @@
  * rules with examples; keep the two in step.
  */
 import { DAY_MS } from '../util/time.js';
-import { lastActiveAtOrBefore, type ClientHistory, type SignalEvent } from './model.js';
+import { CADENCE_DAYS, lastActiveAtOrBefore, type ClientHistory, type SignalEvent } from './model.js';
 
 /** score/signals.ts SIGNAL_BITS, repeated as plain numbers so the model stays free of the scorer. */
 const CHURN_BIT = 1;
@@ -45,6 +45,12 @@ const GONE_QUIET_MIN_DAYS = 21;
 const GONE_QUIET_FACTOR = 3;
 /** …where a usual gap needs this many contact days in the lookback. */
 const CADENCE_MIN_CONTACT_DAYS = 4;
+/**
+ * Contact days at most this many days apart are one exchange: a thread answered over three days
+ * is one conversation, not a client that writes every day. The usual gap is measured between
+ * exchanges.
+ */
+const EXCHANGE_DAYS = 3;
 const GONE_QUIET_CAP = 35;
 
 /** Our slowness: the mean of our replies over the last 4 weeks above 3 days (≥ 2 replies)… */
@@ -121,22 +127,31 @@ function recentEvents(events: readonly SignalEvent[], i: number): readonly Signa
   return out;
 }
 
-/** Median days between the contact days of (i − lookback, upTo]; null with too few. */
+/**
+ * Mean days between the client's exchanges (runs of contact days at most EXCHANGE_DAYS apart)
+ * in (i − CADENCE_DAYS, upTo]; null with fewer than CADENCE_MIN_CONTACT_DAYS contact days or
+ * fewer than two gaps. A client that writes weekly has a gap of 7; one that has a three-day
+ * thread every two months, about 60.
+ */
 function usualGap(history: ClientHistory, i: number, upTo: number): number | null {
-  const days: number[] = [];
+  const starts: number[] = [];
+  let contactDays = 0;
+  let prev = -1;
   const { active, buckets } = history;
   for (let p = lastActiveAtOrBefore(active, upTo); p >= 0; p--) {
     const k = active[p]!;
-    if (k <= i - SIGNAL_LOOKBACK_DAYS) break;
-    if (buckets[k]!.contacts > 0) days.push(k);
+    if (k <= i - CADENCE_DAYS) break;
+    if (buckets[k]!.contacts === 0) continue;
+    contactDays += 1;
+    // Newest first: a day more than EXCHANGE_DAYS before the previous one starts another exchange.
+    if (prev < 0 || prev - k > EXCHANGE_DAYS) starts.push(k);
+    else starts[starts.length - 1] = k;
+    prev = k;
   }
-  if (days.length < CADENCE_MIN_CONTACT_DAYS) return null;
-  const gaps = days
-    .slice(1)
-    .map((d, j) => days[j]! - d)
-    .sort((a, b) => a - b);
-  const mid = gaps.length >> 1;
-  return gaps.length % 2 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
+  if (contactDays < CADENCE_MIN_CONTACT_DAYS || starts.length < 3) return null;
+  // The mean gap: conversations come at irregular times, and a median would call a client quiet
+  // at about twice its average pause, which one client in eight reaches by chance on any day.
+  return (starts[0]! - starts[starts.length - 1]!) / (starts.length - 1);
 }
 
 /**
@@ -244,7 +259,18 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
     });
   }
 
-  // Gone quiet: silent for three times their usual gap between contacts (and three weeks).
+  // Gone quiet: silent for three times their usual gap between contacts (and three weeks). Their
+  // last contact may be older than the signals' window: it is looked for over a year.
+  if (lastContact < 0) {
+    for (let p = lastActiveAtOrBefore(withData, i); p >= 0; p--) {
+      const d = withData[p]!;
+      if (i - d >= CADENCE_DAYS) break;
+      if (buckets[d]!.contacts > 0) {
+        lastContact = d;
+        break;
+      }
+    }
+  }
   const daysSince = lastContact < 0 ? null : i - lastContact;
   const gap = daysSince !== null && daysSince > 7 ? usualGap(history, i, lastContact) : null;
   if (daysSince !== null && gap !== null && daysSince >= Math.max(GONE_QUIET_MIN_DAYS, GONE_QUIET_FACTOR * gap)) {

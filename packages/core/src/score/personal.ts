@@ -11,11 +11,46 @@ const SCAN = 4000;
 
 /**
  * The phrases of cold outreach: asking a stranger for a slot, chasing an unanswered pitch, the
- * opt-out line a sequence tool adds. Two different ones make a message a pitch: a client asking
- * for "15 minutes to go over the renewal" says one.
+ * opt-out line a sequence tool adds. Two different ones make a message a pitch, unless it speaks
+ * of something we already share (RELATIONSHIP): a client asking for "15 minutes to go over the
+ * renewal and the invoice" is not one.
  */
-const PITCH =
-  /\b(?:(?:15|fifteen|20|twenty|30|thirty)[- ](?:min(?:ute)?s?)\b|quick (?:call|chat|demo|look)|book (?:a )?(?:time|slot|call|meeting|demo)|worth a (?:quick )?(?:chat|call|look|conversation)|circling back|bumping (?:this|it)|floating this|top of your inbox|(?:rather|prefer) not (?:to )?hear from|take you off (?:my|our) list|(?:won['’]t|will not) (?:reach out|follow up|email you|bother you)|stop reaching out|close the loop|not the right person|(?:i|we) help(?:ed)? (?:companies|teams) like|teams like yours|(?:i|we) noticed (?:that )?(?:your|you)|(?:i['’]d|i would) love to (?:show|share|connect)|last note from me|haven['’]t heard back)/gi;
+/** What only an existing relationship talks about: our contract, invoices, renewals, tickets, outages. */
+const RELATIONSHIP =
+  /\b(?:renewals?|renew|invoices?|billing|refund|(?:our|your) (?:account|contract|subscription|plan|licen[cs]es?|seats|integration|instance)|tickets?|outages?|downtime|bugs?|not working|broken|cancel(?:l?ing|l?ed)?|onboarding call|kick-?off)\b/i;
+
+const PITCH = new RegExp(
+  [
+    '(?:15|fifteen|20|twenty|30|thirty)[- ](?:min(?:ute)?s?)\\b',
+    '(?:quick|short|brief) (?:call|chat|demo|look|intro)',
+    'book (?:a )?(?:time|slot|call|meeting|demo)',
+    'worth a (?:quick )?(?:chat|call|look|conversation)',
+    'circling back',
+    'bumping (?:this|it)',
+    'floating this',
+    'top of your inbox',
+    'in case (?:it|this) (?:slipped|got buried|fell)',
+    'timing (?:is|isn[\'’]t) (?:better|right)',
+    'one last time',
+    'last note from me',
+    'haven[\'’]t heard back',
+    '(?:my|our) previous (?:note|e-?mail|message)',
+    '(?:rather|prefer) not (?:to )?(?:hear from|receive)',
+    'take you off (?:my|our) list',
+    '(?:won[\'’]t|will not) (?:reach out|follow up|email you|bother you)',
+    'stop reaching out',
+    'close the loop',
+    'not the right person',
+    '(?:i|we) help(?:ed)? (?:companies|teams) like',
+    'teams like yours',
+    '(?:i|we) noticed (?:that )?(?:your|you)',
+    '(?:glad|happy|love|i[\'’]d love) to (?:walk you through|show you|share|connect|send|jump on)',
+    'send (?:you )?(?:over )?(?:the|a|our) (?:prospectus|deck|case study|one-pager|video)',
+    'early(?:-bird| bird)? pricing',
+    'sponsorship (?:options|opportunit|packages?)',
+  ].join('|'),
+  'gi',
+);
 
 const PERSONAL =
   /\b(?:weekend|saturday|sunday|friday night|tonight|party|parties|birthday|wedding|bachelor(?:ette)?|honeymoon|beers?|drinks|drinking|bar|pub|happy hour|hangover|dinner|bbq|barbe?cue|golf|fishing|hunting|elk|deer|ski(?:ing)?|camping|football|basketball|baseball|softball|soccer|hockey|game|games|tailgate|tickets?|concert|movie|movies|vacation|girlfriend|boyfriend|wife|husband|hubby|kids?|baby|babies|mom|dad|mother|father|sister|brother|family|grandma|grandpa|church|pregnant|dating|date|cute|love|miss you|hugs?|kisses|xoxo|lol|haha+|hehe|ha ha|joke|jokes|funny|hilarious|chain letter|forward this|pictures|photos|pics|puppy|dog|cat|house|apartment|rent|roommate|christmas|thanksgiving|holiday|santa|beach|lake|cabin|trip|ducks|beavers|pool picks|picks|fantasy|bet|vote|election|prayer|pray|god bless|congrats|congratulations|hey|dude|buddy|man)\b|[:;]-?[)D(P]/gi;
@@ -34,11 +69,13 @@ export function messageTopic(subject: string, text: string): MessageTopic {
   const t = `${subject}\n${text.length > SCAN ? text.slice(0, SCAN) : text}`;
   const pitch = new Set<string>();
   for (const m of t.matchAll(PITCH)) pitch.add(m[0].toLowerCase().replace(/\s+/g, ' '));
-  if (pitch.size >= 2) return 'pitch';
   const personal = new Set<string>();
   for (const m of t.matchAll(PERSONAL)) personal.add(m[0].toLowerCase());
   const work = new Set<string>();
   for (const m of t.matchAll(BUSINESS)) work.add(m[0].toLowerCase());
+  // A client asking to "book 15 minutes on the renewal and the invoice" speaks of what we already
+  // share; a pitch speaks only of what the sender sells.
+  if (pitch.size >= 2 && !RELATIONSHIP.test(t)) return 'pitch';
   if (work.size >= 2 && work.size > personal.size) return 'work';
   if (personal.size >= 2 && personal.size > work.size) return 'personal';
   return 'unclear';
