@@ -164,7 +164,12 @@ describe.each(await testDialects())('client discovery on $name', (dialect) => {
       expect([...byDomain.keys()].sort()).toEqual(['brightpath-agency.com', 'granite-works.com', 'northwind-partners.com']);
       expect(byDomain.get('brightpath-agency.com')).toMatchObject({ reason: 'cc_only', messages: 1, messagesFrom: 1, people: 1 });
       expect(byDomain.get('northwind-partners.com')).toMatchObject({ reason: 'co_recipient', messages: 1, messagesFrom: 0 });
-      expect(byDomain.get('granite-works.com')).toMatchObject({ reason: 'personal', messages: 2, firstAt: '2025-03-07T18:00:00.000Z', lastAt: '2025-03-07T19:00:00.000Z' });
+      expect(byDomain.get('granite-works.com')).toMatchObject({
+        reason: 'personal',
+        messages: 2,
+        firstAt: '2025-03-07T18:00:00.000Z',
+        lastAt: '2025-03-07T19:00:00.000Z',
+      });
       // Suggestions stay out of every figure: the portfolio is the one client, in good health.
       const summary = await getSummary(db, WS, { now: NOW });
       expect(summary.health.atRiskCount).toBe(0);
@@ -184,7 +189,12 @@ describe.each(await testDialects())('client discovery on $name', (dialect) => {
       expect((await listSuggestedClients(db, WS, { status: 'ignored' })).suggestions.map((x) => x.domain)).toEqual(['granite-works.com']);
       // The friend writes again about work: an ignored domain never comes back on its own.
       const again = await ingest(engine, [
-        { ...NOISE[2]!, id: 'friend-3@granite-works.com', subject: 'Contract proposal', body: 'Sam, our pricing proposal and the contract draft for the project are attached for review.' },
+        {
+          ...NOISE[2]!,
+          id: 'friend-3@granite-works.com',
+          subject: 'Contract proposal',
+          body: 'Sam, our pricing proposal and the contract draft for the project are attached for review.',
+        },
         NOISE[0]!,
       ]);
       expect([again.skipped.suggested, again.itemsFiltered]).toEqual([1, 1]);

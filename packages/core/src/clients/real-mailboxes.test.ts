@@ -88,7 +88,9 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
       const byId = new Map(rows.map((r) => [r.id, r.primary_domain]));
       const label = new Map(domains.map((d) => [d.domain!, d.label!]));
       const riskDomains = summary.lists.topRisks.map((r) => byId.get(r.clientId)!);
-      console.log(`[real mail] at risk ${summary.health.atRiskCount}/${active.length}; topRisks: ${riskDomains.map((d) => `${d} (${label.get(d)})`).join(', ')}`);
+      console.log(
+        `[real mail] at risk ${summary.health.atRiskCount}/${active.length}; topRisks: ${riskDomains.map((d) => `${d} (${label.get(d)})`).join(', ')}`,
+      );
       for (const d of riskDomains) expect(['consumer', 'co_recipient'], d).not.toContain(label.get(d));
       expect(summary.health.atRiskCount).toBeLessThanOrEqual(active.length / 2);
 
@@ -103,7 +105,11 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
       // "Waiting for our reply": an inbound message can wait only when it is stored for a client,
       // written to us directly, and asks, complains or chases (health/history.ts).
       const replies = csv('enron-replies.csv');
-      const stored = await db.selectFrom('interactions').select(['dedupe_key', 'addressed', 'signals', 'sentiment_label']).where('direction', '=', 'inbound').execute();
+      const stored = await db
+        .selectFrom('interactions')
+        .select(['dedupe_key', 'addressed', 'signals', 'sentiment_label'])
+        .where('direction', '=', 'inbound')
+        .execute();
       const canWait = new Set(stored.filter((r) => r.addressed === 1 && (r.signals !== 0 || r.sentiment_label === 'negative')).map((r) => r.dedupe_key));
       let tp = 0;
       let fp = 0;
@@ -118,7 +124,9 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
       }
       const precision = tp / Math.max(1, tp + fp);
       const recall = tp / Math.max(1, tp + fn);
-      console.log(`[real mail] waiting-for-reply on ${replies.length} labelled inbound messages: precision ${(100 * precision).toFixed(1)}%, recall ${(100 * recall).toFixed(1)}% (tp ${tp}, fp ${fp}, fn ${fn})`);
+      console.log(
+        `[real mail] waiting-for-reply on ${replies.length} labelled inbound messages: precision ${(100 * precision).toFixed(1)}%, recall ${(100 * recall).toFixed(1)}% (tp ${tp}, fp ${fp}, fn ${fn})`,
+      );
       expect(replies.length).toBeGreaterThanOrEqual(150);
       expect(precision).toBeGreaterThanOrEqual(0.33);
       expect(recall).toBeGreaterThanOrEqual(0.8);

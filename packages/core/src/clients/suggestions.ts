@@ -42,7 +42,11 @@ export interface ListSuggestionsOptions {
 }
 
 /** Suggested (or ignored) clients, most messages first, then domain. */
-export async function listSuggestedClients(db: Db, workspaceId: string, options: ListSuggestionsOptions = {}): Promise<{ suggestions: SuggestedClient[]; total: number }> {
+export async function listSuggestedClients(
+  db: Db,
+  workspaceId: string,
+  options: ListSuggestionsOptions = {},
+): Promise<{ suggestions: SuggestedClient[]; total: number }> {
   const status = options.status ?? 'suggested';
   const limit = options.limit ?? 50;
   const offset = options.offset ?? 0;
@@ -58,7 +62,9 @@ export async function listSuggestedClients(db: Db, workspaceId: string, options:
       'k.status',
       'k.discovery',
       sql<number>`count(i.id)`.as('messages'),
-      sql<number>`sum(case when i.from_email like ${domainLike} or i.from_email like ${sql<string>`'%.' || k.primary_domain`} then 1 else 0 end)`.as('from_them'),
+      sql<number>`sum(case when i.from_email like ${domainLike} or i.from_email like ${sql<string>`'%.' || k.primary_domain`} then 1 else 0 end)`.as(
+        'from_them',
+      ),
       sql<number>`count(distinct case when i.from_email like ${domainLike} then i.from_email end)`.as('people'),
       sql<string | null>`min(i.occurred_at)`.as('first_at'),
       sql<string | null>`max(i.occurred_at)`.as('last_at'),
@@ -96,7 +102,8 @@ async function suggestionRow(db: Db, workspaceId: string, domainOrId: string): P
     .where('d.workspace_id', '=', workspaceId)
     .where('d.domain', '=', domain)
     .executeTakeFirst();
-  const byId = row ?? (await db.selectFrom('clients').select(['id', 'status']).where('workspace_id', '=', workspaceId).where('id', '=', domainOrId).executeTakeFirst());
+  const byId =
+    row ?? (await db.selectFrom('clients').select(['id', 'status']).where('workspace_id', '=', workspaceId).where('id', '=', domainOrId).executeTakeFirst());
   if (!byId || byId.status === 'active') throw new ChsError('NOT_FOUND', `no suggested client ${domainOrId}`);
   return byId;
 }

@@ -57,7 +57,7 @@ const STABLE_BELOW = 1;
  * How many days of history the score of one day reads (the day itself included): every window
  * of the model fits in it, so a day's score is the same whether it is rebuilt alone or in a run.
  */
-export const LOOKBACK_DAYS = ENGAGEMENT_RECENT_DAYS + ENGAGEMENT_BASELINE_DAYS;
+const LOOKBACK_DAYS = ENGAGEMENT_RECENT_DAYS + ENGAGEMENT_BASELINE_DAYS;
 /**
  * How far back a client's rhythm (its usual gap between contacts) and its last contact are read:
  * a year, so a quiet client that writes every two months is judged against that, not against a

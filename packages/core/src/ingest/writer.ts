@@ -167,7 +167,14 @@ export class IngestWriter {
       .where('c.status', '=', 'suggested')
       .groupBy('i.client_id')
       .execute()) {
-      stored.set(r.client_id, { conversations: Number(r.conv), direct: Number(r.direct), work: Number(r.work), personal: Number(r.personal), pitch: Number(r.pitch), senders: Number(r.senders) });
+      stored.set(r.client_id, {
+        conversations: Number(r.conv),
+        direct: Number(r.direct),
+        work: Number(r.work),
+        personal: Number(r.personal),
+        pitch: Number(r.pitch),
+        senders: Number(r.senders),
+      });
     }
     for (const r of known) {
       w.#domains.set(r.domain, {
@@ -344,7 +351,12 @@ export class IngestWriter {
       }
     }
     for (const [id, reason] of batch.promoted) {
-      await trx.updateTable('clients').set({ status: 'active', discovery: reason, updated_at: now }).where('id', '=', id).where('status', '=', 'suggested').execute();
+      await trx
+        .updateTable('clients')
+        .set({ status: 'active', discovery: reason, updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'suggested')
+        .execute();
       this.counts.clientsCreated += 1;
     }
     for (const [id, reason] of batch.reasons) {

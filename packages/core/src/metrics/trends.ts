@@ -77,11 +77,15 @@ function snapshotDayTotals(db: Db, from: string, to: string) {
 async function includedDayTotals(db: Db, workspaceId: string, from: string, to: string): Promise<DayTotal[]> {
   const rows = await snapshotDayTotals(db, from, to).where('workspace_id', '=', workspaceId).orderBy('date').execute();
   const excludedRows = await snapshotDayTotals(db, from, to)
-    .where('client_id', 'in', db
-          .selectFrom('clients')
-          .select('id')
-          .where('workspace_id', '=', workspaceId)
-          .where((eb) => eb.or([eb('is_excluded', '=', 1), eb('status', '<>', 'active')])))
+    .where(
+      'client_id',
+      'in',
+      db
+        .selectFrom('clients')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => eb.or([eb('is_excluded', '=', 1), eb('status', '<>', 'active')])),
+    )
     .execute();
   const excluded = new Map(excludedRows.map((r) => [r.date, { total: Number(r.total), n: Number(r.n) }]));
   const out: DayTotal[] = [];

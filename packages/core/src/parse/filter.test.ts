@@ -110,7 +110,12 @@ describe('classifyMessage', () => {
 
 describe('classifyMessage: machine senders, bulk-sender headers and calendar notices', () => {
   it('drops mail from VERP and tracking addresses, list software and publication desks, with what showed it', () => {
-    for (const from of ['42.8997.6e-2aajoy2t2bpnfgry39rr.1@e-mail.delta.com', 'customerservice.1556092.29223.0@service.example.com', 'msprvs1=fe3a8d@bounce.example.com', 'reply-fec3a8@mail.example.com']) {
+    for (const from of [
+      '42.8997.6e-2aajoy2t2bpnfgry39rr.1@e-mail.delta.com',
+      'customerservice.1556092.29223.0@service.example.com',
+      'msprvs1=fe3a8d@bounce.example.com',
+      'reply-fec3a8@mail.example.com',
+    ]) {
       expect(classifyMessage(msg(from), rules), from).toMatchObject({ keep: false, reason: 'bulk' });
     }
     for (const from of ['owner-strawbale@crest.org', 'webmaster@earnings.com', 'subscriptions@intelligencepress.com', 'partner-news@amazon.com']) {
@@ -133,10 +138,18 @@ describe('classifyMessage: machine senders, bulk-sender headers and calendar not
 
 describe('classifyBody', () => {
   it('finds the footer of mass mail that carries no bulk header', () => {
-    const news = 'TODAY\'S HEADLINES\n\nStory one…\n\nYou received these headlines because you requested The Daily Direct e-mail service. To cancel delivery, see the site.';
+    const news =
+      "TODAY'S HEADLINES\n\nStory one…\n\nYou received these headlines because you requested The Daily Direct e-mail service. To cancel delivery, see the site.";
     expect(classifyBody(news)).toMatchObject({ keep: false, reason: 'bulk' });
-    expect(classifyBody('Big sale!\n\nTo unsubscribe from these emails, click here.')).toMatchObject({ keep: false, reason: 'bulk', evidence: 'footer: "unsubscribe"' });
-    expect(classifyBody('Offers inside. Click here for details.\nRead our privacy policy. All rights reserved.')).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyBody('Big sale!\n\nTo unsubscribe from these emails, click here.')).toMatchObject({
+      keep: false,
+      reason: 'bulk',
+      evidence: 'footer: "unsubscribe"',
+    });
+    expect(classifyBody('Offers inside. Click here for details.\nRead our privacy policy. All rights reserved.')).toMatchObject({
+      keep: false,
+      reason: 'bulk',
+    });
   });
 
   it('keeps a client who writes about cancelling, a subscription or a privacy policy, and a reply that quotes our newsletter', () => {

@@ -28,7 +28,8 @@ const NO_REPLY_LOCAL =
  * Senders that are mailing-list software or a publication desk, never a person answering:
  * `owner-list@` and `list-request@` (Majordomo, Mailman), `webmaster@`, `subscriptions@`.
  */
-const LIST_SOFTWARE_LOCAL = /^(?:owner-.+|.+-request|.+-owner|listserv|majordomo|mailman|lists?|webmaster|subscriptions?|subscribe|digest|e?news(?:letter)?s?(?:[-_.].*)?|.+[-_.]news(?:letter)?s?|updates?|marketing|promo(?:tions?)?|offers?|deals|specials|announce(?:ments?)?|email[-_.]announcements?)$/;
+const LIST_SOFTWARE_LOCAL =
+  /^(?:owner-.+|.+-request|.+-owner|listserv|majordomo|mailman|lists?|webmaster|subscriptions?|subscribe|digest|e?news(?:letter)?s?(?:[-_.].*)?|.+[-_.]news(?:letter)?s?|updates?|marketing|promo(?:tions?)?|offers?|deals|specials|announce(?:ments?)?|email[-_.]announcements?)$/;
 
 /**
  * A machine-made sender address: VERP and tracking locals with long digit runs or several numeric
@@ -122,7 +123,8 @@ export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 's
  */
 const STRONG_FOOTER =
   /\b(?:unsubscribe|opt[- ]?out\b|to be removed from|remove (?:yourself|me|your (?:e-?mail|name|address)) from|you (?:are|were) receiving this|you (?:have )?received (?:this|these)(?: [\w-]+){0,3} because|to cancel delivery|(?:rather|prefer) not (?:to )?(?:hear from (?:me|us)|receive (?:these|this|such|our|any)\b)|take you off (?:my|our) (?:mailing )?list|reply (?:with )?["“']?(?:stop|unsubscribe|remove)\b|(?:manage|update) your (?:e-?mail |subscription |communication )?(?:preferences|subscriptions?)|no longer wish to receive|this (?:e-?mail|message) was sent to \S+@|sent to you because you|you have been subscribed|this is an automated (?:e-?mail|message|notification)|(?:please )?do not reply to this (?:e-?mail|message))/i;
-const WEAK_FOOTER = /\b(privacy policy|click here|view (?:it|this(?: e-?mail| message)?) (?:online|in (?:your|a) (?:web )?browser)|forward (?:this|it) to a friend|all rights reserved|terms of use|mailing list|e-?mail preferences)\b/gi;
+const WEAK_FOOTER =
+  /\b(privacy policy|click here|view (?:it|this(?: e-?mail| message)?) (?:online|in (?:your|a) (?:web )?browser)|forward (?:this|it) to a friend|all rights reserved|terms of use|mailing list|e-?mail preferences)\b/gi;
 /** How much of the text the footer check reads (the head and the foot of a long newsletter). */
 const FOOTER_SCAN = 6000;
 

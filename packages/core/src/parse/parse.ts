@@ -203,7 +203,8 @@ const ESP_HEADERS = [
   'x-eloqua-id',
   'x-bulkmail',
 ] as const;
-const BULK_MAILER = /\b(?:outreach|apollo|salesloft|mailchimp|marketo|eloqua|exacttarget|salesforce marketing|constant ?contact|sendgrid|mailgun|hubspot|lemlist|mailshake|reply\.io|campaign monitor|klaviyo|sendinblue|brevo|mailjet|pardot|listserv|lyris|majordomo|mailman|groupmail|bulk)\b/i;
+const BULK_MAILER =
+  /\b(?:outreach|apollo|salesloft|mailchimp|marketo|eloqua|exacttarget|salesforce marketing|constant ?contact|sendgrid|mailgun|hubspot|lemlist|mailshake|reply\.io|campaign monitor|klaviyo|sendinblue|brevo|mailjet|pardot|listserv|lyris|majordomo|mailman|groupmail|bulk)\b/i;
 
 function espHeaderOf(h: HeaderMap): string {
   for (const name of ESP_HEADERS) if (h.has(name)) return name;

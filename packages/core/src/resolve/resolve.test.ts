@@ -75,8 +75,14 @@ describe('Resolver', () => {
     // Our announcement to five companies at once.
     const five = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com'].map((d) => a(`x@${d}`));
     expect(Object.values(roles({ from: a('me@ourco.com'), to: five, cc: [] }) as object)).toEqual(Array(5).fill('mass_mail'));
-    expect(roles({ from: a('ana@acme.com'), to: [a('me@ourco.com')], cc: [a('bo@globex.com')] })).toEqual({ 'acme.com': 'direct', 'globex.com': 'co_recipient' });
-    expect(roles({ from: a('ana@acme.com'), to: [a('bo@globex.com')], cc: [a('me@ourco.com')] })).toEqual({ 'acme.com': 'cc_only', 'globex.com': 'co_recipient' });
+    expect(roles({ from: a('ana@acme.com'), to: [a('me@ourco.com')], cc: [a('bo@globex.com')] })).toEqual({
+      'acme.com': 'direct',
+      'globex.com': 'co_recipient',
+    });
+    expect(roles({ from: a('ana@acme.com'), to: [a('bo@globex.com')], cc: [a('me@ourco.com')] })).toEqual({
+      'acme.com': 'cc_only',
+      'globex.com': 'co_recipient',
+    });
     expect(roles({ from: a('info@acme.com'), to: [a('me@ourco.com')], cc: [] })).toEqual({ 'acme.com': 'role_sender' });
     const crowd = Array.from({ length: 12 }, (_, i) => a(`p${i}@ourco.com`));
     expect(roles({ from: a('ana@acme.com'), to: crowd, cc: [] })).toEqual({ 'acme.com': 'mass_mail' });

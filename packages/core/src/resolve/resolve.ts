@@ -34,9 +34,9 @@ export type Resolution =
   | { kind: 'skip'; reason: 'internal' | 'no_client' };
 
 /** More recipients than this (To and Cc) make a message mass mail, not a person-to-person one. */
-export const MAX_PERSONAL_RECIPIENTS = 10;
+const MAX_PERSONAL_RECIPIENTS = 10;
 /** Our own message to more external domains than this is a mass send, not a conversation with each. */
-export const MAX_OUTBOUND_DOMAINS = 3;
+const MAX_OUTBOUND_DOMAINS = 3;
 
 /**
  * Role addresses (RFC 2142 and common practice): a company's desk, not a person. Mail from them
@@ -107,7 +107,9 @@ export class Resolver {
       const external = [...recipients].filter((e) => e.includes('@') && !this.isOwn(e));
       const personal = external.filter((e) => isFreeMailDomain(registrableDomain(e) ?? '')).length;
       const broadcast =
-        clientDomains.length > MAX_OUTBOUND_DOMAINS || external.length > MAX_PERSONAL_RECIPIENTS || (personal > 0 && (personal >= 2 || clientDomains.length >= 2));
+        clientDomains.length > MAX_OUTBOUND_DOMAINS ||
+        external.length > MAX_PERSONAL_RECIPIENTS ||
+        (personal > 0 && (personal >= 2 || clientDomains.length >= 2));
       for (const d of clientDomains) roles.set(d, broadcast ? 'mass_mail' : 'wrote_to');
     } else {
       // Their message: the sender's company is in a conversation with us when a person there

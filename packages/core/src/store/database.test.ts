@@ -53,6 +53,7 @@ describe.each(dialects)('store on $name', (dialect) => {
             name_source: 'domain',
             primary_domain: 'x.com',
             is_excluded: 0,
+            status: 'active',
             created_at: now,
             updated_at: now,
           })

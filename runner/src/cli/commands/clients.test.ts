@@ -76,6 +76,7 @@ describe('chs clients import', () => {
         renewal_date: null,
         csm_owner: null,
         is_excluded: 0,
+        status: 'active',
         health_score: null,
         health_updated_at: null,
         last_interaction_at: null,

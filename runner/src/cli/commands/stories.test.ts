@@ -9,9 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, getSummary, type RiskSignalAlert } from '@chs/core';
+import { createEngine, getSummary, listClients, listSuggestedClients, type RiskSignalAlert } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
-import { DEMO_END_DATE, DEMO_WORKSPACE, SCENARIO_CLIENTS, SCENARIO_END_DATE, SCENARIO_FIXTURE, SCENARIO_WORKSPACE, fixturePath } from '@chs/fixtures';
+import {
+  DEMO_END_DATE,
+  DEMO_WORKSPACE,
+  demoNoiseDomains,
+  SCENARIO_CLIENTS,
+  SCENARIO_END_DATE,
+  SCENARIO_FIXTURE,
+  SCENARIO_WORKSPACE,
+  fixturePath,
+} from '@chs/fixtures';
 import { main } from '../main.js';
 import { captureContext } from '../testing.js';
 
@@ -131,6 +140,18 @@ describe('risky clients are named, with reasons, from the command line', () => {
           expect((JSON.parse(detail.components_json) as { sentiment: { value: number } }).sentiment.value, r.name).toBeLessThan(50);
         }
       }
+      // Newsletters, receipts, cold pitches, copied FYIs, a chain letter and calendar notices make
+      // no client (a few outsiders are suggested); the portfolio at risk is a real book's share.
+      const clients = await listClients(engine.store.db, DEMO_WORKSPACE);
+      const noise = new Set(demoNoiseDomains());
+      expect(noise.size).toBeGreaterThan(40);
+      expect(clients.filter((c) => noise.has(c.domain)).map((c) => c.domain)).toEqual([]);
+      expect(clients).toHaveLength(56);
+      expect(summary.health.atRiskCount / clients.length).toBeLessThanOrEqual(0.25);
+      expect(summary.health.atRiskCount).toBeGreaterThanOrEqual(4);
+      const { suggestions } = await listSuggestedClients(engine.store.db, DEMO_WORKSPACE, { limit: 200 });
+      expect(suggestions.length).toBeGreaterThan(10);
+      for (const s of suggestions) expect(noise.has(s.domain), s.domain).toBe(true);
       const scores = await engine.store.db
         .selectFrom('clients')
         .select(['name', 'health_score'])

@@ -10,12 +10,15 @@ import { ClientSchema } from './clients.js';
 
 const SuggestionStatusSchema = Type.Union([Type.Literal('suggested'), Type.Literal('ignored')]);
 
-export const SuggestedClientSchema = Type.Object({
+const SuggestedClientSchema = Type.Object({
   clientId: Type.String({ description: 'The client id it keeps when accepted' }),
   domain: Type.String(),
   name: Type.String(),
   status: SuggestionStatusSchema,
-  reason: Type.String({ description: 'Why it is not a client: personal (conversations about no work), pitch (only sales pitches), cc_only, mass_mail, role_sender, co_recipient or policy (the workspace takes clients from the CRM only)' }),
+  reason: Type.String({
+    description:
+      'Why it is not a client: personal (conversations about no work), pitch (only sales pitches), cc_only, mass_mail, role_sender, co_recipient or policy (the workspace takes clients from the CRM only)',
+  }),
   reasonText: Type.String({ description: 'The reason in plain words' }),
   messages: Count,
   messagesFrom: Type.Integer({ minimum: 0, description: 'Of the messages, those sent by someone there' }),
