@@ -76,8 +76,9 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
           `counterparts we wrote to found ${(100 * found).toFixed(1)}% (${counterparts.length - missed.length}/${counterparts.length}; missed: ${missed.join(', ')})`,
       );
       // Before: 125 clients, every consumer, ISP and co-recipient domain among them.
-      expect(keptOut).toBeGreaterThanOrEqual(0.93);
-      expect(found).toBeGreaterThanOrEqual(0.85);
+      // The issue's bars: ≥ 95 % of the others kept out, ≥ 90 % of the counterparts we wrote to scored.
+      expect(keptOut).toBeGreaterThanOrEqual(0.95);
+      expect(found).toBeGreaterThanOrEqual(0.9);
       // Newsletters, airlines and retailers are never even suggested as scored clients.
       for (const d of ['nytimes.com', 'amazon.com', 'expedia.com', 'delta.com', 'dictionary.com', 'williams-sonoma.com', 'm0.net']) {
         expect(status.get(d), d).not.toBe('active');
@@ -91,7 +92,7 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
       console.log(
         `[real mail] at risk ${summary.health.atRiskCount}/${active.length}; topRisks: ${riskDomains.map((d) => `${d} (${label.get(d)})`).join(', ')}`,
       );
-      for (const d of riskDomains) expect(['consumer', 'co_recipient'], d).not.toContain(label.get(d));
+      for (const d of riskDomains) expect(['consumer', 'personal', 'co_recipient'], d).not.toContain(label.get(d));
       expect(summary.health.atRiskCount).toBeLessThanOrEqual(active.length / 2);
 
       // Suggestions carry why, how many messages and when.
@@ -103,14 +104,10 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
       }
 
       // "Waiting for our reply": an inbound message can wait only when it is stored for a client,
-      // written to us directly, and asks, complains or chases (health/history.ts).
+      // written to us directly, and asks, requests, threatens or chases (health/history.ts).
       const replies = csv('enron-replies.csv');
-      const stored = await db
-        .selectFrom('interactions')
-        .select(['dedupe_key', 'addressed', 'signals', 'sentiment_label'])
-        .where('direction', '=', 'inbound')
-        .execute();
-      const canWait = new Set(stored.filter((r) => r.addressed === 1 && (r.signals !== 0 || r.sentiment_label === 'negative')).map((r) => r.dedupe_key));
+      const stored = await db.selectFrom('interactions').select(['dedupe_key', 'addressed', 'signals']).where('direction', '=', 'inbound').execute();
+      const canWait = new Set(stored.filter((r) => r.addressed === 1 && r.signals !== 0).map((r) => r.dedupe_key));
       let tp = 0;
       let fp = 0;
       let fn = 0;
@@ -128,7 +125,7 @@ describe.runIf(CORPUS !== null)('real mailboxes: four Enron mailboxes against ha
         `[real mail] waiting-for-reply on ${replies.length} labelled inbound messages: precision ${(100 * precision).toFixed(1)}%, recall ${(100 * recall).toFixed(1)}% (tp ${tp}, fp ${fp}, fn ${fn})`,
       );
       expect(replies.length).toBeGreaterThanOrEqual(150);
-      expect(precision).toBeGreaterThanOrEqual(0.33);
+      expect(precision).toBeGreaterThanOrEqual(0.45);
       expect(recall).toBeGreaterThanOrEqual(0.8);
     } finally {
       await engine.close();

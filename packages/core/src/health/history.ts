@@ -199,10 +199,11 @@ export async function fetchHistory(db: Db, req: HistoryRequest): Promise<BatchHi
     const negative = c.sentiment_label === 'negative';
     const answeredAt = c.answered_at ? Date.parse(c.answered_at) : null;
     const threadedMail = Number(c.threaded) === 1;
-    // A complaint, a threat or a chaser asks for an answer too; only a threaded e-mail can get one,
-    // and only one written to us directly: a circular we were copied on, or one of a long list of
-    // recipients, waits for nobody's reply.
-    const asks = threadedMail && Number(c.addressed) === 1 && ((bits & NEEDS_REPLY) !== 0 || negative || (bits & CHURN_OR_FOLLOW_UP) !== 0);
+    // What waits for our reply: a question or a request (a complaint or a problem report reads as
+    // one, score/signals.ts), a threat or a chaser, written to us directly: a circular we were
+    // copied on, or one of a long list of recipients, waits for nobody's reply; a gloomy FYI
+    // ("see below, this is a mess") asks nothing. Only a threaded e-mail can get an answer.
+    const asks = threadedMail && Number(c.addressed) === 1 && ((bits & NEEDS_REPLY) !== 0 || (bits & CHURN_OR_FOLLOW_UP) !== 0);
     const late = answeredAt === null || answeredAt - atMs > ANSWERED_IN_TIME_HOURS * 3_600_000;
     // A request answered within a day is settled: it stays in the day aggregates only.
     if ((bits & CHURN_OR_FOLLOW_UP) === 0 && !negative && !(asks && late)) continue;

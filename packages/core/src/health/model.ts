@@ -167,16 +167,17 @@ export interface ClientHistory {
    * nothing), at a fraction of the cost for the usual client with mail on a few days a month.
    */
   active: readonly number[];
-  /** Interactions of the client before `origin` (for "not enough data"); default 0. */
+  /** Two-way contacts (their messages, meetings, calls) before `origin`, for "not enough data"; default 0. */
   knownBefore?: number;
 }
 
 /**
- * A client with fewer interactions than this in all its history is one we barely know: without a
- * risk signal (a stated intent to leave, an escalation, a request left waiting) it scores the
+ * A client from whom we have heard fewer times than this in all its history (their messages,
+ * meetings and calls: our own mail tells nothing of them) is one we barely know: without a risk
+ * signal (a stated intent to leave, an escalation, a request left waiting) it scores at least the
  * neutral DEFAULT_SCORE with low confidence, as "not enough data", never as a risk for lack of mail.
  */
-export const MIN_KNOWN_INTERACTIONS = 5;
+export const MIN_KNOWN_CONTACTS = 3;
 /** The highest confidence of a client we barely know. */
 const THIN_CONFIDENCE = 0.2;
 
@@ -234,7 +235,7 @@ interface HealthInputs {
   usualGapDays: number | null;
   /** Interactions in the last 90 days. */
   n90: number;
-  /** Interactions in all its history up to the day, counted up to MIN_KNOWN_INTERACTIONS. */
+  /** Two-way contacts in all its history up to the day, counted up to MIN_KNOWN_CONTACTS. */
   known?: number;
 }
 
@@ -375,7 +376,7 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
   };
   // All history up to the day, counted only as far as the "barely known" bar.
   let known = history.knownBefore ?? 0;
-  for (let p = 0; p < active.length && active[p]! <= i && known < MIN_KNOWN_INTERACTIONS; p++) known += buckets[active[p]!]!.n;
+  for (let p = 0; p < active.length && active[p]! <= i && known < MIN_KNOWN_CONTACTS; p++) known += buckets[active[p]!]!.contacts;
   const result = assemble(values, options.weights, risk.active, risk.inputs, {
     avgSentiment,
     recent30,
@@ -389,7 +390,7 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
   });
   // Too little data is not risk: a client we barely know scores at least neutral, with low
   // confidence, until it says or shows something (a risk signal); it may still score well.
-  if (known < MIN_KNOWN_INTERACTIONS && result.risks.length === 0) {
+  if (known < MIN_KNOWN_CONTACTS && result.risks.length === 0) {
     const confidence = Math.min(result.confidence, THIN_CONFIDENCE);
     return result.score < DEFAULT_SCORE ? { ...result, score: DEFAULT_SCORE, confidence, thin: true } : { ...result, confidence };
   }

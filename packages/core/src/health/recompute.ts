@@ -209,7 +209,7 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
     });
     if (!evidenceInQuery) await fetchEvidence(db, history, fetchStart, evidenceDays(plans, history, fetchStart));
 
-    // Interactions before the fetched range, for "not enough data" (only clients older than it have any).
+    // Two-way contacts before the fetched range, for "not enough data" (only clients older than it have any).
     const older = plans.filter((p) => p.client.first_at! < fetchStart).map((p) => p.client.id);
     const knownBefore = new Map<string, number>();
     for (const ids of chunks(older, CLIENT_BATCH)) {
@@ -218,6 +218,7 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
         .select(['client_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('client_id', 'in', ids)
         .where('occurred_at', '<', fetchStart)
+        .where((eb) => eb.or([eb('direction', '=', 'inbound'), eb('type', 'in', ['meeting', 'call'])]))
         .groupBy('client_id')
         .execute();
       for (const r of counts) knownBefore.set(r.client_id, Number(r.n));

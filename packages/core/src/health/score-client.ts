@@ -5,7 +5,7 @@
  */
 import type { HealthSnapshotsTable } from '../store/schema.js';
 import {
-  MIN_KNOWN_INTERACTIONS,
+  MIN_KNOWN_CONTACTS,
   explainChange,
   isThin,
   scoreDay,
@@ -54,7 +54,7 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
     if (isThin(current)) {
       const n = current.inputs.known ?? 0;
       ex.reason = 'no_data';
-      ex.text = `Not enough data: ${n} ${n === 1 ? 'interaction' : 'interactions'} so far; scored neutral (${current.score.toFixed(1)}) until there are ${MIN_KNOWN_INTERACTIONS} or a risk shows.`;
+      ex.text = `Not enough data: ${n === 0 ? 'nothing' : n === 1 ? 'one message' : `${n} messages`} from them so far; scored neutral (${current.score.toFixed(1)}) until there are ${MIN_KNOWN_CONTACTS} or a risk shows.`;
     }
     // A risk names its own evidence (the messages that show it); otherwise the latest day's most
     // telling interactions.
@@ -113,7 +113,7 @@ function roundInputs(r: HealthResult): Record<string, number | null> {
     daysSinceContact: x.daysSinceContact,
     n90: x.n90,
   };
-  if (x.known !== undefined && x.known < MIN_KNOWN_INTERACTIONS) out.known = x.known;
+  if (x.known !== undefined && x.known < MIN_KNOWN_CONTACTS) out.known = x.known;
   // The risk figures only where they say something: most days they are all 0 or null, and this
   // document is written once per client and day.
   const k = r.riskInputs;

@@ -15,6 +15,9 @@ import { createSentimentScorer } from '../score/sentiment.js';
 import { detectSignals } from '../score/signals.js';
 import { messageTopic } from '../score/personal.js';
 
+/** A forward's subject (Fw:, FW:, Fwd:), possibly after a reply prefix. */
+const FORWARD_SUBJECT = /^\s*(?:re:\s*)?(?:fwd?|fw)\s*:/i;
+
 /** score/signals.ts SIGNAL_BITS churn intent. */
 const CHURN_BIT = 1;
 import { summarise } from './summary.js';
@@ -194,8 +197,8 @@ export async function processOne(
   const summary = summarise(body.newText);
   // A friend writing from (or to) a company address is not that company talking business.
   // What it is about: a client saying it will leave is work; a bare forward says nothing of its
-  // own, so what it forwards tells.
-  const own = body.newText.trim().length >= 80 ? body.newText : body.text;
+  // own, so what it forwards tells (a short reply is read on its own words, not on the quote).
+  const own = body.newText.trim() === '' || (FORWARD_SUBJECT.test(head.subject) && body.newText.trim().length < 80) ? body.text : body.newText;
   const topic = (signals & CHURN_BIT) !== 0 ? 'work' : messageTopic(head.subject, own);
   const contentHash = createHash('sha1')
     .update(
