@@ -2266,7 +2266,7 @@ export interface operations {
                             domain: string;
                             name: string;
                             status: "suggested" | "ignored";
-                            /** @description Why it is not a client: wrote_to, direct, cc_only, mass_mail, role_sender, co_recipient or policy */
+                            /** @description Why it is not a client: personal (conversations about no work), pitch (only sales pitches), cc_only, mass_mail, role_sender, co_recipient or policy (the workspace takes clients from the CRM only) */
                             reason: string;
                             /** @description The reason in plain words */
                             reasonText: string;
