@@ -25,4 +25,5 @@ export * from './connectors/index.js';
 export * from './integrations/index.js';
 export * from './sync/index.js';
 export { createJobHandlers } from './engine/job-handlers.js';
+export { acceptAndScoreSuggestion } from './engine/suggestions.js';
 export * from './notify/index.js';

@@ -17,8 +17,8 @@ import { emlDirSource } from '../source/index.js';
 import { listClients } from '../metrics/clients.js';
 import { getSummary } from '../metrics/summary.js';
 import { riskSignalAlerts } from '../notify/alerts.js';
-import { recomputeHealth } from '../health/recompute.js';
-import { acceptSuggestedClient, ignoreSuggestedClient, listSuggestedClients } from './suggestions.js';
+import { acceptAndScoreSuggestion } from '../engine/suggestions.js';
+import { ignoreSuggestedClient, listSuggestedClients } from './suggestions.js';
 
 afterAll(() => dropTestSchemas());
 
@@ -177,14 +177,13 @@ describe.each(await testDialects())('client discovery on $name', (dialect) => {
       expect(clients[0]!.sentimentScore).toBeGreaterThan(60);
 
       // Accepting one makes it a client over all its stored mail; ignoring one takes it off the list for good.
-      const id = await acceptSuggestedClient(db, WS, 'brightpath-agency.com', NOW);
-      await recomputeHealth(db, { workspaceId: WS, clientIds: [id], now: NOW });
+      const id = await acceptAndScoreSuggestion(db, WS, 'brightpath-agency.com', NOW);
       const after = await listClients(db, WS);
       expect(after.map((c) => c.domain)).toEqual(['acme-logistics.com', 'brightpath-agency.com']);
       const accepted = await db.selectFrom('clients').select(['health_score', 'discovery']).where('id', '=', id).executeTakeFirstOrThrow();
       expect(accepted.health_score).not.toBeNull();
       expect(accepted.discovery).toBe('manual');
-      await ignoreSuggestedClient(db, WS, 'granite-works.com', NOW);
+      expect(await ignoreSuggestedClient(db, WS, 'granite-works.com', NOW)).toMatchObject({ domain: 'granite-works.com' });
       expect((await listSuggestedClients(db, WS)).suggestions.map((x) => x.domain)).toEqual(['northwind-partners.com']);
       expect((await listSuggestedClients(db, WS, { status: 'ignored' })).suggestions.map((x) => x.domain)).toEqual(['granite-works.com']);
       // The friend writes again about work: an ignored domain never comes back on its own.

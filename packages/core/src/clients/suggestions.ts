@@ -93,24 +93,30 @@ export async function listSuggestedClients(
   };
 }
 
-async function suggestionRow(db: Db, workspaceId: string, domainOrId: string): Promise<{ id: string; status: string }> {
+async function suggestionRow(db: Db, workspaceId: string, domainOrId: string): Promise<{ id: string; status: string; domain: string }> {
   const domain = registrableDomain(domainOrId) ?? domainOrId.toLowerCase();
   const row = await db
     .selectFrom('client_domains as d')
     .innerJoin('clients as k', 'k.id', 'd.client_id')
-    .select(['k.id', 'k.status'])
+    .select(['k.id', 'k.status', 'k.primary_domain as domain'])
     .where('d.workspace_id', '=', workspaceId)
     .where('d.domain', '=', domain)
     .executeTakeFirst();
   const byId =
-    row ?? (await db.selectFrom('clients').select(['id', 'status']).where('workspace_id', '=', workspaceId).where('id', '=', domainOrId).executeTakeFirst());
+    row ??
+    (await db
+      .selectFrom('clients')
+      .select(['id', 'status', 'primary_domain as domain'])
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', domainOrId)
+      .executeTakeFirst());
   if (!byId || byId.status === 'active') throw new ChsError('NOT_FOUND', `no suggested client ${domainOrId}`);
   return byId;
 }
 
 /**
  * Accepts a suggestion (by domain or client id): it becomes a scored client with all its stored
- * mail. Returns its client id; the caller rebuilds its health (recomputeHealth with that id).
+ * mail. Returns its client id; its health is not rebuilt here (engine/suggestions.ts does both).
  */
 export async function acceptSuggestedClient(db: Db, workspaceId: string, domainOrId: string, now: Date = new Date()): Promise<string> {
   const row = await suggestionRow(db, workspaceId, domainOrId);
@@ -123,8 +129,13 @@ export async function acceptSuggestedClient(db: Db, workspaceId: string, domainO
 }
 
 /** Ignores a suggestion (by domain or client id): it leaves the list; its mail stays stored, and later mail never makes it a client. */
-export async function ignoreSuggestedClient(db: Db, workspaceId: string, domainOrId: string, now: Date = new Date()): Promise<string> {
+export async function ignoreSuggestedClient(
+  db: Db,
+  workspaceId: string,
+  domainOrId: string,
+  now: Date = new Date(),
+): Promise<{ clientId: string; domain: string }> {
   const row = await suggestionRow(db, workspaceId, domainOrId);
   await db.updateTable('clients').set({ status: 'ignored', updated_at: now.toISOString() }).where('id', '=', row.id).execute();
-  return row.id;
+  return { clientId: row.id, domain: row.domain };
 }

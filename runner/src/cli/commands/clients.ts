@@ -1,17 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
-  acceptSuggestedClient,
+  acceptAndScoreSuggestion,
   ChsError,
   ignoreSuggestedClient,
   importClientsCsv,
   listSuggestedClients,
   readClientDetails,
-  recomputeHealth,
   requireWorkspace,
   type SuggestionStatus,
 } from '@chs/core';
 import { printJson, withEngine, type CliContext } from '../context.js';
+import { writeTable } from '../table.js';
 import type { RegisterCommand } from './index.js';
 
 interface ImportFlags {
@@ -51,18 +51,6 @@ interface SuggestedFlags {
 
 const STATUSES: readonly SuggestionStatus[] = ['suggested', 'ignored'];
 
-/** Text cells padded to their column's width, two spaces apart. */
-function writeTable(ctx: CliContext, table: string[][]): void {
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  for (const row of table)
-    ctx.stdout.write(
-      `${row
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-}
-
 async function runSuggested(ctx: CliContext, cmd: Command, flags: SuggestedFlags): Promise<void> {
   const status = (flags.status ?? 'suggested') as SuggestionStatus;
   if (!STATUSES.includes(status)) throw new ChsError('INVALID_INPUT', '--status must be suggested or ignored');
@@ -100,23 +88,13 @@ async function runDecision(
     const ws = await requireWorkspace(db, flags.workspace.toLowerCase());
     const now = engine.clock();
     if (decision === 'ignore') {
-      const clientId = await ignoreSuggestedClient(db, ws.id, domain, now);
-      const row = await db
-        .selectFrom('clients')
-        .select('primary_domain')
-        .where('workspace_id', '=', ws.id)
-        .where('id', '=', clientId)
-        .executeTakeFirstOrThrow();
-      if (flags.json) printJson(ctx, { suggestion: { clientId, domain: row.primary_domain, status: 'ignored' } });
-      else
-        ctx.stdout.write(
-          `Ignored ${row.primary_domain}: it stays out of the clients and their metrics (chs clients accept ${row.primary_domain} undoes it).\n`,
-        );
+      const ignored = await ignoreSuggestedClient(db, ws.id, domain, now);
+      if (flags.json) printJson(ctx, { suggestion: { ...ignored, status: 'ignored' } });
+      else ctx.stdout.write(`Ignored ${ignored.domain}: it stays out of the clients and their metrics (chs clients accept ${ignored.domain} undoes it).\n`);
       return;
     }
-    const clientId = await acceptSuggestedClient(db, ws.id, domain, now);
-    // A new client is scored over its whole stored history.
-    await recomputeHealth(db, { workspaceId: ws.id, clientIds: [clientId], now });
+    // A new client, scored over its whole stored history.
+    const clientId = await acceptAndScoreSuggestion(db, ws.id, domain, now);
     const { client } = (await readClientDetails(db, ws.id, clientId, now)).details;
     if (flags.json) printJson(ctx, { client });
     else ctx.stdout.write(`Accepted ${client.domain}: client ${client.name} (${client.id}), health score ${client.sentimentScore}.\n`);

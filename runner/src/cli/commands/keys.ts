@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createApiKey, CREATED_BY_CLI, deleteApiKey, listApiKeys, requireWorkspace, revokeAllApiKeys } from '@chs/core';
 import { printJson, withEngine } from '../context.js';
 import type { RegisterCommand } from './index.js';
+import { writeTable } from '../table.js';
 
 export const register: RegisterCommand = (program, ctx) => {
   const keys = program.command('keys').description('manage API keys');
@@ -60,14 +61,7 @@ export const register: RegisterCommand = (program, ctx) => {
           ['ID', 'NAME', 'KEY', 'ACTIVE', 'LAST USED', 'CREATED', 'CREATED BY'],
           ...rows.map((r) => [r.id, r.name, r.key, r.isActive ? 'yes' : 'no', r.lastUsedAt ?? 'never', r.createdAt, r.createdBy ?? 'unknown']),
         ];
-        const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-        for (const row of table)
-          ctx.stdout.write(
-            `${row
-              .map((c, i) => c.padEnd(widths[i]!))
-              .join('  ')
-              .trimEnd()}\n`,
-          );
+        writeTable(ctx, table);
       }),
     );
 

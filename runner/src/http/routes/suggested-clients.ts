@@ -11,7 +11,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { acceptSuggestedClient, ignoreSuggestedClient, listSuggestedClients, readClientDetails, recomputeHealth } from '@chs/core';
+import { acceptAndScoreSuggestion, ignoreSuggestedClient, listSuggestedClients, readClientDetails } from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { AcceptedSuggestionSchema, IgnoredSuggestionSchema, SuggestedClientListSchema } from '../responses/suggestions.js';
@@ -74,8 +74,7 @@ export const suggestedClientRoutes =
       async (request) => {
         const { workspaceId } = request.auth;
         const now = deps.engine.clock();
-        const clientId = await acceptSuggestedClient(db, workspaceId, request.params.domain, now);
-        await recomputeHealth(db, { workspaceId, clientIds: [clientId], now });
+        const clientId = await acceptAndScoreSuggestion(db, workspaceId, request.params.domain, now);
         const read = await readClientDetails(db, workspaceId, clientId, now);
         return { client: read.details.client };
       },
@@ -98,14 +97,8 @@ export const suggestedClientRoutes =
       },
       async (request) => {
         const { workspaceId } = request.auth;
-        const clientId = await ignoreSuggestedClient(db, workspaceId, request.params.domain, deps.engine.clock());
-        const row = await db
-          .selectFrom('clients')
-          .select('primary_domain')
-          .where('workspace_id', '=', workspaceId)
-          .where('id', '=', clientId)
-          .executeTakeFirstOrThrow();
-        return { suggestion: { clientId, domain: row.primary_domain, status: 'ignored' as const } };
+        const { clientId, domain } = await ignoreSuggestedClient(db, workspaceId, request.params.domain, deps.engine.clock());
+        return { suggestion: { clientId, domain, status: 'ignored' as const } };
       },
     );
   };
