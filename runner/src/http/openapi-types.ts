@@ -285,7 +285,7 @@ export interface paths {
         };
         /**
          * Extension: domains our mail names that are not scored clients, with why
-         * @description Not in the spec (extension). Suggested clients are unscored and absent from GET /clients and every metric until accepted; most messages first.
+         * @description Not in the spec (extension). Suggested clients are unscored and absent from GET /clients and every metric until accepted; those whose people wrote the most first, then the most mail.
          */
         get: operations["listSuggestedClients"];
         put?: never;

@@ -41,7 +41,7 @@ export interface ListSuggestionsOptions {
   offset?: number;
 }
 
-/** Suggested (or ignored) clients, most messages first, then domain. */
+/** Suggested (or ignored) clients: those whose people wrote the most first, then the most mail, then by domain. */
 export async function listSuggestedClients(
   db: Db,
   workspaceId: string,
@@ -52,7 +52,8 @@ export async function listSuggestedClients(
   const offset = options.offset ?? 0;
   const base = db.selectFrom('clients as k').where('k.workspace_id', '=', workspaceId).where('k.status', '=', status);
   const total = Number((await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
-  const domainLike = sql<string>`'%@' || k.primary_domain`;
+  // A message from someone at the domain or one of its subdomains.
+  const fromThem = sql<boolean>`(i.from_email like '%@' || k.primary_domain or i.from_email like '%.' || k.primary_domain)`;
   const rows = await base
     .leftJoin('interactions as i', 'i.client_id', 'k.id')
     .select([
@@ -62,14 +63,14 @@ export async function listSuggestedClients(
       'k.status',
       'k.discovery',
       sql<number>`count(i.id)`.as('messages'),
-      sql<number>`sum(case when i.from_email like ${domainLike} or i.from_email like ${sql<string>`'%.' || k.primary_domain`} then 1 else 0 end)`.as(
-        'from_them',
-      ),
-      sql<number>`count(distinct case when i.from_email like ${domainLike} then i.from_email end)`.as('people'),
+      sql<number>`sum(case when ${fromThem} then 1 else 0 end)`.as('from_them'),
+      sql<number>`count(distinct case when ${fromThem} then i.from_email end)`.as('people'),
       sql<string | null>`min(i.occurred_at)`.as('first_at'),
       sql<string | null>`max(i.occurred_at)`.as('last_at'),
     ])
     .groupBy(['k.id', 'k.primary_domain', 'k.name', 'k.status', 'k.discovery'])
+    // Where people there wrote to us first (the likelier clients), then the most mail.
+    .orderBy(sql`sum(case when ${fromThem} then 1 else 0 end)`, 'desc')
     .orderBy(sql`count(i.id)`, 'desc')
     .orderBy('k.primary_domain')
     .limit(limit)

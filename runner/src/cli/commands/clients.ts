@@ -118,7 +118,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .description('domains our mail names that are not scored clients (co-recipients, copies only, role or mass senders, or the CRM-only policy), with why')
     .requiredOption('--workspace <domain>', 'workspace domain')
     .option('--status <status>', 'suggested (default) or ignored')
-    .option('--limit <n>', 'at most this many, 1-200 (default 50), most messages first')
+    .option('--limit <n>', 'at most this many, 1-200 (default 50), those whose people wrote the most first')
     .option('--json', 'print {suggestions[], total} as JSON')
     .action(async (flags: SuggestedFlags, cmd: Command) => runSuggested(ctx, cmd, flags));
 

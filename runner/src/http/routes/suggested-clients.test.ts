@@ -35,7 +35,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('suggested clients over
   };
   const post = (path: string) => t.request(`/api${path}${q()}`, { method: 'POST' });
 
-  it('lists suggestions, most messages first, with why and the figures; not in GET /clients', async () => {
+  it('lists suggestions, those whose people wrote first, with why and the figures; not in GET /clients', async () => {
     const list = await get('/clients/suggested');
     expect(list.total).toBe(2);
     expect(list.suggestions).toEqual([

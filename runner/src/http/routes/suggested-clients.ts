@@ -46,7 +46,7 @@ export const suggestedClientRoutes =
           summary: 'Extension: domains our mail names that are not scored clients, with why',
           description:
             'Not in the spec (extension). Suggested clients are unscored and absent from GET /clients and every metric until accepted; ' +
-            'most messages first.',
+            'those whose people wrote the most first, then the most mail.',
           querystring: SuggestionsQuery,
           response: { 200: SuggestedClientListSchema },
         },
