@@ -227,10 +227,12 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
 
     // What was stored, from the store itself and from the job's counters.
     const check = await createEngine({ database: dbPath });
-    let counts: { interactions: number; storedMessages: number; job: Record<string, number>; unreconciledErrors: number };
+    let counts: { interactions: number; storedMessages: number; keptForSuggestions: number; job: Record<string, number>; unreconciledErrors: number };
     try {
       const db = check.store.db;
-      // A message to two clients is one row per client: messages stored = distinct Message-IDs.
+      // A message to two clients is one row per client: messages stored = distinct Message-IDs. The
+      // job's added ones are stored for a scored client; those kept for suggested clients only
+      // (docs/client-discovery.md) are among its skipped, by reason in its runs' skipped_json.
       const c = await db
         .selectFrom('interactions')
         .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('dedupe_key').distinct().as('messages')])
@@ -238,14 +240,17 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
         .executeTakeFirstOrThrow();
       const job = await db
         .selectFrom('jobs')
-        .select(['items_processed', 'items_added', 'items_updated', 'items_skipped', 'items_filtered', 'errors_count', 'errors_json'])
+        .select(['id', 'items_processed', 'items_added', 'items_updated', 'items_skipped', 'items_filtered', 'errors_count', 'errors_json'])
         .where('kind', '=', 'ingest')
         .where('workspace_id', '=', MAILBOX_WORKSPACE)
         .executeTakeFirstOrThrow();
+      const runs = await db.selectFrom('ingestion_runs').select('skipped_json').where('job_id', '=', job.id).execute();
+      const kept = runs.reduce((s, r) => s + Number((JSON.parse(r.skipped_json) as { suggested?: number }).suggested ?? 0), 0);
       const errors = JSON.parse(job.errors_json) as Array<{ message?: string; count?: number }>;
       counts = {
         interactions: Number(c.n),
         storedMessages: Number(c.messages),
+        keptForSuggestions: kept,
         job: {
           processed: job.items_processed,
           added: job.items_added,
@@ -267,9 +272,9 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     const unitsPerMin = stats.unitsUsed / (totalSec / 60);
     const msgsPerSec = n / totalSec;
     // Nothing lost: every listed message processed once by the job, none unreconciled, and every
-    // message the job counted as added is in the interactions table.
+    // message the job counted as added, or kept for suggested clients, is in the interactions table.
     const lost = n - counts.job.processed! + counts.unreconciledErrors;
-    const allStored = counts.job.processed === n && counts.unreconciledErrors === 0 && counts.storedMessages === counts.job.added;
+    const allStored = counts.job.processed === n && counts.unreconciledErrors === 0 && counts.storedMessages === counts.job.added! + counts.keptForSuggestions;
 
     const m = r.metrics;
     m['input.messages'] = metric(n, 'msgs', 'count');
@@ -291,7 +296,12 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     m['requests'] = metric(stats.requests, 'requests', 'count');
     m['unitsUsed'] = metric(stats.unitsUsed, 'units', 'count');
     m['stored.interactions'] = metric(counts.interactions, 'rows', 'count', 'one row per message and client');
-    m['stored.messages'] = metric(counts.storedMessages, 'msgs', 'count', "distinct Message-IDs in interactions = the job's items added");
+    m['stored.messages'] = metric(
+      counts.storedMessages,
+      'msgs',
+      'count',
+      "distinct Message-IDs in interactions = the job's items added + those kept for suggested clients",
+    );
     m['stored.processed'] = metric(counts.job.processed!, 'msgs', 'count', "the job's items processed (added + updated + skipped + filtered + errors)");
     m['lost'] = metric(lost, 'msgs', 'count', 'messages − processed + unreconciled');
     if (runnerPeak !== null) m['runner.peakRssMB'] = metric(round(runnerPeak / MB, 0), 'MB', 'memory', 'VmHWM of the chs serve process');

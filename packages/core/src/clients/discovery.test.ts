@@ -154,6 +154,9 @@ describe.each(await testDialects())('client discovery on $name', (dialect) => {
       expect([s.itemsProcessed, s.itemsAdded, s.skipped.suggested, s.itemsFiltered]).toEqual([20, 16, 3, 1]);
       expect(s.itemsProcessed).toBe(s.itemsAdded + s.itemsUpdated + s.itemsSkipped + s.itemsFiltered + s.errorsCount);
       expect(s.filtered).toEqual({ bulk: 1 });
+      // The run keeps the breakdown with its counts.
+      const run = await db.selectFrom('ingestion_runs').select(['items_skipped', 'skipped_json']).where('id', '=', s.runId).executeTakeFirstOrThrow();
+      expect([run.items_skipped, JSON.parse(run.skipped_json)]).toEqual([3, { duplicate: 0, internal: 0, no_client: 0, suggested: 3 }]);
       // The newsletter is kept as a verdict with what showed it, once however often it is read.
       const verdicts = await db.selectFrom('filtered_mail').select(['message_id', 'sender', 'reason', 'evidence']).execute();
       expect(verdicts).toEqual([

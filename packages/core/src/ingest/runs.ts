@@ -22,6 +22,7 @@ export async function startIngestionRun(db: Db, input: { workspaceId: string; so
       started_at: new Date().toISOString(),
       completed_at: null,
       filtered_json: '{}',
+      skipped_json: '{}',
       items_processed: 0,
       items_added: 0,
       items_updated: 0,
@@ -57,6 +58,7 @@ export async function recordRunCounts(db: Executor, runId: string, c: Readonly<R
       attachment_errors: c.problems.attachment,
       sentiment_errors: c.problems.sentiment,
       filtered_json: JSON.stringify(c.filteredBy),
+      skipped_json: JSON.stringify(c.skippedBy),
       clients_created: c.clientsCreated,
       contacts_created: c.contactsCreated,
     })

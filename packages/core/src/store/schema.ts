@@ -278,6 +278,8 @@ interface IngestionRunsTable {
   sentiment_errors: number;
   /** `{reason: count}` of what the filter dropped. */
   filtered_json: string;
+  /** `{reason: count}` of the skipped messages (`suggested`: stored for suggested clients only); migration 013. */
+  skipped_json: string;
   clients_created: number;
   contacts_created: number;
 }

@@ -142,6 +142,7 @@ export async function loadMetricsFixture(db: Db, ws: string): Promise<void> {
     attachment_errors: e.attachment,
     sentiment_errors: e.sentiment,
     filtered_json: '{}',
+    skipped_json: '{}',
     clients_created: 0,
     contacts_created: 0,
   });

@@ -14,6 +14,9 @@ import type { Kysely } from 'kysely';
 // - filtered_mail: one row per message the filter set aside (bulk, list, auto-reply, bounce,
 //   no-reply, calendar…) with the evidence that showed it; such mail is counted, never a client's
 //   voice, and this keeps what each message was judged on.
+// - ingestion_runs.skipped_json: `{reason: count}` of the run's skipped messages (duplicate,
+//   internal, no_client, and `suggested`: stored, but only for suggested clients), as
+//   filtered_json is for the filter; '{}' for runs before this migration.
 // - interactions.addressed: 1 when the message was written to our people directly (one of them
 //   in To, person to person), 0 when we were only copied or were one of many recipients. Only
 //   addressed mail can wait for our reply. Rows stored before this hold 1 (as they were read).
@@ -29,6 +32,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.alterTable('interactions').addColumn('role', 'text').execute();
   await db.schema.alterTable('interactions').addColumn('topic', 'text').execute();
+  await db.schema
+    .alterTable('ingestion_runs')
+    .addColumn('skipped_json', 'text', (c) => c.notNull().defaultTo('{}'))
+    .execute();
   await db.schema
     .createTable('filtered_mail')
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
@@ -49,6 +56,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('clients_workspace_status').ifExists().execute();
   await db.schema.dropTable('filtered_mail').ifExists().execute();
+  await db.schema.alterTable('ingestion_runs').dropColumn('skipped_json').execute();
   await db.schema.alterTable('interactions').dropColumn('topic').execute();
   await db.schema.alterTable('interactions').dropColumn('role').execute();
   await db.schema.alterTable('interactions').dropColumn('addressed').execute();
