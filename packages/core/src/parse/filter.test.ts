@@ -121,6 +121,9 @@ describe('classifyMessage: machine senders, bulk-sender headers and calendar not
     for (const from of ['owner-strawbale@crest.org', 'webmaster@earnings.com', 'subscriptions@intelligencepress.com', 'partner-news@amazon.com']) {
       expect(classifyMessage(msg(from), rules), from).toMatchObject({ keep: false, reason: 'list', evidence: expect.stringContaining('sender') });
     }
+    // Addresses that say they are campaign machinery, and statement desks.
+    expect(classifyMessage(msg('unsubscribe-i@networkpromotion.com'), rules)).toMatchObject({ keep: false, reason: 'bulk' });
+    expect(classifyMessage(msg('edelivery@salomonsmithbarney.com'), rules)).toMatchObject({ keep: false, reason: 'no_reply' });
     // A person whose name starts like a desk is still a person.
     expect(classifyMessage(msg('newsom@acme.com'), rules)).toEqual({ keep: true });
     expect(classifyMessage(msg('dana.2@acme.com'), rules)).toEqual({ keep: true });

@@ -22,7 +22,10 @@ const GMAIL_BULK_CATEGORIES = new Set(['category promotions', 'category social',
  * `help@` are deliberately absent: customers and their teams write from those.
  */
 const NO_REPLY_LOCAL =
-  /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply|mailer[-_.]daemon|postmaster|notifications?|notify|alerts?|bounces?|news(?:letter)?s?|automated|auto[-_.]?confirm|receipts?|invoices?|statements?|calendar(?:[-_.]notifications?)?|reminders?)(?:[-_.+].*)?$/;
+  /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply|mailer[-_.]daemon|postmaster|notifications?|notify|alerts?|bounces?|news(?:letter)?s?|automated|auto[-_.]?confirm|receipts?|invoices?|statements?|calendar(?:[-_.]notifications?)?|reminders?|e[-_.]?delivery|e[-_.]?statements?|e[-_.]?bills?|notices?|confirmations?)(?:[-_.+].*)?$/;
+
+/** A sender whose address itself says it is list or campaign machinery (`unsubscribe-i@`, `x.bounce@`, `mailer123@`). */
+const MACHINE_WORD_LOCAL = /(?:unsubscribe|bounce|mailer|mailings?|newsletter|campaign)/;
 
 /**
  * Senders that are mailing-list software or a publication desk, never a person answering:
@@ -110,6 +113,7 @@ export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 's
   if (local !== '') {
     if (NO_REPLY_LOCAL.test(local)) return drop('no_reply', `sender ${local}@`);
     if (LIST_SOFTWARE_LOCAL.test(local)) return drop('list', `sender ${local}@`);
+    if (MACHINE_WORD_LOCAL.test(local)) return drop('bulk', `sender ${local.slice(0, 40)}@`);
     if (machineSender(local)) return drop('bulk', `machine-made sender ${local.slice(0, 40)}@`);
   }
   return { keep: true };
@@ -122,7 +126,7 @@ export function classifyMessage(msg: Pick<ParsedMessage, 'from' | 'subject' | 's
  * A client who writes "we will not renew our subscription" matches none of them.
  */
 const STRONG_FOOTER =
-  /\b(?:unsubscribe|opt[- ]?out\b|to be removed from|remove (?:yourself|me|your (?:e-?mail|name|address)) from|you (?:are|were) receiving this|you (?:have )?received (?:this|these)(?: [\w-]+){0,3} because|to cancel delivery|(?:rather|prefer) not (?:to )?(?:hear from (?:me|us)|receive (?:these|this|such|our|any)\b)|take you off (?:my|our) (?:mailing )?list|reply (?:with )?["“']?(?:stop|unsubscribe|remove)\b|(?:manage|update) your (?:e-?mail |subscription |communication )?(?:preferences|subscriptions?)|no longer wish to receive|this (?:e-?mail|message) was sent to \S+@|sent to you because you|you have been subscribed|this is an automated (?:e-?mail|message|notification)|(?:please )?do not reply to this (?:e-?mail|message))/i;
+  /\b(?:unsubscribe|opt[- ]?out\b|to be removed from|remove (?:yourself|me|your (?:e-?mail|name|address)) from|you (?:are|were) receiving this|you (?:have )?received (?:this|these)(?: [\w-]+){0,3} because|to cancel delivery|(?:rather|prefer) not (?:to )?(?:hear from (?:me|us)|receive (?:these|this|such|our|any)\b)|take you off (?:my|our) (?:mailing )?list|reply (?:with )?["“']?(?:stop|unsubscribe|remove)\b|(?:manage|update) your (?:e-?mail |subscription |communication )?(?:preferences|subscriptions?)|no longer wish to receive|this (?:e-?mail|message) was sent to \S+@|sent to you because you|you have been subscribed|this is an automated (?:e-?mail|message|notification)|(?:please )?do not reply to this (?:e-?mail|message)|^\s*dear (?:valued )?(?:[a-z][\w&.'-]* ){0,4}(?:customer|client|member|subscriber|cardholder|account ?holder|shopper)s?\s*[:,])/im;
 const WEAK_FOOTER =
   /\b(privacy policy|click here|view (?:it|this(?: e-?mail| message)?) (?:online|in (?:your|a) (?:web )?browser)|forward (?:this|it) to a friend|all rights reserved|terms of use|mailing list|e-?mail preferences)\b/gi;
 /** How much of the text the footer check reads (the head and the foot of a long newsletter). */
