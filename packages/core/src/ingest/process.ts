@@ -14,14 +14,14 @@ import { Resolver, type ResolvedParticipant } from '../resolve/resolve.js';
 import { createSentimentScorer } from '../score/sentiment.js';
 import { detectSignals } from '../score/signals.js';
 import { messageTopic } from '../score/personal.js';
+import { summarise } from './summary.js';
+import { MAX_MESSAGE_BYTES } from './limits.js';
 
 /** A forward's subject (Fw:, FW:, Fwd:), possibly after a reply prefix. */
 const FORWARD_SUBJECT = /^\s*(?:re:\s*)?(?:fwd?|fw)\s*:/i;
 
 /** score/signals.ts SIGNAL_BITS churn intent. */
 const CHURN_BIT = 1;
-import { summarise } from './summary.js';
-import { MAX_MESSAGE_BYTES } from './limits.js';
 
 export interface ProcessInput {
   raw: Uint8Array;
@@ -214,6 +214,8 @@ export async function processOne(
         head.threadId,
         signals,
         resolution.addressed,
+        resolution.roles,
+        topic,
       ]),
     )
     .digest('base64url');
