@@ -134,13 +134,18 @@ function recentEvents(events: readonly SignalEvent[], i: number): readonly Signa
  * thread every two months, about 60.
  */
 function usualGap(history: ClientHistory, i: number, upTo: number): number | null {
+  const bound = i - CADENCE_DAYS;
+  // Day after day of a silence the same contact days are read again: the answer only changes
+  // when the oldest of them leaves the year, so the last one is kept per history.
+  const memo = gapMemo.get(history);
+  if (memo && memo.upTo === upTo && bound >= memo.bound && bound < memo.oldest) return memo.gap;
   const starts: number[] = [];
   let contactDays = 0;
   let prev = -1;
   const { active, buckets } = history;
   for (let p = lastActiveAtOrBefore(active, upTo); p >= 0; p--) {
     const k = active[p]!;
-    if (k <= i - CADENCE_DAYS) break;
+    if (k <= bound) break;
     if (buckets[k]!.contacts === 0) continue;
     contactDays += 1;
     // Newest first: a day more than EXCHANGE_DAYS before the previous one starts another exchange.
@@ -148,11 +153,15 @@ function usualGap(history: ClientHistory, i: number, upTo: number): number | nul
     else starts[starts.length - 1] = k;
     prev = k;
   }
-  if (contactDays < CADENCE_MIN_CONTACT_DAYS || starts.length < 3) return null;
   // The mean gap: conversations come at irregular times, and a median would call a client quiet
   // at about twice its average pause, which one client in eight reaches by chance on any day.
-  return (starts[0]! - starts[starts.length - 1]!) / (starts.length - 1);
+  const gap = contactDays < CADENCE_MIN_CONTACT_DAYS || starts.length < 3 ? null : (starts[0]! - starts[starts.length - 1]!) / (starts.length - 1);
+  gapMemo.set(history, { upTo, bound, oldest: prev < 0 ? Infinity : prev, gap });
+  return gap;
 }
+
+/** usualGap's last answer per history: valid while the window keeps the same contact days. */
+const gapMemo = new WeakMap<ClientHistory, { upTo: number; bound: number; oldest: number; gap: number | null }>();
 
 /**
  * The risk signals of day `i` of a client's history. `slaBusinessDays` only words the sentence:

@@ -129,8 +129,12 @@ const STRONG_FOOTER =
   /\b(?:unsubscribe|opt[- ]?out\b|to be removed from|remove (?:yourself|me|your (?:e-?mail|name|address)) from|you (?:are|were) receiving this|you (?:have )?received (?:this|these)(?: [\w-]+){0,3} because|to cancel delivery|(?:rather|prefer) not (?:to )?(?:hear from (?:me|us)|receive (?:these|this|such|our|any)\b)|take you off (?:my|our) (?:mailing )?list|reply (?:with )?["“']?(?:stop|unsubscribe|remove)\b|(?:manage|update) your (?:e-?mail |subscription |communication )?(?:preferences|subscriptions?)|no longer wish to receive|this (?:e-?mail|message) was sent to \S+@|sent to you because you|you have been subscribed|this is an automated (?:e-?mail|message|notification)|(?:please )?do not reply to this (?:e-?mail|message)|^\s*dear (?:valued )?(?:[a-z][\w&.'-]* ){0,4}(?:customer|client|member|subscriber|cardholder|account ?holder|shopper)s?\s*[:,])/im;
 const WEAK_FOOTER =
   /\b(privacy policy|click here|view (?:it|this(?: e-?mail| message)?) (?:online|in (?:your|a) (?:web )?browser)|forward (?:this|it) to a friend|all rights reserved|terms of use|mailing list|e-?mail preferences)\b/gi;
-/** How much of the text the footer check reads (the head and the foot of a long newsletter). */
-const FOOTER_SCAN = 6000;
+/**
+ * How much of the text the footer check reads: the head (a "view it in your browser" line) and the
+ * foot (the unsubscribe block), so a long newsletter costs no more than a short one.
+ */
+const FOOTER_HEAD = 1500;
+const FOOTER_TAIL = 3000;
 
 /**
  * The body-level check, run on a message the header check kept: mass mail without any bulk header
@@ -138,7 +142,7 @@ const FOOTER_SCAN = 6000;
  * (`>`) are not read: a client answering our newsletter still writes to us.
  */
 export function classifyBody(text: string): FilterDecision {
-  const scanned = text.length > 2 * FOOTER_SCAN ? `${text.slice(0, FOOTER_SCAN)}\n${text.slice(-FOOTER_SCAN)}` : text;
+  const scanned = text.length > FOOTER_HEAD + FOOTER_TAIL ? `${text.slice(0, FOOTER_HEAD)}\n${text.slice(-FOOTER_TAIL)}` : text;
   const own = scanned.replace(/^[ \t]*>.*$/gm, '');
   const strong = STRONG_FOOTER.exec(own);
   if (strong) return { keep: false, reason: 'bulk', evidence: `footer: "${strong[0].toLowerCase()}"` };

@@ -3,11 +3,11 @@
  * (weekend plans, a game, a party, jokes, dating, kids: a friend writing from the office is not
  * his employer talking to us), a cold sales pitch (a vendor asking for "15 minutes next week",
  * "bumping this to the top of your inbox"), or unclear. Linear: one pass of each word-boundary
- * regex over at most the first 4,000 characters.
+ * regex over at most the first 1,200 characters (the topic shows in the opening lines).
  */
 import type { Topic } from '../resolve/discovery.js';
 
-const SCAN = 4000;
+const SCAN = 1200;
 
 /**
  * The phrases of cold outreach: asking a stranger for a slot, chasing an unanswered pitch, the
