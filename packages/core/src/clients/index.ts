@@ -5,6 +5,7 @@ export {
   acceptSuggestedClient,
   ignoreSuggestedClient,
   type SuggestedClient,
+  SUGGESTION_STATUSES,
   type SuggestionStatus,
   type ListSuggestionsOptions,
 } from './suggestions.js';

@@ -10,8 +10,10 @@ import type { Db } from '../store/database.js';
 import { ChsError } from '../errors.js';
 import { discoveryText } from '../resolve/discovery.js';
 import { registrableDomain } from '../resolve/domains.js';
+import { activateClient } from './attributes.js';
 
-export type SuggestionStatus = 'suggested' | 'ignored';
+export const SUGGESTION_STATUSES = ['suggested', 'ignored'] as const;
+export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 
 export interface SuggestedClient {
   /** The client id it keeps when accepted. */
@@ -121,11 +123,8 @@ async function suggestionRow(db: Db, workspaceId: string, domainOrId: string): P
  */
 export async function acceptSuggestedClient(db: Db, workspaceId: string, domainOrId: string, now: Date = new Date()): Promise<string> {
   const row = await suggestionRow(db, workspaceId, domainOrId);
-  await db
-    .updateTable('clients')
-    .set({ status: 'active', discovery: 'manual', health_score: null, health_updated_at: null, updated_at: now.toISOString() })
-    .where('id', '=', row.id)
-    .execute();
+  // Never scored while suggested: the caller's rebuild starts from its first interaction.
+  await activateClient(db, workspaceId, row.id, 'manual', now);
   return row.id;
 }
 

@@ -8,6 +8,7 @@ import {
   listSuggestedClients,
   readClientDetails,
   requireWorkspace,
+  SUGGESTION_STATUSES,
   type SuggestionStatus,
 } from '@chs/core';
 import { printJson, withEngine, type CliContext } from '../context.js';
@@ -49,11 +50,9 @@ interface SuggestedFlags {
   json?: boolean;
 }
 
-const STATUSES: readonly SuggestionStatus[] = ['suggested', 'ignored'];
-
 async function runSuggested(ctx: CliContext, cmd: Command, flags: SuggestedFlags): Promise<void> {
   const status = (flags.status ?? 'suggested') as SuggestionStatus;
-  if (!STATUSES.includes(status)) throw new ChsError('INVALID_INPUT', '--status must be suggested or ignored');
+  if (!SUGGESTION_STATUSES.includes(status)) throw new ChsError('INVALID_INPUT', '--status must be suggested or ignored');
   const limit = flags.limit === undefined ? 50 : Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new ChsError('INVALID_INPUT', '--limit must be an integer from 1 to 200');
   await withEngine(ctx, cmd, async (engine) => {
