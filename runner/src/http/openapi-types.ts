@@ -3240,6 +3240,7 @@ export interface operations {
                             jobId: string;
                             /** @description queued, running, parked, completed, failed or cancelled */
                             status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                            /** @description Percent done (an estimate): the mean of the sources' progress; 0 while no source knows its total */
                             progress: number;
                             startedAt: string | null;
                             estimatedCompletion: string | null;
@@ -3247,12 +3248,43 @@ export interface operations {
                                 [key: string]: {
                                     /** @description queued, running, parked, completed, failed or cancelled */
                                     status: "queued" | "running" | "parked" | "completed" | "failed" | "cancelled";
+                                    /** @description Items stored (exact, committed with the data; cumulative over every attempt of the job) */
                                     itemsProcessed: number;
+                                    /** @description Extension: items read from the source so far, stored or not yet (updated every second or so while the job reads) */
+                                    itemsRead?: number;
                                     /** Format: date-time */
                                     lastSyncAt?: string;
+                                    /** @description The source's own count of what this job reads (an estimate); absent when the source cannot say */
                                     totalItems?: number;
+                                    /** @description Percent read of totalItems (an estimate); absent without a total */
                                     progress?: number;
+                                    /** @description Extension: items read per second, measured over this attempt of the job */
+                                    rate?: number;
+                                    /** Format: date-time */
+                                    estimatedCompletion?: string;
+                                    /** @description Extension: `reading` the source, or `rebuilding` the health history of the clients it touched (the last step) */
+                                    phase?: "reading" | "rebuilding";
+                                    /** @description Extension: present while the job waits on a provider (parked on a quota, or sleeping out a Retry-After); `until` is when it resumes */
+                                    waiting?: {
+                                        /** @description In words: the provider's limit or error the job waits on */
+                                        reason: string;
+                                        until: string | null;
+                                    };
                                 };
+                            };
+                            /** @description Extension: items read, over every source */
+                            itemsRead?: number;
+                            /** @description Extension: items stored, over every source */
+                            itemsProcessed?: number;
+                            /** @description Extension: the sum of the totals, when every source has one */
+                            totalItems?: number;
+                            /** @description Extension: items read per second, measured over this attempt of the job */
+                            rate?: number;
+                            /** @description Extension: present while the job waits on a provider (parked on a quota, or sleeping out a Retry-After); `until` is when it resumes */
+                            waiting?: {
+                                /** @description In words: the provider's limit or error the job waits on */
+                                reason: string;
+                                until: string | null;
                             };
                         } | null;
                         recentJobs: {
@@ -4277,11 +4309,21 @@ export interface operations {
                         /** @enum {string} */
                         status: "initializing" | "processing" | "completed" | "failed";
                         progress: {
+                            /** @description Messages stored (exact; moves with each committed batch) */
                             emailsProcessed: number;
+                            /** @description Extension: messages read from Gmail so far, stored or not yet (updated every second or so) */
+                            emailsRead?: number;
                             totalEmails: number | null;
+                            /** @description Percent read of totalEmails (an estimate); 0 without a total */
                             percentComplete: number;
                             batchesCompleted: number;
                             totalBatches: number | null;
+                        };
+                        /** @description Extension: present while the job waits on a provider (parked on a quota, or sleeping out a Retry-After); `until` is when it resumes */
+                        waiting?: {
+                            /** @description In words: the provider's limit or error the job waits on */
+                            reason: string;
+                            until: string | null;
                         };
                         timing: {
                             /** Format: date-time */

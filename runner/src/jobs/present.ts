@@ -31,12 +31,25 @@ function jobProgress(job: Job): number | null {
   return Math.min(100, Math.round((job.itemsProcessed / job.totalItems) * 1000) / 10);
 }
 
+/** A provider the job waits on: parked on its quota, or sleeping out its Retry-After. */
+export interface WaitingView {
+  reason: string;
+  until: string | null;
+}
+
 interface SourceView {
   status: JobState;
+  /** Stored, exact. */
   itemsProcessed: number;
+  /** Read from the source, stored or not yet. */
+  itemsRead?: number;
   lastSyncAt?: string;
   totalItems?: number;
   progress?: number;
+  rate?: number;
+  estimatedCompletion?: string;
+  phase?: 'reading' | 'rebuilding';
+  waiting?: WaitingView;
 }
 
 export interface CurrentJobView {
@@ -46,6 +59,11 @@ export interface CurrentJobView {
   startedAt: string | null;
   estimatedCompletion: string | null;
   sources: Record<string, SourceView>;
+  itemsRead?: number;
+  itemsProcessed?: number;
+  totalItems?: number;
+  rate?: number;
+  waiting?: WaitingView;
 }
 
 /** Earliest start and latest end of a group; the end only when every job has ended. */

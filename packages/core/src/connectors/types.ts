@@ -126,11 +126,22 @@ export interface SyncBatch<T = RawMessage | ProviderRecord> {
   resync?: { reason: string };
 }
 
+/**
+ * What a connector tells of its read while it runs (docs/jobs.md#live-progress). Report the total
+ * as soon as the provider can say it (before the first page when it can be counted up front), and
+ * `itemsListed` before yielding each page, so the job's read counter moves before the page is stored.
+ */
 export interface SyncProgress {
   phase: string;
   itemsYielded: number;
-  /** Provider's estimate of the total, when it gives one. */
+  /**
+   * The provider's own count of everything this read will list, over all its streams (Gmail's
+   * `resultSizeEstimate` for the window, else the profile's `messagesTotal`; the sum of HubSpot's
+   * search `total`s; the sum of Intercom's `total_count`s). An estimate, in the unit of `itemsListed`.
+   */
   totalEstimate?: number;
+  /** Rows the provider has listed so far in this read, in the unit of `totalEstimate` (records connectors). */
+  itemsListed?: number;
   window?: string;
 }
 

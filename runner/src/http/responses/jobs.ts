@@ -19,13 +19,34 @@ const JobStateSchema = Type.Union(
 const ProviderSchema = Type.Union(PROVIDERS.map((p) => Type.Literal(p)));
 const Duration = Type.String({ description: 'e.g. `45s`, `3m 20s`, `1h 5m`, or `unknown`' });
 
+const WaitingSchema = Type.Object(
+  {
+    reason: Type.String({ description: "In words: the provider's limit or error the job waits on" }),
+    until: Nullable(Timestamp),
+  },
+  { description: 'Extension: present while the job waits on a provider (parked on a quota, or sleeping out a Retry-After); `until` is when it resumes' },
+);
+const Rate = Type.Number({ minimum: 0, description: 'Extension: items read per second, measured over this attempt of the job' });
+const PhaseSchema = Type.Union([Type.Literal('reading'), Type.Literal('rebuilding')], {
+  description: 'Extension: `reading` the source, or `rebuilding` the health history of the clients it touched (the last step)',
+});
+
 const SourceViewSchema = Type.Object(
   {
     status: JobStateSchema,
-    itemsProcessed: Count,
+    itemsProcessed: Type.Integer({ minimum: 0, description: 'Items stored (exact, committed with the data; cumulative over every attempt of the job)' }),
+    itemsRead: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Extension: items read from the source so far, stored or not yet (updated every second or so while the job reads)' }),
+    ),
     lastSyncAt: Type.Optional(Timestamp),
-    totalItems: Type.Optional(Count),
-    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    totalItems: Type.Optional(
+      Type.Integer({ minimum: 0, description: "The source's own count of what this job reads (an estimate); absent when the source cannot say" }),
+    ),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Percent read of totalItems (an estimate); absent without a total' })),
+    rate: Type.Optional(Rate),
+    estimatedCompletion: Type.Optional(Timestamp),
+    phase: Type.Optional(PhaseSchema),
+    waiting: Type.Optional(WaitingSchema),
   },
   { description: 'Which members are present depends on what the job knows yet' },
 );
@@ -33,10 +54,15 @@ const SourceViewSchema = Type.Object(
 const CurrentJobSchema = Type.Object({
   jobId: Type.String({ description: 'The run id (one per POST /ingest/run)' }),
   status: JobStateSchema,
-  progress: Type.Number({ minimum: 0, maximum: 100 }),
+  progress: Type.Number({ minimum: 0, maximum: 100, description: 'Percent done (an estimate): the mean of the sources\' progress; 0 while no source knows its total' }),
   startedAt: Nullable(Timestamp),
   estimatedCompletion: Nullable(Timestamp),
   sources: Type.Record(Type.String(), SourceViewSchema),
+  itemsRead: Type.Optional(Type.Integer({ minimum: 0, description: 'Extension: items read, over every source' })),
+  itemsProcessed: Type.Optional(Type.Integer({ minimum: 0, description: 'Extension: items stored, over every source' })),
+  totalItems: Type.Optional(Type.Integer({ minimum: 0, description: 'Extension: the sum of the totals, when every source has one' })),
+  rate: Type.Optional(Rate),
+  waiting: Type.Optional(WaitingSchema),
 });
 
 const RecentJobSchema = Type.Object({
@@ -163,12 +189,16 @@ export const jobOperations = {
         sessionId: Type.String(),
         status: word('initializing', 'processing', 'completed', 'failed'),
         progress: Type.Object({
-          emailsProcessed: Count,
+          emailsProcessed: Type.Integer({ minimum: 0, description: 'Messages stored (exact; moves with each committed batch)' }),
+          emailsRead: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'Extension: messages read from Gmail so far, stored or not yet (updated every second or so)' }),
+          ),
           totalEmails: Nullable(Count),
-          percentComplete: Type.Number({ minimum: 0, maximum: 100 }),
+          percentComplete: Type.Number({ minimum: 0, maximum: 100, description: 'Percent read of totalEmails (an estimate); 0 without a total' }),
           batchesCompleted: Count,
           totalBatches: Nullable(Count),
         }),
+        waiting: Type.Optional(WaitingSchema),
         timing: Type.Object({ startedAt: Timestamp, lastUpdateAt: Timestamp, estimatedCompletionAt: Nullable(Timestamp), elapsedSeconds: Count }),
         stats: Type.Object({ clientsIdentified: Count, contactsCreated: Count, interactionsCreated: Count, errorsCount: Count }),
         errors: Type.Array(Type.Object({ timestamp: Timestamp, message: Type.String(), recoverable: Type.Boolean() })),
