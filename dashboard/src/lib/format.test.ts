@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { dayInZone, formatChange, formatDate, formatDateTime, formatMoney, startOfDayInZone } from './format.js';
+import {
+  dayInZone,
+  formatChange,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  formatRate,
+  formatRelative,
+  formatTime,
+  startOfDayInZone,
+} from './format.js';
 
 describe('dates in the workspace time zone, money in its currency', () => {
   it('dates a timestamp in the workspace zone, and a plain day as that day', () => {
@@ -31,5 +42,33 @@ describe('dates in the workspace time zone, money in its currency', () => {
     expect(startOfDayInZone('2025-06-30', 'Mars/Olympus').toISOString()).toBe('2025-06-30T00:00:00.000Z');
     expect(dayInZone(new Date('2025-06-29T22:30:00.000Z'), 'Europe/Paris')).toBe('2025-06-30');
     expect(dayInZone(new Date('2025-06-29T22:30:00.000Z'), 'UTC')).toBe('2025-06-29');
+  });
+
+  it('counts with the locale, a speed per second (per minute under one a second)', () => {
+    const en = { timeZone: 'UTC', currency: 'USD', lang: 'en-US' };
+    const de = { timeZone: 'UTC', currency: 'EUR', lang: 'de-DE' };
+    expect(formatCount(1240, en)).toBe('1,240');
+    expect(formatCount(1240, de)).toBe('1.240');
+    expect(formatCount(0, en)).toBe('0');
+    expect(formatRate(52.4, en)).toBe('52 per second');
+    expect(formatRate(1.25, en)).toBe('1.3 per second');
+    expect(formatRate(1.5, de)).toBe('1,5 per second');
+    expect(formatRate(0.4, en)).toBe('24 per minute');
+    expect(formatRate(0.001, en)).toBe('under 1 per minute');
+    expect(formatRate(0, en)).toBe('0 per second');
+  });
+
+  it("says a time of day in the workspace's zone (with its date on another day), and how far ahead it is", () => {
+    const paris = { timeZone: 'Europe/Paris', currency: 'EUR', lang: 'en-GB' };
+    const now = new Date('2025-06-30T12:31:20.000Z');
+    expect(formatTime('2025-06-30T12:32:00.000Z', paris, now)).toBe('14:32');
+    // 22:30 UTC is already the next day in Paris.
+    expect(formatTime('2025-06-30T22:30:00.000Z', paris, now)).toBe('1 Jul 2025, 00:30');
+    expect(formatTime(null, paris, now)).toBe('—');
+    expect(formatRelative('2025-06-30T12:32:00.000Z', now)).toBe('in about 40 s');
+    expect(formatRelative('2025-06-30T12:35:00.000Z', now)).toBe('in about 4 min');
+    expect(formatRelative('2025-06-30T15:00:00.000Z', now)).toBe('in about 2 h');
+    expect(formatRelative('2025-07-03T12:00:00.000Z', now)).toBe('in about 3 days');
+    expect(formatRelative('2025-06-30T12:31:00.000Z', now)).toBe('any moment now');
   });
 });

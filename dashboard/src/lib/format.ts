@@ -102,3 +102,47 @@ export function startOfDayInZone(day: string, timeZone: string): Date {
   const first = guess - offset(guess);
   return new Date(guess - offset(first));
 }
+
+/** A count with the locale's digit grouping: 1,240. */
+export function formatCount(n: number, l: Locale): string {
+  return cached(`n|${l.lang}`, () => new Intl.NumberFormat(l.lang, { maximumFractionDigits: 0 })).format(n);
+}
+
+/** A speed in items per second: "52 per second", "1.5 per second", under one a second "24 per minute". */
+export function formatRate(perSecond: number, l: Locale): string {
+  if (perSecond >= 1 || perSecond === 0)
+    return `${cached(`r|${l.lang}`, () => new Intl.NumberFormat(l.lang, { maximumFractionDigits: 1 })).format(perSecond >= 10 ? Math.round(perSecond) : perSecond)} per second`;
+  const perMinute = perSecond * 60;
+  return perMinute < 1 ? 'under 1 per minute' : `${formatCount(perMinute, l)} per minute`;
+}
+
+/**
+ * An instant as a time of day in the workspace's zone ("14:32", or "2:32 PM" in English), with
+ * its date when it falls on another day there than `now`.
+ */
+export function formatTime(iso: string | null | undefined, l: Locale, now: Date = new Date()): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const tz = safeZone(l.timeZone);
+  if (dayInZone(d, tz) !== dayInZone(now, tz)) return formatDateTime(iso, l);
+  return cached(`t|${l.lang}|${tz}`, () => new Intl.DateTimeFormat(l.lang, { timeZone: tz, timeStyle: 'short' })).format(d);
+}
+
+/**
+ * How far ahead an instant is, roughly: "in about 40 s", "in about 3 min", "in about 2 h",
+ * "in about 3 days"; "any moment now" when it is due or past.
+ */
+export function formatRelative(iso: string | null | undefined, now: Date = new Date()): string {
+  if (!iso) return '—';
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const s = Math.round((at - now.getTime()) / 1000);
+  if (s < 1) return 'any moment now';
+  if (s < 60) return `in about ${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 90) return `in about ${min} min`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `in about ${h} h`;
+  return `in about ${Math.round(h / 24)} days`;
+}

@@ -3,10 +3,21 @@
  * backfill to start, the running job's progress (polling /ingest/status while one runs) with a
  * cancel button, the history, and e-mail ingestion stats.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { unwrap, type Answer } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
-import { dayInZone, formatDate, formatDateTime, formatPercent, startOfDayInZone, type Locale } from '../lib/format.js';
+import {
+  dayInZone,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  formatPercent,
+  formatRate,
+  formatRelative,
+  formatTime,
+  startOfDayInZone,
+  type Locale,
+} from '../lib/format.js';
 import { Card, Empty, ErrorText, Loading, Stat, TableWrap } from '../components/ui.js';
 
 const PROVIDERS = ['google', 'hubspot', 'intercom'] as const;
@@ -18,11 +29,17 @@ const DATA_TYPES: Record<Provider, readonly string[]> = {
   hubspot: ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'],
   intercom: ['contacts', 'companies', 'conversations'],
 };
+/** How often the screen reads /ingest/status while a job runs. */
 const POLL_MS = 2000;
+/** Faster just after a job is started here, so its first move shows within a second or two. */
+const FAST_POLL_MS = 1000;
+const FAST_FOR_MS = 10_000;
 const DAY_MS = 86_400_000;
 /** The longest window a backfill reads (the spec's limit). */
 const MAX_DAYS = 365;
 type Job = NonNullable<Answer<'/api/ingest/status'>['currentJob']>;
+type SourceView = Job['sources'][string];
+type Waiting = NonNullable<Job['waiting']>;
 const IN_PROGRESS: readonly Job['status'][] = ['queued', 'running', 'parked'];
 
 function Mailboxes(props: { accounts: Answer<'/api/integrations/{provider}/status'>['accounts']; locale: Locale }) {
@@ -301,6 +318,55 @@ function BackfillForm(props: { onStarted(): void }) {
   );
 }
 
+/** A source's name in words: Gmail for google; a key the screen does not know as it is. */
+const sourceName = (key: string): string => (key in NAMES ? NAMES[key as Provider] : key);
+
+/** The sum of the counts, when every one is known. */
+function sumIfAll(counts: readonly (number | undefined)[]): number | undefined {
+  if (counts.length === 0 || counts.some((n) => n === undefined)) return undefined;
+  return counts.reduce<number>((a, n) => a + (n ?? 0), 0);
+}
+
+/** "1,240 read · 1,000 stored · of about 3,000", or "… · total not known yet" while it runs (as separate parts). */
+function countParts(read: number | undefined, stored: number, total: number | undefined, l: Locale, live = true): string[] {
+  return [
+    ...(read === undefined ? [] : [`${formatCount(read, l)} read`]),
+    `${formatCount(stored, l)} stored`,
+    ...(total !== undefined ? [`of about ${formatCount(total, l)}`] : live ? ['total not known yet'] : []),
+  ];
+}
+
+/** "done about 14:32 (in about 40 s)". */
+const etaPart = (iso: string, l: Locale, now: Date): string => `done about ${formatTime(iso, l, now)} (${formatRelative(iso, now)})`;
+
+/** One source of the job: live counts, speed, phase and end while it runs; what it stored once it has ended. */
+function sourceLine(key: string, src: SourceView, l: Locale, now: Date): string {
+  if (!IN_PROGRESS.includes(src.status)) {
+    const stored = formatCount(src.itemsProcessed, l);
+    const total = src.totalItems === undefined ? '' : ` of ${src.totalItems === src.itemsProcessed ? '' : 'about '}${formatCount(src.totalItems, l)}`;
+    const read = src.itemsRead !== undefined && src.itemsRead !== src.itemsProcessed ? `, ${formatCount(src.itemsRead, l)} read` : '';
+    return `${key}: ${src.status}, ${stored}${total} items stored${read}`;
+  }
+  const rebuilding = src.phase === 'rebuilding';
+  const parts = [
+    ...(rebuilding ? ['rebuilding client health'] : []),
+    ...countParts(src.itemsRead, src.itemsProcessed, src.totalItems, l),
+    ...(src.rate !== undefined && !rebuilding ? [formatRate(src.rate, l)] : []),
+    ...(src.estimatedCompletion ? [etaPart(src.estimatedCompletion, l, now)] : []),
+  ];
+  return `${key}: ${src.status}, ${parts.join(' · ')}`;
+}
+
+/** "Waiting on Gmail's quota (daily limit reached) until 14:35." A live region: its words change only with the wait. */
+function WaitingLine(props: { who: string; waiting: Waiting; locale: Locale; now: Date }) {
+  const w = props.waiting;
+  return (
+    <p class="notice" role="status">
+      Waiting on {props.who} quota ({w.reason}){w.until ? ` until ${formatTime(w.until, props.locale, props.now)}` : ''}.
+    </p>
+  );
+}
+
 function CurrentJob(props: { job: Job; onChanged(): void }) {
   const { workspace, locale } = useApp();
   const job = props.job;
@@ -310,24 +376,56 @@ function CurrentJob(props: { job: Job; onChanged(): void }) {
     unwrap(api.POST('/api/ingest/jobs/{jobId}/cancel', { params: { path: { jobId: job.jobId }, query: { workspaceId: workspace } } })),
   );
   const inProgress = IN_PROGRESS.includes(job.status);
+  // Re-rendered with each poll: "in about 40 s" counts down with it.
+  const now = new Date();
+  const sources = Object.entries(job.sources);
+  const views = sources.map(([, s]) => s);
+  const read = job.itemsRead ?? sumIfAll(views.map((s) => s.itemsRead));
+  const stored = job.itemsProcessed ?? views.reduce((a, s) => a + s.itemsProcessed, 0);
+  const total = job.totalItems ?? sumIfAll(views.map((s) => s.totalItems));
+  const active = views.filter((s) => IN_PROGRESS.includes(s.status));
+  const rebuilding = inProgress && active.some((s) => s.phase === 'rebuilding');
+  const reading = inProgress && (active.length === 0 || active.some((s) => s.phase !== 'rebuilding'));
+  const rate = job.rate ?? sumIfAll(active.map((s) => s.rate));
+  // No total anywhere yet: the bar moves without a value rather than sitting at 0 %.
+  const indeterminate = inProgress && job.totalItems === undefined && views.every((s) => s.totalItems === undefined);
+  const summary = [
+    ...countParts(read, stored, total, locale, inProgress),
+    ...(rebuilding ? ['rebuilding client health'] : []),
+    ...(reading && rate !== undefined ? [formatRate(rate, locale)] : []),
+    ...(inProgress && job.estimatedCompletion ? [etaPart(job.estimatedCompletion, locale, now)] : []),
+  ];
+  const waits = inProgress ? sources.filter(([, s]) => s.waiting).map(([k, s]) => ({ who: `${sourceName(k)}'s`, waiting: s.waiting! })) : [];
+  if (inProgress && waits.length === 0 && job.waiting)
+    waits.push({ who: sources.length === 1 ? `${sourceName(sources[0]![0])}'s` : "the provider's", waiting: job.waiting });
   return (
     <div data-testid="current-job">
       <p>
         Job <code>{job.jobId}</code>: <strong data-testid="job-status">{job.status}</strong>, started {formatDateTime(job.startedAt, locale)}
-        {job.estimatedCompletion ? `, done about ${formatDateTime(job.estimatedCompletion, locale)}` : ''}
       </p>
-      <progress max={100} value={job.progress} aria-label="Job progress">
-        {job.progress}%
-      </progress>
-      <ul class="list">
-        {Object.entries(job.sources).map(([name, src]) => (
-          <li key={name}>
-            {name}: {src.status}, {src.itemsProcessed}
-            {src.totalItems ? ` of ${src.totalItems}` : ''} items
-          </li>
+      {waits.map((w) => (
+        <WaitingLine key={w.who} who={w.who} waiting={w.waiting} locale={locale} now={now} />
+      ))}
+      {/* Keyed: going from one kind to the other makes a new element (no value attribute left behind). */}
+      {indeterminate ? (
+        <progress key="indeterminate" max={100} aria-label="Job progress" />
+      ) : (
+        <progress key="determinate" max={100} value={job.progress} aria-label="Job progress">
+          {job.progress}%
+        </progress>
+      )}
+      <p data-testid="job-summary">{summary.join(' · ')}</p>
+      <ul class="list" aria-label="Sources of the job">
+        {sources.map(([name, src]) => (
+          <li key={name}>{sourceLine(name, src, locale, now)}</li>
         ))}
       </ul>
-      {inProgress && <p class="muted small">The items are counted as each batch is stored; the page follows the job every 2 s.</p>}
+      {inProgress && (
+        <p class="muted small">
+          Read counts move every second or so while the job reads from the provider; stored counts move with each stored batch. The page checks the job every{' '}
+          {POLL_MS / 1000} s.
+        </p>
+      )}
       {inProgress && !confirming && (
         <button type="button" class="secondary" onClick={() => (setMessage(undefined), setConfirming(true))}>
           Cancel job
@@ -376,12 +474,19 @@ export function Sources() {
   );
 
   const running = !!status.data?.currentJob && IN_PROGRESS.includes(status.data.currentJob.status);
-  // Live progress: poll while a job runs; the history is re-read when it ends.
+  // Live progress: poll while a job runs (every second for the first seconds of a job started
+  // here, even before it shows; a failed read is tried again); the history is re-read when it ends.
+  const fastUntil = useRef(0);
+  const started = () => {
+    fastUntil.current = Date.now() + FAST_FOR_MS;
+    status.reload();
+  };
   useEffect(() => {
-    if (!running) return;
-    const t = setTimeout(status.reload, POLL_MS);
+    const fast = Date.now() < fastUntil.current;
+    if (!running && !fast) return;
+    const t = setTimeout(status.reload, fast ? FAST_POLL_MS : POLL_MS);
     return () => clearTimeout(t);
-  }, [running, status.data]);
+  }, [running, status.data, status.error]);
   const [wasRunning, setWasRunning] = useState(false);
   const [jobsEnded, setJobsEnded] = useState(0);
   useEffect(() => {
@@ -402,12 +507,12 @@ export function Sources() {
       </div>
       <div class="grid3">
         {PROVIDERS.map((p) => (
-          <Integration key={p} provider={p} jobsEnded={jobsEnded} onStarted={status.reload} />
+          <Integration key={p} provider={p} jobsEnded={jobsEnded} onStarted={started} />
         ))}
       </div>
       <div class="grid2">
         <Card title="Start a backfill">
-          <BackfillForm onStarted={status.reload} />
+          <BackfillForm onStarted={started} />
         </Card>
         <Card title="Latest job">
           <ErrorText error={status.error} retry={status.reload} />

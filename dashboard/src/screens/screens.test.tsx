@@ -545,3 +545,170 @@ describe('the backfill window', () => {
     expect(problem('2024-07-01', '')).toBeUndefined();
   });
 });
+
+describe("the running job's live progress", () => {
+  /** A Gmail job as /ingest/status gives it: the job's own members follow its one source. */
+  function gmailJob(status: Job['status'], src: Job['sources'][string], extra: Partial<Job> = {}): Job {
+    return {
+      jobId: 'run-live',
+      status,
+      progress: src.progress ?? 0,
+      startedAt: '2025-06-30T12:20:00.000Z',
+      estimatedCompletion: src.estimatedCompletion ?? null,
+      sources: { google: src },
+      itemsProcessed: src.itemsProcessed,
+      ...(src.itemsRead === undefined ? {} : { itemsRead: src.itemsRead }),
+      ...(src.totalItems === undefined ? {} : { totalItems: src.totalItems }),
+      ...(src.rate === undefined ? {} : { rate: src.rate }),
+      ...(src.waiting === undefined ? {} : { waiting: src.waiting }),
+      ...extra,
+    };
+  }
+  const sourceItems = (current: HTMLElement) =>
+    within(within(current).getByRole('list', { name: 'Sources of the job' }))
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+
+  // The clock stands at 14:31:20 in Paris (the workspace's zone); the timers run for real.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2025-06-30T12:31:20.000Z'));
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('shows what was read, what is stored and of about how many, the speed and when it should end, on a determinate bar', async () => {
+    sourcesRoutes(() =>
+      gmailJob('running', {
+        status: 'running',
+        itemsRead: 1240,
+        itemsProcessed: 1000,
+        totalItems: 3000,
+        progress: 41.3,
+        rate: 52.4,
+        estimatedCompletion: '2025-06-30T12:32:00.000Z',
+        phase: 'reading',
+      }),
+    );
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    expect(within(current).getByTestId('job-status').textContent).toBe('running');
+    expect(within(current).getByText(/^1,240 read · 1,000 stored · of about 3,000 · 52 per second · done about 2:32\sPM \(in about 40 s\)$/)).toBeTruthy();
+    expect(sourceItems(current)).toEqual([
+      expect.stringMatching(/^google: running, 1,240 read · 1,000 stored · of about 3,000 · 52 per second · done about 2:32\sPM/),
+    ]);
+    const bar = within(current).getByRole('progressbar', { name: 'Job progress' });
+    expect(bar.getAttribute('value')).toBe('41.3');
+    expect(current.textContent).toContain('Read counts move every second or so');
+    expect(current.textContent).not.toContain('total not known yet');
+    expect(within(current).queryByRole('status')).toBeNull();
+  });
+
+  it('says the total is not known yet rather than 0 %, on a bar without a value, until the provider gives one', async () => {
+    let polls = 0;
+    sourcesRoutes(() => {
+      polls += 1;
+      return polls < 2
+        ? gmailJob('running', { status: 'running', itemsRead: 80, itemsProcessed: 0, rate: 40, phase: 'reading' })
+        : gmailJob('running', { status: 'running', itemsRead: 160, itemsProcessed: 100, totalItems: 400, progress: 40, rate: 40, phase: 'reading' });
+    });
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    expect(within(current).getByText('80 read · 0 stored · total not known yet · 40 per second')).toBeTruthy();
+    expect(sourceItems(current)).toEqual(['google: running, 80 read · 0 stored · total not known yet · 40 per second']);
+    expect(current.textContent).not.toMatch(/\d\s?%/);
+    expect(within(current).getByRole('progressbar', { name: 'Job progress' }).hasAttribute('value')).toBe(false);
+    // The next poll brings a total: the bar shows how far the read is.
+    await within(current).findByText('160 read · 100 stored · of about 400 · 40 per second', undefined, { timeout: 4000 });
+    expect(within(current).getByRole('progressbar', { name: 'Job progress' }).getAttribute('value')).toBe('40');
+  });
+
+  it("says when the job waits on the provider's quota, why and until when", async () => {
+    sourcesRoutes(() =>
+      gmailJob('parked', {
+        status: 'parked',
+        itemsRead: 2000,
+        itemsProcessed: 2000,
+        totalItems: 3000,
+        progress: 66.7,
+        rate: 0,
+        phase: 'reading',
+        waiting: { reason: 'daily quota used up', until: '2025-06-30T12:35:00.000Z' },
+      }),
+    );
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    expect(within(current).getByTestId('job-status').textContent).toBe('parked');
+    // One line, though the job and its source both say so.
+    expect(within(current).getByRole('status').textContent).toMatch(/^Waiting on Gmail's quota \(daily quota used up\) until 2:35\sPM\.$/);
+    expect(within(current).getByText('2,000 read · 2,000 stored · of about 3,000 · 0 per second')).toBeTruthy();
+    expect(within(current).getByRole('progressbar', { name: 'Job progress' }).getAttribute('value')).toBe('66.7');
+  });
+
+  it('says when the job rebuilds client health, its last step, rather than giving a reading speed', async () => {
+    sourcesRoutes(() =>
+      gmailJob('running', {
+        status: 'running',
+        itemsRead: 3000,
+        itemsProcessed: 3000,
+        totalItems: 3000,
+        progress: 100,
+        rate: 52,
+        estimatedCompletion: '2025-06-30T12:33:00.000Z',
+        phase: 'rebuilding',
+      }),
+    );
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    expect(
+      within(current).getByText(/^3,000 read · 3,000 stored · of about 3,000 · rebuilding client health · done about 2:33\sPM \(in about 2 min\)$/),
+    ).toBeTruthy();
+    expect(sourceItems(current)).toEqual([expect.stringMatching(/^google: running, rebuilding client health · 3,000 read/)]);
+    expect(current.textContent).not.toContain('per second');
+  });
+
+  it('shows a finished source with what it stored', async () => {
+    sourcesRoutes(() => ({
+      ...gmailJob('completed', { status: 'completed', itemsRead: 300, itemsProcessed: 300, totalItems: 300, progress: 100 }),
+      progress: 100,
+    }));
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const current = await screen.findByTestId('current-job');
+    expect(sourceItems(current)).toEqual(['google: completed, 300 of 300 items stored']);
+    expect(within(current).getByText('300 read · 300 stored · of about 300')).toBeTruthy();
+    expect(within(current).getByRole('progressbar', { name: 'Job progress' }).getAttribute('value')).toBe('100');
+    expect(current.textContent).not.toContain('Read counts move');
+  });
+});
+
+describe('following a job just started', () => {
+  it('shows its first move within a second or two of the start', async () => {
+    let started = false;
+    let polls = 0;
+    sourcesRoutes(() => {
+      if (!started) return null;
+      polls += 1;
+      return polls < 2
+        ? { ...job('queued', 0, 'run-new'), sources: { google: { status: 'queued', itemsProcessed: 0 } } }
+        : { ...job('running', 0, 'run-new'), sources: { google: { status: 'running', itemsProcessed: 0, itemsRead: 120, rate: 60 } } };
+    });
+    api.on('POST', '/api/integrations/google/sync', () => {
+      started = true;
+      return { body: { success: true, message: 'Sync started for google', syncId: 'run-new', startedAt: '2025-06-30T08:00:00.000Z', estimatedDuration: 60 } };
+    });
+    history.replaceState(null, '', '/sources');
+    render(<App initialSession={session} />);
+    const gmail = (await screen.findByRole('heading', { name: /Gmail/ })).closest('section')!;
+    await screen.findByText('No job has run yet.');
+    await waitFor(() => expect(within(gmail).getByRole<HTMLButtonElement>('button', { name: 'Sync now' }).disabled).toBe(false));
+    fireEvent.click(within(gmail).getByRole('button', { name: 'Sync now' }));
+    const current = await screen.findByTestId('current-job');
+    await waitFor(() => expect(within(current).getByTestId('job-status').textContent).toBe('queued'));
+    // Polled every 2 s once a job runs, but every second at its start.
+    await waitFor(() => expect(within(current).getByText(/^120 read · 0 stored · total not known yet · 60 per second$/)).toBeTruthy(), { timeout: 1700 });
+  });
+});
