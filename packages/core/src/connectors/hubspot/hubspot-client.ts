@@ -140,7 +140,7 @@ export class HubSpotClient {
     await this.#refreshing;
   }
 
-  #call<T>(what: string, op: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  #call<T>(what: string, op: () => Promise<T>, signal?: AbortSignal, policy: Readonly<RetryPolicy> = this.#opts.policy): Promise<T> {
     let forced = false;
     const run = async (): Promise<T> => {
       await this.#fresh();
@@ -161,7 +161,7 @@ export class HubSpotClient {
         return classifyHubSpotError(err, this.#opts.now());
       },
       {
-        policy: this.#opts.policy,
+        policy,
         signal,
         now: this.#opts.now,
         onRetry: (i) => this.#opts.logger.warn({ provider: 'hubspot', call: what, ...i }, 'hubspot call retried'),
@@ -183,6 +183,22 @@ export class HubSpotClient {
       results: res.results.map((r) => ({ id: String(r.id), properties: r.properties })),
       ...(after ? { after } : {}),
     };
+  }
+
+  /**
+   * How many objects match `request`'s filters: the search `total` (exact, even above the
+   * 10,000-result cap) of a one-result page. A count is only for progress, so it is retried at
+   * most once (one token refresh, one 429 or 5xx) rather than holding up the read.
+   */
+  async count(objectType: string, request: Pick<SearchRequest, 'filterGroups' | 'properties'>, signal?: AbortSignal): Promise<number> {
+    const body: Omit<SearchRequest, 'sorts' | 'after'> = { ...request, limit: 1 };
+    const res = await this.#call(
+      `${objectType}.count`,
+      () => this.#client.crm.objects.searchApi.doSearch(objectType, body as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1]),
+      signal,
+      { ...this.#opts.policy, maxRetries: Math.min(this.#opts.policy.maxRetries, 1) },
+    );
+    return res.total;
   }
 
   /** Associated object ids per from-id (v4 batch read), e.g. emails → companies. */

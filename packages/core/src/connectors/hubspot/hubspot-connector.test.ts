@@ -2,9 +2,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { isChsError } from '../../errors.js';
 import { fixedClock } from '../../util/time.js';
-import { collect, readFixture, recordedRetry, useRecordedExchanges } from '../contract.harness.js';
-import type { ActivityRecord, CompanyRecord, ContactRecord, ProviderRecord, SyncBatch } from '../types.js';
+import { collect, FakeApi, readFixture, recordedRetry, useRecordedExchanges, type FakeRequest } from '../contract.harness.js';
+import type { ActivityRecord, CompanyRecord, ContactRecord, Cursor, ProviderRecord, RecordsConnector, SyncBatch, SyncProgress } from '../types.js';
 import { createHubSpotConnector, type HubSpotConnectorOptions } from './hubspot-connector.js';
+import { hubspotHarness } from './hubspot.harness.js';
 
 const fx = (name: string) => readFixture(import.meta.url, name);
 
@@ -36,13 +37,31 @@ function connector(over: Partial<HubSpotConnectorOptions> = {}) {
 
 const all = (bs: SyncBatch<ProviderRecord>[]) => bs.flatMap((b) => b.items);
 
+/** The up-front count's searches (limit 1), as asked. */
+let counted: Array<{ stream: string; body: SearchBody }> = [];
+/** Answers each stream's up-front count (a one-result search) with `total`, in HubSpot's search shape. */
+function counts(totals: Record<string, number>, base = API): void {
+  const scope = nock(base);
+  for (const [stream, total] of Object.entries(totals)) {
+    scope
+      .post(`/crm/v3/objects/${stream}/search`, (b: SearchBody) => b.limit === 1 && (counted.push({ stream, body: b }), true))
+      .reply(200, {
+        total,
+        results: [],
+        ...(total > 1 ? { paging: { next: { after: '1', link: `${base}/crm/v3/objects/${stream}/search?after=1` } } } : {}),
+      });
+  }
+}
+
 useRecordedExchanges(() => {
   sleeps = [];
+  counted = [];
 });
 
 describe('hubspot connector: full sync', () => {
   it('reads companies over two pages, contacts and engagements, mapping mrr / renewalDate / csmOwner', async () => {
     const bodies: SearchBody[] = [];
+    counts({ companies: 3, contacts: 2, emails: 2, meetings: 1, calls: 0, notes: 0 });
     nock(API, { reqheaders: { authorization: 'Bearer pat-na1-test' } })
       .post('/crm/v3/objects/companies/search', (b: SearchBody) => (bodies.push(b), b.after === undefined))
       .reply(200, fx('companies-page1.json'))
@@ -75,6 +94,17 @@ describe('hubspot connector: full sync', () => {
 
     const batches = await collect(connector().sync({ mode: 'full', since: new Date('2024-01-01T00:00:00Z') }));
     const items = all(batches);
+    // First, one count per stream: a one-result search over the whole window its read covers.
+    const since = Date.parse('2024-01-01T00:00:00Z');
+    expect(counted.map((c) => [c.stream, range(c.body).start, range(c.body).end])).toEqual([
+      ['companies', 0, until],
+      ['contacts', 0, until],
+      ['emails', since, until],
+      ['meetings', since, until],
+      ['calls', since, until],
+      ['notes', since, until],
+    ]);
+    expect(counted[0]!.body).toEqual({ filterGroups: bodies[0]!.filterGroups, properties: ['hs_lastmodifieddate'], limit: 1 });
     const companies = items.filter((i): i is CompanyRecord => i.kind === 'company');
     expect(companies).toEqual([
       {
@@ -158,6 +188,7 @@ describe('hubspot connector: full sync', () => {
   });
 
   it('uses a configured property map', async () => {
+    counts({ companies: 1 });
     nock(API)
       .post(
         '/crm/v3/objects/companies/search',
@@ -197,6 +228,7 @@ describe('hubspot connector: incremental and windows', () => {
   it('a quick sync starts at the saved position minus the overlap', async () => {
     const done = Date.parse('2024-05-19T00:00:00Z');
     let seen: ReturnType<typeof range> | undefined;
+    counts({ companies: 1 });
     nock(API)
       .post('/crm/v3/objects/companies/search', (b: SearchBody) => ((seen = range(b)), true))
       .reply(200, fx('companies-page2.json'))
@@ -211,6 +243,7 @@ describe('hubspot connector: incremental and windows', () => {
       });
     const batches = await collect(connector({ streams: ['companies'] }).sync({ mode: 'quick', cursor: { v: 1, done: { companies: done, contacts: done } } }));
     expect(seen).toEqual({ prop: 'hs_lastmodifieddate', start: done - 5 * 60_000, end: until });
+    expect(counted.map((c) => range(c.body))).toEqual([seen]);
     expect(all(batches)).toEqual([{ kind: 'company', providerId: '18231942003', name: 'Umbrella', domains: ['umbrella.test'], mrr: 800, csmOwner: '75999' }]);
     expect(batches[batches.length - 1]!.cursor).toEqual({ v: 1, done: { companies: until, contacts: done } });
   });
@@ -218,6 +251,7 @@ describe('hubspot connector: incremental and windows', () => {
   it('splits a window whose total passes 10,000 so that every window can be paged through, with no gap', async () => {
     // Changes spread evenly: 30 per millisecond over [0, 1000).
     const windows: Array<[number, number]> = [];
+    counts({ companies: 30_000 });
     nock(API)
       .post('/crm/v3/objects/companies/search')
       .times(20)
@@ -241,8 +275,14 @@ describe('hubspot connector: incremental and windows', () => {
               : [],
         };
       });
-    const batches = await collect(connector({ streams: ['companies'] }).sync({ mode: 'full', until: new Date(1000) }));
+    const totals: Array<number | undefined> = [];
+    const batches = await collect(
+      connector({ streams: ['companies'] }).sync({ mode: 'full', until: new Date(1000), onProgress: (p) => void totals.push(p.totalEstimate) }),
+    );
     nock.cleanAll();
+    // The count asks once for the whole window: HubSpot's total is exact above the cap.
+    expect(counted.map((c) => range(c.body))).toEqual([{ prop: 'hs_lastmodifieddate', start: 0, end: 1000 }]);
+    expect(new Set(totals)).toEqual(new Set([30_000]));
     expect(windows[0]![0]).toBe(0);
     expect(windows[windows.length - 1]![1]).toBe(1000);
     for (let i = 1; i < windows.length; i++) expect(windows[i]![0]).toBe(windows[i - 1]![1]);
@@ -255,6 +295,7 @@ describe('hubspot connector: incremental and windows', () => {
 describe('hubspot connector: politeness and failures', () => {
   // 429 with Retry-After, 5xx, 401 and resuming are the connector contract's (contract.test.ts); these are HubSpot's own.
   it('a ten-secondly 429 without Retry-After waits the advertised interval', async () => {
+    counts({ companies: 0 });
     nock(API)
       .post('/crm/v3/objects/companies/search')
       .reply(429, fx('error-429-ten-secondly.json'), { 'X-HubSpot-RateLimit-Interval-Milliseconds': '10000', 'X-HubSpot-RateLimit-Remaining': '0' })
@@ -264,10 +305,74 @@ describe('hubspot connector: politeness and failures', () => {
     expect(sleeps).toEqual([10_000]);
   });
 
-  it('the DAILY limit parks the sync until midnight', async () => {
+  it('the DAILY limit parks the sync until midnight, even when the up-front count meets it', async () => {
     nock(API).post('/crm/v3/objects/companies/search').reply(429, fx('error-429-daily.json'));
     const err = await collect(connector().sync({ mode: 'full' })).catch((e: unknown) => e);
     expect(isChsError(err, 'PROVIDER_RATE_LIMITED')).toBe(true);
     expect((err as { details: { resumeAt: string } }).details.resumeAt).toBe('2024-05-21T00:00:00.000Z');
+  });
+});
+
+describe('hubspot connector: live progress', () => {
+  const isCount = (r: FakeRequest) => r.path.endsWith('/search') && (r.body as SearchBody).limit === 1;
+  /** Over the harness's fake (companies over two pages, contacts, e-mails, a meeting): the progress seen when each batch arrived. */
+  async function read(api: FakeApi, cursor?: Cursor) {
+    const fake = hubspotHarness.create(api);
+    const c = fake.connector({ clock: fixedClock(NOW), retry: recordedRetry(sleeps) }) as RecordsConnector;
+    const events: SyncProgress[] = [];
+    const arrivals: Array<{ batch: SyncBatch<ProviderRecord>; seen: SyncProgress | undefined }> = [];
+    for await (const batch of c.sync({ mode: cursor ? 'quick' : 'full', ...(cursor ? { cursor } : {}), onProgress: (p) => void events.push({ ...p }) })) {
+      arrivals.push({ batch, seen: events.at(-1) });
+    }
+    nock.cleanAll();
+    return { fake, events, arrivals };
+  }
+  /** Search rows each batch lists, added up batch by batch. */
+  const runningRows = (arrivals: Array<{ batch: SyncBatch<ProviderRecord> }>) => {
+    let n = 0;
+    return arrivals.map(({ batch }) => (n += batch.expectedIds.length));
+  };
+
+  it('the total of every stream is known before the first batch, and the read counter reaches it page by page', async () => {
+    const api = new FakeApi();
+    const { fake, events, arrivals } = await read(api);
+    // The fake holds 3 companies, 2 contacts, 2 e-mails and 1 meeting in the read's windows.
+    expect(arrivals[0]!.seen).toMatchObject({ totalEstimate: 8, itemsListed: 2 });
+    expect(events[0]).toMatchObject({ totalEstimate: 8, itemsListed: 0, itemsYielded: 0 });
+    // Each batch arrives with the counter already past its page's rows.
+    expect(arrivals.map((a) => a.seen?.itemsListed)).toEqual(runningRows(arrivals));
+    expect(arrivals.filter((a) => a.batch.items.length > 0).map((a) => a.seen?.itemsListed)).toEqual([2, 3, 5, 7, 8]);
+    expect(events.at(-1)).toMatchObject({ itemsListed: 8, itemsYielded: fake.firstSync.length, totalEstimate: 8 });
+    expect(events.every((e) => e.totalEstimate === 8)).toBe(true);
+    // One cheap call per stream.
+    expect(api.count(isCount)).toBe(6);
+  });
+
+  it('a count answering 500 does not fail the sync: the total is the other streams’ sum, or absent when none could count', async () => {
+    const failing = new FakeApi();
+    const error500 = { status: 500, body: { status: 'error', message: 'internal error', correlationId: 'c-1', category: 'INTERNAL_ERROR' } };
+    failing.fail((r) => isCount(r) && r.path === '/crm/v3/objects/contacts/search', error500, Infinity);
+    const one = await read(failing);
+    expect(one.arrivals.flatMap((a) => a.batch.items.map((i) => i.providerId))).toEqual(one.fake.firstSync);
+    expect(one.arrivals[0]!.seen?.totalEstimate).toBe(6);
+    expect(one.events.at(-1)).toMatchObject({ itemsListed: 8, totalEstimate: 6 });
+    // A count is retried once at most: it must not hold up the read.
+    expect(failing.count((r) => isCount(r) && r.path === '/crm/v3/objects/contacts/search')).toBe(2);
+
+    const none = new FakeApi();
+    none.fail(isCount, error500, Infinity);
+    const zero = await read(none);
+    expect(zero.arrivals.flatMap((a) => a.batch.items.map((i) => i.providerId))).toEqual(zero.fake.firstSync);
+    expect(zero.events.some((e) => e.totalEstimate !== undefined)).toBe(false);
+    expect(zero.events.at(-1)?.itemsListed).toBe(8);
+  });
+
+  it('resuming mid-stream counts only what is left to read', async () => {
+    const first = await read(new FakeApi());
+    const head = first.arrivals[0]!.batch;
+    const resumed = await read(new FakeApi(), head.cursor);
+    // 3 companies less the 2 already listed, then contacts, e-mails and the meeting.
+    expect(resumed.events[0]).toMatchObject({ totalEstimate: 6, itemsListed: 0 });
+    expect(resumed.events.at(-1)).toMatchObject({ totalEstimate: 6, itemsListed: 6 });
   });
 });

@@ -6,6 +6,11 @@
  * read in windows [start, end): when a window's first page reports `total` above the cap the
  * window is halved until it fits, read to its end, and the next window starts where it ended.
  * No change is dropped, whatever the volume.
+ *
+ * Progress: before the first page, one one-result search per stream over the whole window it will
+ * read ([start, until), whatever the splitting) gives HubSpot's exact `total`s; their sum is the
+ * read's `totalEstimate`, and `itemsListed` (search rows listed so far) is reported before each
+ * page is yielded.
  */
 import pLimit from 'p-limit';
 import { silentLogger } from '../../util/logger.js';
@@ -77,18 +82,20 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
 
       const ownerEmail = (id: string) => owners?.get(id);
 
+      const modifiedIn = (stream: Stream, start: number, end: number) => [
+        {
+          filters: [
+            { propertyName: lastModifiedProperty(stream), operator: 'GTE', value: String(start) },
+            { propertyName: lastModifiedProperty(stream), operator: 'LT', value: String(end) },
+          ],
+        },
+      ];
+
       const search = (stream: Stream, start: number, end: number, after?: string) =>
         client.search(
           stream,
           {
-            filterGroups: [
-              {
-                filters: [
-                  { propertyName: lastModifiedProperty(stream), operator: 'GTE', value: String(start) },
-                  { propertyName: lastModifiedProperty(stream), operator: 'LT', value: String(end) },
-                ],
-              },
-            ],
+            filterGroups: modifiedIn(stream, start, end),
             sorts: [{ propertyName: lastModifiedProperty(stream), direction: 'ASCENDING' }],
             properties: streamProperties(stream, map),
             limit: pageSize,
@@ -143,13 +150,12 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
         return { items, unreconciled };
       }
 
+      // Where each stream's read starts (and, resuming mid-stream, the page it starts at).
+      const plan: Array<{ stream: Stream; start: number; after?: string | undefined }> = [];
       for (const stream of streams) {
         const full = stream === 'companies' || stream === 'contacts' ? 0 : engagementHorizon;
-        let start: number;
-        let after: string | undefined;
         if (saved?.current?.stream === stream && o.mode === 'quick') {
-          start = saved.current.start;
-          after = saved.current.after;
+          plan.push({ stream, start: saved.current.start, after: saved.current.after });
         } else if (
           saved?.current &&
           o.mode === 'quick' &&
@@ -160,8 +166,42 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
           continue;
         } else {
           const done = cursor.done[stream];
-          start = done !== undefined ? Math.max(full, done - overlapMs) : full;
+          plan.push({ stream, start: done !== undefined ? Math.max(full, done - overlapMs) : full });
         }
+      }
+
+      /** What `stream` will list from `start` on, less the `after` rows a resumed run already listed; undefined when HubSpot cannot say. */
+      const count = async (stream: Stream, start: number, after: string | undefined): Promise<number | undefined> => {
+        if (start >= until) return 0;
+        try {
+          const total = await client.count(stream, { filterGroups: modifiedIn(stream, start, until), properties: [lastModifiedProperty(stream)] }, o.signal);
+          return Math.max(0, total - (Number(after) || 0));
+        } catch (err) {
+          if (isSyncFatal(err) || o.signal?.aborted) throw err;
+          logger.warn({ provider: 'hubspot', stream, err: errorText(err) }, 'hubspot count unavailable; the stream is left out of the progress total');
+          return undefined;
+        }
+      };
+      // One call per stream, one after the other (search allows a few requests a second per account).
+      let totalEstimate: number | undefined;
+      for (const { stream, start, after } of plan) {
+        const n = await count(stream, start, after);
+        if (n !== undefined) totalEstimate = (totalEstimate ?? 0) + n;
+      }
+      let listed = 0;
+      const progress = (phase: string, window?: string) =>
+        o.onProgress?.({
+          phase,
+          itemsYielded: yielded,
+          itemsListed: listed,
+          ...(totalEstimate !== undefined ? { totalEstimate } : {}),
+          ...(window !== undefined ? { window } : {}),
+        });
+      if (totalEstimate !== undefined) progress('count');
+
+      for (const { stream, start: from, after: resumeAfter } of plan) {
+        let start = from;
+        let after = resumeAfter;
         while (start < until) {
           let end = until;
           let page = await search(stream, start, end, after);
@@ -182,16 +222,20 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
             }
             const next = capped ? undefined : page.after;
             cursor.current = next ? { stream, start, end, after: next } : { stream, start: end, end: until };
+            const window = `${stream} modified ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}`;
+            // The read counter moves before the page is stored.
+            listed += page.results.length;
+            progress(stream, window);
             yielded += items.length;
             yield {
               items,
               cursor: { ...cursor, done: { ...cursor.done }, current: { ...cursor.current } },
-              window: `${stream} modified ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}`,
+              window,
               expectedIds: page.results.map((r) => (ENGAGEMENT_STREAMS.includes(stream) ? `${stream}:${r.id}` : r.id)),
               unreconciled,
               vanished: [],
             };
-            o.onProgress?.({ phase: stream, itemsYielded: yielded, totalEstimate: page.total });
+            progress(stream, window);
             if (!next) break;
             page = await search(stream, start, end, next);
           }

@@ -2,6 +2,7 @@
  * HubSpot's CRM search as the contract suite sees it: the recorded objects of every stream,
  * filtered by the last-modified range the search asks for, sorted oldest change first and paged
  * by `after` (an offset, as HubSpot's is), with the recorded owners, associations and contacts.
+ * Every search answers `total` (all the hits, whatever `limit`), as the up-front count reads it.
  */
 import { readFixture, type ConnectorHarness, type FakeApi, type FakeReply, type FakeRequest } from '../contract.harness.js';
 import type { HubSpotObject } from './hubspot-client.js';
@@ -63,7 +64,9 @@ export const hubspotHarness: ConnectorHarness = {
       connector: ({ clock, retry }) => createHubSpotConnector({ credentials: { accessToken: 'pat-na1-test' }, clock, retry, pageSize: 2 }),
       // Companies over two pages, contacts, then the e-mails and the meeting.
       firstSync: ['18231942001', '18231942002', '18231942003', '901', '902', 'emails:51234567890', 'emails:51234567891', 'meetings:61000000001'],
-      isFirstPage: (r: FakeRequest) => r.path === '/crm/v3/objects/companies/search' && (r.body as SearchBody).after === undefined,
+      // The up-front count (a one-result search per stream) is not a page of the listing.
+      isFirstPage: (r: FakeRequest) =>
+        r.path === '/crm/v3/objects/companies/search' && (r.body as SearchBody).after === undefined && (r.body as SearchBody).limit > 1,
       unauthorized: { status: 401, body: fx('error-401.json') },
       serverError: { status: 502, body: fx('error-502.json') },
       rateLimited: (seconds) => ({

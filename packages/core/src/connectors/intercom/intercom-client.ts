@@ -121,9 +121,11 @@ export class IntercomClient {
     );
   }
 
-  request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  /** `maxRetries` lowers the policy's for this call (a progress count is retried at most once). */
+  request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal, maxRetries?: number): Promise<T> {
+    const policy = maxRetries === undefined ? this.#opts.policy : { ...this.#opts.policy, maxRetries: Math.min(this.#opts.policy.maxRetries, maxRetries) };
     return withRetry('intercom', () => this.#once<T>(method, path, body, signal), classifyIntercomError, {
-      policy: this.#opts.policy,
+      policy,
       signal,
       now: this.#opts.now,
       onRetry: (i) => this.#opts.logger.warn({ provider: 'intercom', call: `${method} ${path.split('?')[0]}`, ...i }, 'intercom call retried'),

@@ -3,13 +3,17 @@
  * Both are read through the search endpoints by `updated_at`. Intercom may match timestamp
  * filters by calendar day in the workspace's time zone, so a quick sync re-reads an overlap
  * (default one day) before its position and skips what it already read unchanged.
+ *
+ * Progress: before the first page, one one-row search per stream with the query its read will use
+ * gives Intercom's `total_count`s; their sum is the read's `totalEstimate`, and `itemsListed`
+ * (search rows listed so far) is reported before each page is yielded.
  */
 import pLimit from 'p-limit';
 import { isChsError } from '../../errors.js';
 import { silentLogger } from '../../util/logger.js';
 import { systemClock } from '../../util/time.js';
-import { fetchWindow } from '../reconcile.js';
-import { retryPolicy } from '../retry.js';
+import { fetchWindow, isSyncFatal } from '../reconcile.js';
+import { errorText, retryPolicy } from '../retry.js';
 import type {
   CompanyRecord,
   RecordsConnector,
@@ -113,13 +117,46 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Reco
         return { items, unreconciled };
       }
 
+      const query = (from: number) => ({ operator: 'AND', value: [{ field: 'updated_at', operator: '>', value: from }] });
+
+      // Where each stream's read starts (and, resuming mid-stream, the page it starts at).
+      const plan: Array<{ stream: (typeof IC_STREAMS)[number]; from: number; resume: IntercomCursor['current'] }> = [];
       for (const stream of IC_STREAMS) {
         const prev = cursor.streams[stream];
         const full = stream === 'contacts' ? 0 : horizon;
         const resume = saved?.current?.stream === stream ? saved.current : undefined;
         if (!resume && saved?.current && IC_STREAMS.indexOf(saved.current.stream) > IC_STREAMS.indexOf(stream)) continue;
-        const from = resume?.from ?? (prev ? Math.max(full, prev.since - overlap) : full);
+        plan.push({ stream, from: resume?.from ?? (prev ? Math.max(full, prev.since - overlap) : full), resume });
+      }
+
+      // One one-row search per stream, one after the other: Intercom's `total_count` for the read's
+      // query, less the rows a resumed run already listed. A count that fails is left out.
+      let totalEstimate: number | undefined;
+      for (const { stream, from, resume } of plan) {
+        try {
+          const page = await client.request<SearchPage<unknown>>('POST', `/${stream}/search`, { query: query(from), pagination: { per_page: 1 } }, o.signal, 1);
+          if (typeof page.total_count === 'number') totalEstimate = (totalEstimate ?? 0) + Math.max(0, page.total_count - (resume?.listed ?? 0));
+        } catch (err) {
+          if (isSyncFatal(err) || o.signal?.aborted) throw err;
+          logger.warn({ provider: 'intercom', stream, err: errorText(err) }, 'intercom count unavailable; the stream is left out of the progress total');
+        }
+      }
+      let listed = 0;
+      const progress = (phase: string, window?: string) =>
+        o.onProgress?.({
+          phase,
+          itemsYielded: yielded,
+          itemsListed: listed,
+          ...(totalEstimate !== undefined ? { totalEstimate } : {}),
+          ...(window !== undefined ? { window } : {}),
+        });
+      if (totalEstimate !== undefined) progress('count');
+
+      for (const { stream, from, resume } of plan) {
+        const prev = cursor.streams[stream];
         const prevSeen = prev?.seen ?? {};
+        // Rows of this window listed so far, by this run and the one it resumes.
+        let windowListed = resume?.listed ?? 0;
         let startingAfter = resume?.startingAfter;
         let high = resume?.high ?? prev?.since ?? 0;
         // What the previous sync read is carried on: a sync that finds nothing new must not forget
@@ -130,12 +167,14 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Reco
             'POST',
             `/${stream}/search`,
             {
-              query: { operator: 'AND', value: [{ field: 'updated_at', operator: '>', value: from }] },
+              query: query(from),
               pagination: { per_page: pageSize, ...(startingAfter ? { starting_after: startingAfter } : {}) },
             },
             o.signal,
           );
           const rows = (stream === 'contacts' ? page.data : page.conversations) ?? [];
+          listed += rows.length;
+          windowListed += rows.length;
           // Skip what an earlier page of this run, or the previous sync, read with this same updated_at.
           const fresh = rows.filter((r) => seen[r.id] !== r.updated_at && prevSeen[r.id] !== r.updated_at);
           let items: ProviderRecord[];
@@ -168,21 +207,24 @@ export function createIntercomConnector(options: IntercomConnectorOptions): Reco
           seen = Object.fromEntries(Object.entries(seen).filter(([, t]) => t >= high - overlap));
           const next = page.pages?.next?.starting_after ?? undefined;
           if (next) {
-            cursor.current = { stream, from, startingAfter: next, high, seen };
+            cursor.current = { stream, from, startingAfter: next, high, seen, listed: windowListed };
           } else {
             delete cursor.current;
             cursor.streams[stream] = { since: Math.max(high, prev?.since ?? 0), seen };
           }
+          const window = `${stream} updated after ${new Date(from * 1000).toISOString()}`;
+          // The read counter moves before the page is stored.
+          progress(stream, window);
           yielded += items.length;
           yield {
             items,
             cursor: { ...snapshot() },
-            window: `${stream} updated after ${new Date(from * 1000).toISOString()}`,
+            window,
             expectedIds: fresh.map((r) => r.id),
             unreconciled,
             vanished,
           };
-          o.onProgress?.({ phase: stream, itemsYielded: yielded, ...(page.total_count !== undefined ? { totalEstimate: page.total_count } : {}) });
+          progress(stream, window);
           if (!next) break;
           startingAfter = next;
         }

@@ -65,7 +65,15 @@ type IcStream = (typeof IC_STREAMS)[number];
 export interface IntercomCursor {
   v: 1;
   streams: Partial<Record<IcStream, { since: number; seen: Record<string, number> }>>;
-  current?: { stream: IcStream; from: number; startingAfter: string; high: number; seen: Record<string, number> };
+  current?: {
+    stream: IcStream;
+    from: number;
+    startingAfter: string;
+    high: number;
+    seen: Record<string, number>;
+    /** Search rows of this window listed before `startingAfter` (absent in cursors written before it was kept). */
+    listed?: number;
+  };
 }
 
 export function parseIntercomCursor(c: Cursor | undefined): IntercomCursor | undefined {

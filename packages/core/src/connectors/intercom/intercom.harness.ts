@@ -1,7 +1,8 @@
 /**
  * Intercom's search endpoints as the contract suite sees them: the recorded contacts and
  * conversations, filtered by `updated_at >` the search's value and paged by an opaque
- * `starting_after`, with each company and conversation readable by id.
+ * `starting_after`, with each company and conversation readable by id. Every search answers
+ * `total_count` (all the hits, whatever `per_page`), as the up-front count reads it.
  */
 import { readFixture, type ConnectorHarness, type FakeApi, type FakeReply, type FakeRequest } from '../contract.harness.js';
 import { createIntercomConnector } from './intercom-connector.js';
@@ -81,7 +82,9 @@ export const intercomHarness: ConnectorHarness = {
         '378',
         '379',
       ],
-      isFirstPage: (r: FakeRequest) => r.path === '/contacts/search' && (r.body as SearchBody).pagination.starting_after === undefined,
+      // The up-front count (a one-row search per stream) is not a page of the listing.
+      isFirstPage: (r: FakeRequest) =>
+        r.path === '/contacts/search' && (r.body as SearchBody).pagination.starting_after === undefined && (r.body as SearchBody).pagination.per_page > 1,
       unauthorized: { status: 401, body: fx('error-401.json') },
       serverError: { status: 500, body: fx('error-500.json') },
       // Intercom says when its window resets (epoch seconds), not Retry-After.
