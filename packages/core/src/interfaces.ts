@@ -52,6 +52,8 @@ export interface Source<T = RawMessage> {
   readonly key: string;
   /** Total item count when cheaply known (may be an estimate), else undefined. */
   total?(): Promise<number | undefined>;
+  /** Size in bytes when the source is one file read front to back (an mbox), for progress by bytes read (the cursor's `offset`). */
+  size?(): Promise<number | undefined>;
   /** Items in order, starting after `from` when given. */
   items(from?: SourceCursor, options?: ItemsOptions): AsyncIterable<T>;
 }

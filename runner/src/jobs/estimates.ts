@@ -22,11 +22,44 @@ export interface JobEstimate {
   basis: 'done' | 'measured' | 'history' | 'unknown';
 }
 
-/** Items per second of a running job since it started; undefined before its first checkpoint. */
-function measuredRate(job: Job, now: Date): number | undefined {
-  if (job.state !== 'running' || !job.startedAt || job.itemsProcessed <= 0) return undefined;
+/** Items read so far: the live counter, or the stored count when a batch was stored since it was written. */
+export function itemsRead(job: Job): number {
+  return Math.max(job.itemsRead, job.itemsProcessed);
+}
+
+/**
+ * Items read per second by the running attempt, since it started (the attempt, not the job: a
+ * job resumed after a crash or a park is measured on what it does now); undefined before it has
+ * read anything. Without live counters (a job of an older runner), stored items since the job started.
+ */
+export function readRate(job: Job, now: Date): number | undefined {
+  if (job.state !== 'running') return undefined;
+  if (job.live) {
+    const secs = (now.getTime() - Date.parse(job.live.attemptStartedAt)) / 1000;
+    const read = itemsRead(job) - job.live.readAtStart;
+    return secs > 0 && read > 0 ? read / secs : undefined;
+  }
+  if (!job.startedAt || job.itemsProcessed <= 0) return undefined;
   const secs = (now.getTime() - Date.parse(job.startedAt)) / 1000;
   return secs > 0 ? job.itemsProcessed / secs : undefined;
+}
+
+/** What a job waits on: parked on a provider's quota, or sleeping out its Retry-After; undefined when it is not waiting. */
+export function waitingOn(job: Job, now: Date): { reason: string; until: string | null } | undefined {
+  if (job.state === 'parked') return { reason: job.lastError ?? 'waiting on the provider', until: job.parkedUntil };
+  const w = job.live?.waiting;
+  if (job.state === 'running' && w && Date.parse(w.until) > now.getTime()) return { reason: w.reason, until: w.until };
+  return undefined;
+}
+
+/** Percent read of the job's total (an estimate): 100 once completed, below 100 until then; null without a total. */
+export function jobProgress(job: Job): number | null {
+  if (job.state === 'completed') return 100;
+  if (job.totalItems === null) return null;
+  if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
+  const pct = Math.floor((itemsRead(job) / job.totalItems) * 1000) / 10;
+  // Only the end of the job says 100: a total can be short (Gmail's is an estimate), and the health rebuild follows the read.
+  return Math.min(99.9, pct);
 }
 
 /** The last completed job of (workspace, source) that processed something, preferring the same kind. */
@@ -47,17 +80,22 @@ export function estimateJob(job: Job, now: Date, past: PastRun | undefined): Job
   if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') {
     return { remainingSeconds: 0, completionAt: job.completedAt, basis: 'done' };
   }
-  const measured = measuredRate(job, now);
+  const measured = readRate(job, now);
   const rate = measured ?? past?.itemsPerSecond;
+  const read = itemsRead(job);
   let remaining: number | null = null;
-  if (job.totalItems !== null && rate !== undefined && rate > 0) {
-    remaining = Math.max(0, job.totalItems - job.itemsProcessed) / rate;
-  } else if (job.itemsProcessed === 0 && past) {
+  if (job.live?.phase === 'rebuilding') {
+    // The read is done; the health rebuild of the clients it touched is the last, short step.
+    remaining = 0;
+  } else if (job.totalItems !== null && rate !== undefined && rate > 0) {
+    remaining = Math.max(0, job.totalItems - read) / rate;
+  } else if (read === 0 && past) {
     remaining = past.durationSeconds;
   }
   if (remaining === null) return { remainingSeconds: null, completionAt: null, basis: 'unknown' };
-  // A parked job cannot finish before it resumes.
-  const from = job.state === 'parked' && job.parkedUntil ? Math.max(now.getTime(), Date.parse(job.parkedUntil)) : now.getTime();
+  // A job waiting on its provider (parked, or sleeping out a Retry-After) cannot go on before the wait ends.
+  const until = waitingOn(job, now)?.until;
+  const from = until ? Math.max(now.getTime(), Date.parse(until)) : now.getTime();
   return {
     remainingSeconds: Math.round(remaining * 10) / 10,
     completionAt: new Date(from + remaining * 1000).toISOString(),

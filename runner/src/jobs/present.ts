@@ -4,7 +4,7 @@
  * records.
  */
 import { round1, type Db, type Job, type JobState } from '@chs/core';
-import { estimateJob, formatDuration, lastCompletedRun, type PastRun } from './estimates.js';
+import { estimateJob, formatDuration, itemsRead, jobProgress, lastCompletedRun, readRate, waitingOn, type PastRun } from './estimates.js';
 
 /** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
 export const DATA_TYPES = Object.freeze({
@@ -21,14 +21,6 @@ function groupStatus(states: readonly JobState[]): JobState {
   if (states.includes('failed')) return 'failed';
   if (states.length > 0 && states.every((s) => s === 'cancelled')) return 'cancelled';
   return 'completed';
-}
-
-/** Percent done of one job: 100 when completed; processed/total while the total is known; else null. */
-function jobProgress(job: Job): number | null {
-  if (job.state === 'completed') return 100;
-  if (job.totalItems === null) return null;
-  if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
-  return Math.min(100, Math.round((job.itemsProcessed / job.totalItems) * 1000) / 10);
 }
 
 /** A provider the job waits on: parked on its quota, or sleeping out its Retry-After. */
@@ -90,32 +82,51 @@ export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<Cu
   const sources: Record<string, SourceView> = {};
   const progresses: number[] = [];
   let completion: number | null = 0;
+  let waiting: WaitingView | undefined;
+  let rate: number | undefined;
   for (const j of jobs) {
     const p = jobProgress(j);
     const saved = j.sources[j.source];
+    const past: PastRun | undefined = j.state === 'completed' ? undefined : await lastCompletedRun(db, j.workspaceId, j.source, j.kind);
+    const e = estimateJob(j, now, past);
+    const r = readRate(j, now);
+    const w = waitingOn(j, now);
+    const active = j.state === 'running' || j.state === 'parked' || j.state === 'queued';
     sources[j.source] = {
       status: j.state,
       itemsProcessed: j.itemsProcessed,
+      itemsRead: itemsRead(j),
       ...(saved?.lastSyncAt ? { lastSyncAt: saved.lastSyncAt } : {}),
       ...(j.totalItems !== null ? { totalItems: j.totalItems } : {}),
       ...(p !== null ? { progress: p } : {}),
+      ...(r !== undefined ? { rate: round1(r) } : {}),
+      ...(active && e.completionAt ? { estimatedCompletion: e.completionAt } : {}),
+      ...(j.state === 'running' && j.live ? { phase: j.live.phase } : {}),
+      ...(w ? { waiting: w } : {}),
     };
     if (p !== null) progresses.push(p);
-    const past: PastRun | undefined = j.state === 'completed' ? undefined : await lastCompletedRun(db, j.workspaceId, j.source, j.kind);
-    const e = estimateJob(j, now, past);
+    if (r !== undefined) rate = (rate ?? 0) + r;
+    waiting ??= w;
     // Sources run side by side: the run ends when its slowest source does.
     const at = e.completionAt ? Date.parse(e.completionAt) : null;
     completion = completion === null || at === null ? null : Math.max(completion, at);
   }
   const status = groupStatus(jobs.map((j) => j.state));
   const { startedAt, completedAt } = span(jobs);
+  const totals = jobs.map((j) => j.totalItems);
   return {
     jobId: first.groupId,
     status,
-    progress: status === 'completed' ? 100 : progresses.length ? round1(progresses.reduce((a, b) => a + b, 0) / jobs.length) : 0,
+    // Floored: a run is at 100 only once it is completed.
+    progress: status === 'completed' ? 100 : progresses.length ? Math.floor((progresses.reduce((a, b) => a + b, 0) / jobs.length) * 10) / 10 : 0,
     startedAt,
     estimatedCompletion: completedAt ?? (completion === null ? null : new Date(completion).toISOString()),
     sources,
+    itemsRead: jobs.reduce((n, j) => n + itemsRead(j), 0),
+    itemsProcessed: jobs.reduce((n, j) => n + j.itemsProcessed, 0),
+    ...(totals.every((t) => t !== null) ? { totalItems: totals.reduce<number>((n, t) => n + (t ?? 0), 0) } : {}),
+    ...(rate !== undefined ? { rate: round1(rate) } : {}),
+    ...(waiting ? { waiting } : {}),
   };
 }
 

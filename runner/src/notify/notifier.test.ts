@@ -285,6 +285,7 @@ describe.each(await testDialects())('notifications through a real SMTP server on
           params_json: '{}',
           progress_json: '{}',
           items_processed: 0,
+          items_read: 0,
           total_items: null,
           items_added: 0,
           items_updated: 0,

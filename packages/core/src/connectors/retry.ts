@@ -19,6 +19,11 @@ export interface RetryPolicy {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). Default Math.random. */
   random: () => number;
+  /**
+   * Told before every wait the provider asked for (Retry-After, a rate-limit reset), with when it
+   * ends: a job shows it is waiting, not stuck (docs/jobs.md#live-progress). Default: nobody.
+   */
+  onWait?: (wait: { reason: string; until: Date }) => void;
 }
 
 /** A header's value as text: headers are strings (numbers in some clients' objects). */
@@ -120,6 +125,8 @@ export async function withRetry<T>(provider: string, op: (attempt: number) => Pr
           ? verdict.afterMs + Math.round(Math.min(1000, ctx.policy.baseDelayMs) * ctx.policy.random())
           : backoffDelay(ctx.policy, attempt);
       ctx.onRetry?.({ attempt: attempt + 1, delayMs, reason: verdict.reason });
+      if (verdict.afterMs !== undefined && verdict.afterMs > 0)
+        ctx.policy.onWait?.({ reason: `${provider}: ${verdict.reason}`, until: new Date(Date.now() + delayMs) });
       await ctx.policy.sleep(delayMs, ctx.signal);
     }
   }

@@ -27,6 +27,7 @@ import { appendJobErrors, getJob, recordJobProgress, type Job, type JobError, ty
 import { finishIngestionSession, markSessionProcessing, recordSessionStats, type IngestionSessionStats } from '../jobs/sessions.js';
 import type { JobContext, JobHandler, JobOutcome } from '../jobs/worker.js';
 import type { JobKind } from '../jobs/states.js';
+import { LiveProgress } from '../jobs/live.js';
 import { dropSyncCursors, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import { isRecord, recordOf, shape } from '../util/json.js';
 import { round1 } from '../util/numbers.js';
@@ -166,7 +167,8 @@ async function saveCheckpoint(
     itemsUpdated: t.updated,
     itemsSkipped: t.skipped,
     itemsFiltered: t.filtered,
-    totalItems: total ?? null,
+    // An unknown total leaves the one the live counters may have written.
+    ...(total !== undefined ? { totalItems: total } : {}),
     sources: { [job.source]: status === 'completed' ? { ...progress, lastSyncAt: new Date().toISOString() } : progress },
     cursor: { ...checkpoint },
   });
@@ -212,6 +214,7 @@ async function read(
   plan: ReadPlan,
   before: JobCheckpoint,
   onBatch: BatchHook | undefined,
+  live: LiveProgress,
 ): Promise<JobCheckpoint | null> {
   const provider = providerOf(job);
   let total = job.totalItems ?? undefined;
@@ -235,6 +238,7 @@ async function read(
       // The provider's own count, capped by the job's limit (not this attempt's remainder).
       onProgress: (p) => {
         if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity));
+        live.update({ read: before.totals.processed + p.read, total, waiting: p.waiting });
       },
       checkpoint: async (trx, counts, _cursor, touched) => {
         const now = advance(before, counts, touched, ++batches);
@@ -261,12 +265,22 @@ async function read(
 /** The lifecycle of every kind: read (unless an earlier attempt finished it), then rebuild health. */
 async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: ReadPlan, onBatch?: BatchHook): Promise<JobOutcome> {
   let checkpoint = loadCheckpoint(job);
+  const live = new LiveProgress({
+    db: engine.store.db,
+    jobId: job.id,
+    owner: ctx.owner,
+    logger: engine.logger,
+    readAtStart: checkpoint.totals.processed,
+    total: job.totalItems ?? undefined,
+  });
   try {
+    await live.start();
     if (checkpoint.phase === 'read') {
-      const done = await read(engine, job, ctx, plan, checkpoint, onBatch);
+      const done = await read(engine, job, ctx, plan, checkpoint, onBatch, live);
       if (!done) return { outcome: 'released' };
       checkpoint = done;
     }
+    await live.rebuilding();
     await engine.rebuildHealth(job.workspaceId, new Map(Object.entries(checkpoint.touched)));
     return { outcome: 'completed' };
   } catch (err) {
@@ -276,6 +290,8 @@ async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: R
     }
     if (ctx.signal.aborted) return { outcome: 'released' };
     throw err;
+  } finally {
+    await live.stop();
   }
 }
 

@@ -16,7 +16,13 @@ import { IngestWriter, type BatchCheckpoint, type RunCounts } from './writer.js'
 import { getSettings } from '../settings/settings.js';
 
 export interface IngestProgress {
+  /** Messages stored (committed with their batch). */
   processed: number;
+  /** Messages read from the source in this run, stored or not yet (reported every ~250 ms while reading). */
+  read: number;
+  /** Bytes of the source read so far and its size, when the source has one (an mbox file). */
+  bytesRead?: number;
+  bytesTotal?: number;
   /** Total messages when the source knows it. */
   total: number | undefined;
   added: number;
@@ -119,6 +125,15 @@ const TASK_WAIT_MS = 50;
  */
 const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 
+/** How often the read counter is reported while messages are read (ms). */
+const PROGRESS_EVERY_MS = 250;
+
+/** The byte position a cursor stands at (an mbox's `offset`), when it has one. */
+function byteOffset(cursor: SourceCursor): number | undefined {
+  const o = cursor['offset'];
+  return typeof o === 'number' && Number.isFinite(o) ? o : undefined;
+}
+
 export interface IngestDeps {
   db: Db;
   logger: Logger;
@@ -167,13 +182,20 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     stages.writeMs += performance.now() - t;
   };
 
+  let read = 0;
+  let bytesRead: number | undefined;
+  let bytesTotal: number | undefined;
+  let reported = 0;
   const progress = (): void => {
     if (!options.onProgress) return;
+    reported = performance.now();
     const c = writer.counts;
     const secs = Math.max((Date.now() - started) / 1000, 0.001);
     const rate = c.processed / secs;
     options.onProgress({
       processed: c.processed,
+      read: Math.max(read, c.processed),
+      ...(bytesRead !== undefined && bytesTotal !== undefined ? { bytesRead, bytesTotal } : {}),
       total,
       added: c.added,
       updated: c.updated,
@@ -191,10 +213,23 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     // remaining count is unknown. A source that cannot be counted fails on its read below.
     if (!resumedFrom && source.total) {
       source.total().then(
-        (n) => (total = n),
+        (n) => {
+          total = n;
+          progress();
+        },
         () => undefined,
       );
     }
+    if (source.size) {
+      source.size().then(
+        (n) => {
+          bytesTotal = n;
+          bytesRead ??= resumedFrom ? byteOffset(resumedFrom) : 0;
+        },
+        () => undefined,
+      );
+    }
+    progress();
     const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[]; bytes: number }> = [];
     let inFlightBytes = 0;
     const buffer: Array<{ result: ProcessResult; cursor: SourceCursor }> = [];
@@ -206,7 +241,6 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     let taskBytes = 0;
     let taskSince = 0;
     let cursors: SourceCursor[] = [];
-    let read = 0;
 
     const drainOne = async (): Promise<void> => {
       const head = inFlight.shift();
@@ -267,6 +301,9 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
           break;
         }
         read += 1;
+        if (bytesTotal !== undefined) bytesRead = byteOffset(m.cursor) ?? bytesRead;
+        // The read counter moves between stored batches too (a slow source, a large batch).
+        if (performance.now() - reported >= PROGRESS_EVERY_MS) progress();
         if (options.maxItems !== undefined && read >= options.maxItems) break;
         asked = performance.now();
       }

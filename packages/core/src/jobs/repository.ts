@@ -34,6 +34,22 @@ export interface SourceProgress {
   filtered?: number;
 }
 
+/**
+ * The running attempt's live state, written every second or so outside the batch transactions
+ * (recordJobLive). The rate is measured from the attempt's start; a job waiting on a provider
+ * (sleeping out its Retry-After) says until when.
+ */
+export interface JobLive {
+  /** When this attempt started, and the items stored then (where its reading resumed). */
+  attemptStartedAt: string;
+  readAtStart: number;
+  phase: 'reading' | 'rebuilding';
+  /** The provider asked to wait (Retry-After, a spent quota) until `until`. */
+  waiting?: { reason: string; until: string };
+  /** When this was written. */
+  at: string;
+}
+
 export interface Job {
   id: string;
   workspaceId: string;
@@ -44,7 +60,10 @@ export interface Job {
   groupId: string;
   params: Record<string, unknown>;
   sources: Record<string, SourceProgress>;
+  /** Items stored (exact; moved in each batch's transaction). */
   itemsProcessed: number;
+  /** Items read from the source, stored or not yet (live). */
+  itemsRead: number;
   totalItems: number | null;
   itemsAdded: number;
   itemsUpdated: number;
@@ -53,6 +72,7 @@ export interface Job {
   errorsCount: number;
   errors: JobError[];
   cursor: Record<string, unknown> | null;
+  live: JobLive | null;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   parkedUntil: string | null;
@@ -68,6 +88,17 @@ type Executor = Kysely<Database> | Transaction<Database>;
 
 const isJobError = shape<JobError>({ message: 'string', count: 'number', severity: 'string', recoverable: 'boolean', at: 'string' });
 const isSourceProgress = shape<SourceProgress>({ status: 'string', itemsProcessed: 'number' });
+const isWaiting = shape<{ reason: string; until: string }>({ reason: 'string', until: 'string' });
+function isJobLive(v: unknown): v is JobLive {
+  return (
+    isRecord(v) &&
+    typeof v.attemptStartedAt === 'string' &&
+    typeof v.readAtStart === 'number' &&
+    (v.phase === 'reading' || v.phase === 'rebuilding') &&
+    typeof v.at === 'string' &&
+    (v.waiting === undefined || isWaiting(v.waiting))
+  );
+}
 
 export function toJob(r: JobsTable): Job {
   return {
@@ -80,6 +111,7 @@ export function toJob(r: JobsTable): Job {
     params: readJson(r.params_json, isRecord, 'jobs.params_json'),
     sources: readJson(r.progress_json, recordOf(isSourceProgress), 'jobs.progress_json'),
     itemsProcessed: r.items_processed,
+    itemsRead: r.items_read ?? 0,
     totalItems: r.total_items,
     itemsAdded: r.items_added,
     itemsUpdated: r.items_updated,
@@ -88,6 +120,7 @@ export function toJob(r: JobsTable): Job {
     errorsCount: r.errors_count,
     errors: readJson(r.errors_json, arrayOf(isJobError), 'jobs.errors_json'),
     cursor: r.cursor_json ? readJson(r.cursor_json, isRecord, 'jobs.cursor_json') : null,
+    live: r.live_json ? readJson(r.live_json, isJobLive, 'jobs.live_json') : null,
     leaseOwner: r.lease_owner,
     leaseExpiresAt: r.lease_expires_at,
     parkedUntil: r.parked_until,
@@ -139,6 +172,7 @@ export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Da
     params_json: JSON.stringify(input.params ?? {}),
     progress_json: JSON.stringify(input.sources ?? {}),
     items_processed: 0,
+    items_read: 0,
     total_items: input.totalItems ?? null,
     items_added: 0,
     items_updated: 0,
@@ -147,6 +181,7 @@ export async function enqueueJob(db: Db, input: EnqueueInput, now: Date = new Da
     errors_count: 0,
     errors_json: '[]',
     cursor_json: null,
+    live_json: null,
     lease_owner: null,
     lease_expires_at: null,
     parked_until: null,
@@ -245,7 +280,8 @@ export async function transitionJob(
         updated_at: at,
         ...(p.error ? withErrors(current, [p.error], at) : {}),
         ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
-        ...(to === 'running' ? { attempts: current.attempts + 1 } : {}),
+        // A new attempt starts its live state afresh (what the last one measured says nothing of it).
+        ...(to === 'running' ? { attempts: current.attempts + 1, live_json: null } : {}),
         ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
         ...(to === 'queued' || to === 'parked' ? { lease_owner: null, lease_expires_at: null } : {}),
         ...(p.leaseOwner !== undefined ? { lease_owner: p.leaseOwner } : {}),
@@ -370,6 +406,35 @@ export async function recordJobProgress(db: Executor, id: string, owner: string,
       ...(p.sources ? { progress_json: JSON.stringify(p.sources) } : {}),
       ...(p.cursor !== undefined ? { cursor_json: p.cursor === null ? null : JSON.stringify(p.cursor) } : {}),
       updated_at: now.toISOString(),
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Live counters of a running attempt: items read and the source's total (when it said), and its live state. */
+export interface LivePatch {
+  itemsRead: number;
+  /** Undefined leaves the stored total as it is. */
+  totalItems?: number;
+  live: JobLive;
+}
+
+/**
+ * Records the live counters (outside any batch transaction, every second or so). Only the
+ * attempt holding the lease writes; false when the job is no longer its own. The stored counts
+ * are not touched: they move with the data (recordJobProgress).
+ */
+export async function recordJobLive(db: Executor, id: string, owner: string, p: LivePatch): Promise<boolean> {
+  const res = await db
+    .updateTable('jobs')
+    .set({
+      items_read: p.itemsRead,
+      ...(p.totalItems !== undefined ? { total_items: p.totalItems } : {}),
+      live_json: JSON.stringify(p.live),
+      updated_at: p.live.at,
     })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)

@@ -176,6 +176,7 @@ describe.each(await testDialects())('alerts and digests from hand-built data ($n
           params_json: '{}',
           progress_json: '{}',
           items_processed: 0,
+          items_read: 0,
           total_items: null,
           items_added: 0,
           items_updated: 0,

@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ChsError } from '../errors.js';
 import type { ItemsOptions, RawMessage, Source, SourceCursor } from '../interfaces.js';
@@ -377,7 +377,11 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
     }
   }
 
-  return { kind: 'mbox', key: `mbox:${file}`, items, total };
+  async function size(): Promise<number | undefined> {
+    return (await stat(file)).size;
+  }
+
+  return { kind: 'mbox', key: `mbox:${file}`, items, total, size };
 }
 
 /**

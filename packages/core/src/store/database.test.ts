@@ -75,6 +75,7 @@ describe.each(dialects)('store on $name', (dialect) => {
         created_at: now,
         updated_at: now,
         items_processed: 0,
+        items_read: 0,
         items_added: 0,
         items_updated: 0,
         items_skipped: 0,

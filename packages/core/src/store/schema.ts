@@ -228,6 +228,8 @@ export interface JobsTable {
   params_json: string;
   progress_json: string;
   items_processed: number;
+  /** Items read from the source, stored or not yet (live; written outside the batch transactions). */
+  items_read: number;
   total_items: number | null;
   items_added: number;
   items_updated: number;
@@ -236,6 +238,8 @@ export interface JobsTable {
   errors_count: number;
   errors_json: string;
   cursor_json: string | null;
+  /** The running attempt's live state (jobs/repository.ts JobLive), or null. */
+  live_json: string | null;
   lease_owner: string | null;
   lease_expires_at: string | null;
   parked_until: string | null;

@@ -12,7 +12,15 @@ import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { createConnector, type ProviderUrlOverrides } from '../connectors/registry.js';
 import type { RateLimiters } from '../connectors/retry.js';
-import type { CredentialsByProvider, Provider, RecordsConnector, SyncBatch, SyncOptions, UnreconciledItem } from '../connectors/types.js';
+import type {
+  CredentialsByProvider,
+  Provider,
+  RecordsConnector,
+  SyncBatch,
+  SyncOptions,
+  SyncProgress as ConnectorProgress,
+  UnreconciledItem,
+} from '../connectors/types.js';
 import {
   getIntegrationCredentials,
   listIntegrationAccounts,
@@ -87,9 +95,14 @@ export interface ProviderSyncInput {
   maxMessageBytes?: number;
 }
 
-/** Progress of a sync: `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said. */
-interface SyncProgress extends IngestProgress {
+/**
+ * Progress of a sync, reported whenever it moves (a read, a stored batch, the provider's count, a
+ * wait): `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said;
+ * `waiting` is set while the provider made the sync wait (Retry-After) and that wait has not ended.
+ */
+export interface SyncProgress extends IngestProgress {
   providerTotal?: number;
+  waiting?: { reason: string; until: Date };
 }
 
 export interface ProviderSyncSummary extends RunTotals {
@@ -162,7 +175,17 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
       input.checkpoint && done
         ? (trx, counts, cursor, touched) => input.checkpoint!(trx, plusCounts(counts, done), cursor, mergeTouched(done.touched, touched))
         : input.checkpoint;
-    const onProgress = input.onProgress && done ? (p: SyncProgress): void => input.onProgress!(plusTotals(p, done)) : input.onProgress;
+    const onProgress =
+      input.onProgress && done
+        ? (p: SyncProgress): void =>
+            input.onProgress!({
+              ...plusTotals(p, done),
+              read: p.read + done.itemsProcessed,
+              // This mailbox's count comes after what the mailboxes before it held.
+              ...(p.total !== undefined ? { total: p.total + done.itemsProcessed } : {}),
+              ...(p.providerTotal !== undefined ? { providerTotal: p.providerTotal + done.itemsProcessed } : {}),
+            })
+        : input.onProgress;
     let s: ProviderSyncSummary;
     try {
       s = await syncAccount(
@@ -245,8 +268,48 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   const { db, logger, clock, secretKey } = deps;
   const { workspaceId, provider } = input;
   const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider, account);
+  // What the sync last reported, and what the connector said since: the provider's count, the rows
+  // it listed (records connectors), a wait it was told to make. Each of them is reported at once.
+  let last: IngestProgress | undefined;
+  let totalEstimate: number | undefined;
+  let listed = 0;
+  let waiting: SyncProgress['waiting'];
+  const capped = (n: number | undefined): number | undefined =>
+    n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems);
+  const report = (): void => {
+    if (!input.onProgress) return;
+    const p: IngestProgress = last ?? {
+      processed: 0,
+      read: 0,
+      total: undefined,
+      added: 0,
+      updated: 0,
+      skipped: 0,
+      filtered: 0,
+      errors: 0,
+      rate: 0,
+      etaSeconds: undefined,
+    };
+    const total = capped(totalEstimate) ?? p.total;
+    const etaSeconds = total !== undefined && p.rate > 0 ? Math.max(0, (total - p.processed) / p.rate) : undefined;
+    if (waiting && waiting.until.getTime() <= Date.now()) waiting = undefined;
+    input.onProgress({
+      ...p,
+      read: Math.max(p.read, listed),
+      total,
+      etaSeconds,
+      ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}),
+      ...(waiting ? { waiting } : {}),
+    });
+  };
   const connector = await createConnector(provider, {
     credentials,
+    retry: {
+      onWait: (w) => {
+        waiting = w;
+        report();
+      },
+    },
     ...(deps.urls ? { urls: deps.urls } : {}),
     ...(deps.limiters ? { limiters: deps.limiters } : {}),
     logger,
@@ -262,15 +325,11 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
           deps.faults?.('batch', ++counters.batches);
         }
       : undefined;
-  // The provider's own count (e.g. Gmail's messagesTotal), capped by maxItems, is the progress total.
-  let totalEstimate: number | undefined;
-  const capped = (n: number | undefined): number | undefined =>
-    n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems);
+  // The provider's own count (e.g. Gmail's resultSizeEstimate), capped by maxItems, is the progress total.
   const onProgress = input.onProgress
     ? (p: IngestProgress): void => {
-        const total = capped(totalEstimate) ?? p.total;
-        const etaSeconds = total !== undefined && p.rate > 0 ? Math.max(0, (total - p.processed) / p.rate) : undefined;
-        input.onProgress?.({ ...p, total, etaSeconds, ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}) });
+        last = p;
+        report();
       }
     : undefined;
   const unreconciled: UnreconciledItem[] = [];
@@ -285,8 +344,11 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     ...(input.since ? { since: input.since } : {}),
     ...(input.until ? { until: input.until } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
-    onProgress: (p: { totalEstimate?: number }) => {
+    onProgress: (p: ConnectorProgress) => {
+      const before = [totalEstimate, listed];
       if (p.totalEstimate !== undefined) totalEstimate = p.totalEstimate;
+      if (p.itemsListed !== undefined) listed = Math.max(listed, p.itemsListed);
+      if (before[0] !== totalEstimate || before[1] !== listed) report();
     },
   });
 
@@ -419,6 +481,7 @@ async function syncRecords(
       const secs = Math.max((Date.now() - started) / 1000, 0.001);
       input.onProgress?.({
         processed: c.processed,
+        read: c.processed,
         total: undefined,
         added: c.added,
         updated: c.updated,

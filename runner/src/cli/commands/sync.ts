@@ -93,13 +93,15 @@ async function run(ctx: CliContext, cmd: Command, flags: SyncFlags): Promise<voi
         signal: controller.signal,
         onProgress: (j) => {
           const secs = Math.max((Date.now() - t0) / 1000, 0.001);
-          const rate = j.itemsProcessed / secs;
+          const read = Math.max(j.itemsRead, j.itemsProcessed);
+          const rate = read / secs;
           const total = j.totalItems ?? undefined;
           view.update({
             processed: j.itemsProcessed,
+            read,
             total,
             rate,
-            etaSeconds: total !== undefined && rate > 0 ? (total - j.itemsProcessed) / rate : undefined,
+            etaSeconds: total !== undefined && rate > 0 ? Math.max(0, total - read) / rate : undefined,
             added: j.itemsAdded,
             errors: j.errorsCount,
           });

@@ -36,7 +36,10 @@ const SourceViewSchema = Type.Object(
     status: JobStateSchema,
     itemsProcessed: Type.Integer({ minimum: 0, description: 'Items stored (exact, committed with the data; cumulative over every attempt of the job)' }),
     itemsRead: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Extension: items read from the source so far, stored or not yet (updated every second or so while the job reads)' }),
+      Type.Integer({
+        minimum: 0,
+        description: 'Extension: items read from the source so far, stored or not yet (updated every second or so while the job reads)',
+      }),
     ),
     lastSyncAt: Type.Optional(Timestamp),
     totalItems: Type.Optional(
@@ -54,7 +57,11 @@ const SourceViewSchema = Type.Object(
 const CurrentJobSchema = Type.Object({
   jobId: Type.String({ description: 'The run id (one per POST /ingest/run)' }),
   status: JobStateSchema,
-  progress: Type.Number({ minimum: 0, maximum: 100, description: 'Percent done (an estimate): the mean of the sources\' progress; 0 while no source knows its total' }),
+  progress: Type.Number({
+    minimum: 0,
+    maximum: 100,
+    description: "Percent done (an estimate): the mean of the sources' progress; 0 while no source knows its total",
+  }),
   startedAt: Nullable(Timestamp),
   estimatedCompletion: Nullable(Timestamp),
   sources: Type.Record(Type.String(), SourceViewSchema),

@@ -60,7 +60,7 @@ describe('/ingest/v2 with a worker', () => {
     expect(res.status).toBe(200);
     const s = await waitDone(t);
     expect(s.status).toBe('completed');
-    expect(s.progress).toEqual({ emailsProcessed: 25, totalEmails: 25, percentComplete: 100, batchesCompleted: 3, totalBatches: 3 });
+    expect(s.progress).toEqual({ emailsProcessed: 25, emailsRead: 25, totalEmails: 25, percentComplete: 100, batchesCompleted: 3, totalBatches: 3 });
     expect(s.stats).toEqual({ clientsIdentified: 5, contactsCreated: expect.any(Number), interactionsCreated: 25, errorsCount: 0 });
     expect(s.timing.estimatedCompletionAt).toBe(
       (await t.engine.store.db.selectFrom('ingestion_sessions').select('completed_at').executeTakeFirstOrThrow()).completed_at,

@@ -19,7 +19,7 @@ import {
   type IngestionSessionStatus,
   type Job,
 } from '@chs/core';
-import { estimateItemsInWindow, estimateJob, formatDuration, lastCompletedRun, secondsFor } from '../../jobs/estimates.js';
+import { estimateItemsInWindow, estimateJob, formatDuration, itemsRead, lastCompletedRun, secondsFor, waitingOn } from '../../jobs/estimates.js';
 import { requireConnected } from '../../jobs/start.js';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
@@ -123,17 +123,19 @@ export const ingestV2Routes =
         const status = sessionStatus(s, job);
         const now = new Date();
         const processed = stats.emailsProcessed;
+        // Read from Gmail, stored or not yet: the live counter moves between the stored batches.
+        const read = Math.max(processed, job ? itemsRead(job) : 0);
         // The provider's count (capped by maxEmails) once the job learned it; before that, unknown.
         const known = job?.totalItems ?? null;
         // Finished: what there was to read is what was read (the cap is not a count).
-        const total = status === 'completed' ? processed : known !== null ? Math.min(Math.max(known, processed), cfg.maxEmails) : null;
+        const total = status === 'completed' ? processed : known !== null ? Math.min(Math.max(known, read), cfg.maxEmails) : null;
         const ended = status === 'completed' || status === 'failed';
         const endedAt = s.completedAt ?? (ended ? (job?.completedAt ?? null) : null);
         let completionAt: string | null = null;
         if (status === 'completed') completionAt = endedAt;
         else if (!ended && job && total !== null) {
           completionAt = estimateJob(
-            { ...job, totalItems: total, itemsProcessed: Math.max(job.itemsProcessed, processed) },
+            { ...job, totalItems: total, itemsProcessed: Math.max(job.itemsProcessed, processed), itemsRead: read },
             now,
             await lastCompletedRun(db, ws, 'google'),
           ).completionAt;
@@ -144,16 +146,20 @@ export const ingestV2Routes =
             .filter((x): x is string => !!x)
             .sort()
             .at(-1) ?? s.updatedAt;
+        const waiting = job && !ended ? waitingOn(job, now) : undefined;
         return {
           sessionId: s.id,
           status,
           progress: {
             emailsProcessed: processed,
+            emailsRead: read,
             totalEmails: total,
-            percentComplete: status === 'completed' ? 100 : total ? Math.min(100, Math.round((processed / total) * 1000) / 10) : 0,
+            // An estimate: 100 only once the session completed.
+            percentComplete: status === 'completed' ? 100 : total ? Math.min(99.9, Math.floor((read / total) * 1000) / 10) : 0,
             batchesCompleted: stats.batchesCompleted,
             totalBatches: total === null ? null : Math.ceil(total / cfg.batchSize),
           },
+          ...(waiting ? { waiting } : {}),
           timing: {
             startedAt: s.startedAt,
             lastUpdateAt: lastUpdate,

@@ -5,7 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY_MS, connectIntegration, enqueueJob, getJob, listJobs, recordJobProgress, transitionJob, markNeedsReauth, type Db, type Provider } from '@chs/core';
+import {
+  DAY_MS,
+  connectIntegration,
+  enqueueJob,
+  getJob,
+  listJobs,
+  recordJobLive,
+  recordJobProgress,
+  transitionJob,
+  markNeedsReauth,
+  type Db,
+  type JobLive,
+  type Provider,
+} from '@chs/core';
 import { startTestApp, type TestApp } from '../testing.js';
 
 let t: TestApp | undefined;
@@ -128,7 +141,9 @@ describe('GET /api/ingest/status', () => {
       progress: 0,
       startedAt: null,
       estimatedCompletion: null,
-      sources: { google: { status: 'queued', itemsProcessed: 0 }, hubspot: { status: 'queued', itemsProcessed: 0 } },
+      sources: { google: { status: 'queued', itemsProcessed: 0, itemsRead: 0 }, hubspot: { status: 'queued', itemsProcessed: 0, itemsRead: 0 } },
+      itemsRead: 0,
+      itemsProcessed: 0,
     });
 
     await claim(db, google.id, 10);
@@ -168,6 +183,80 @@ describe('GET /api/ingest/status', () => {
     const unknown = await t.request(`/api/ingest/status?workspaceId=${t.workspaceId}&jobId=job_nope`);
     expect(unknown.status).toBe(404);
     expect(await json(unknown)).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+
+  it('a job that reads for a long time before its first stored batch moves anyway: read counter, total, rate and ETA; a wait on the provider says until when', async () => {
+    t = await startTestApp();
+    const db = t.engine.store.db;
+    await connect(db, t.workspaceId, 'google');
+    const run = await json<{ jobId: string }>(await t.request(`/api/ingest/run?workspaceId=${t.workspaceId}`, { method: 'POST' }));
+    const id = (await listJobs(db, { workspaceId: t.workspaceId, groupId: run.jobId, limit: 1, offset: 0 })).jobs[0]!.id;
+    await claim(db, id, 10);
+    type Status = {
+      currentJob: {
+        progress: number;
+        estimatedCompletion: string | null;
+        itemsRead: number;
+        itemsProcessed: number;
+        totalItems?: number;
+        rate?: number;
+        waiting?: unknown;
+        sources: Record<string, Record<string, unknown>>;
+      };
+    };
+    const status = async () => (await json<Status>(await t!.request(`/api/ingest/status?workspaceId=${t!.workspaceId}`))).currentJob;
+    const live = (over: Partial<JobLive> = {}): JobLive => ({
+      attemptStartedAt: new Date(Date.now() - 10_000).toISOString(),
+      readAtStart: 0,
+      phase: 'reading',
+      at: new Date().toISOString(),
+      ...over,
+    });
+    // Nothing stored yet, 250 of Gmail's 1,000 read in 10 s: a quarter done, 25/s, 30 s to go.
+    expect(await recordJobLive(db, id, OWNER, { itemsRead: 250, totalItems: 1000, live: live() })).toBe(true);
+    let c = await status();
+    expect(c).toMatchObject({ progress: 25, itemsRead: 250, itemsProcessed: 0, totalItems: 1000 });
+    expect(c.sources.google).toMatchObject({ status: 'running', itemsRead: 250, itemsProcessed: 0, totalItems: 1000, progress: 25, phase: 'reading' });
+    expect(c.rate).toBeGreaterThan(24);
+    expect(c.rate).toBeLessThan(26);
+    expect(secondsFromNow(c.estimatedCompletion)).toBeGreaterThan(27);
+    expect(secondsFromNow(c.estimatedCompletion)).toBeLessThan(33);
+    expect(c.waiting).toBeUndefined();
+
+    // A batch stored: the stored count moves, the read counter never goes below it.
+    await progress(db, id, 300, 1000);
+    c = await status();
+    expect(c).toMatchObject({ itemsRead: 300, itemsProcessed: 300, progress: 30 });
+
+    // Gmail asked to wait 60 s (Retry-After): the status says so, and the end moves past the wait.
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await recordJobLive(db, id, OWNER, { itemsRead: 400, live: live({ waiting: { reason: 'google: HTTP 429 rateLimitExceeded', until } }) });
+    c = await status();
+    expect(c.waiting).toEqual({ reason: 'google: HTTP 429 rateLimitExceeded', until });
+    expect(c.sources.google!.waiting).toEqual({ reason: 'google: HTTP 429 rateLimitExceeded', until });
+    expect(secondsFromNow(c.estimatedCompletion)).toBeGreaterThan(60);
+    // The total stays what the source said when a live write does not know it.
+    expect(c.totalItems).toBe(1000);
+
+    // Every item read and stored: the last step rebuilds health; still below 100 until the job ends.
+    await progress(db, id, 1000, 1000);
+    await recordJobLive(db, id, OWNER, { itemsRead: 1000, live: live({ phase: 'rebuilding' }) });
+    c = await status();
+    expect(c.sources.google).toMatchObject({ phase: 'rebuilding', progress: 99.9 });
+    expect(c.progress).toBeLessThan(100);
+    expect(c.waiting).toBeUndefined();
+
+    // Parked on the quota: waiting until it resumes, with the provider's words.
+    const resume = new Date(Date.now() + 3_600_000);
+    await transitionJob(db, id, 'running', 'parked', {
+      owner: OWNER,
+      patch: { parkedUntil: resume.toISOString(), lastError: 'google quota exhausted (dailyLimitExceeded)' },
+    });
+    c = await status();
+    expect(c.waiting).toEqual({ reason: 'google quota exhausted (dailyLimitExceeded)', until: resume.toISOString() });
+    expect(Date.parse(c.estimatedCompletion!)).toBeGreaterThanOrEqual(resume.getTime());
+    // A write of an attempt that no longer holds the job is refused.
+    expect(await recordJobLive(db, id, OWNER, { itemsRead: 5, live: live() })).toBe(false);
   });
 
   it('estimates move with progress: measured throughput of the running job, then the last completed run', async () => {

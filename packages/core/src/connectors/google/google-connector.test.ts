@@ -49,6 +49,9 @@ describe('google connector: full read', () => {
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
       .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
+      .get('/gmail/v1/users/me/messages')
       .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}` })
       .reply(200, fx('messages-list-recent-page1.json'))
       .get('/gmail/v1/users/me/messages')
@@ -81,6 +84,32 @@ describe('google connector: full read', () => {
   });
 });
 
+describe('google connector: the total, before the first page', () => {
+  it("tells Gmail's estimate of the whole window (one list call of one id) before any page is read, and the mailbox's count when Gmail gives none", async () => {
+    const since = new Date((until - 20 * DAY) * 1000);
+    for (const [estimate, expected] of [
+      [{ resultSizeEstimate: 2750 }, 2750],
+      [{}, 3012],
+    ] as const) {
+      nock(API)
+        .get('/gmail/v1/users/me/profile')
+        .reply(200, { ...fx('profile.json'), messagesTotal: 3012 })
+        .get('/gmail/v1/users/me/messages')
+        .query({ maxResults: '1', q: `after:${until - 20 * DAY} before:${until}` })
+        .reply(200, estimate)
+        .get('/gmail/v1/users/me/messages')
+        .query(true)
+        .times(2)
+        .reply(200, { resultSizeEstimate: 0 });
+      const seen: Array<{ totalEstimate?: number | undefined; batches: number }> = [];
+      let batches = 0;
+      for await (const _b of connector().sync({ mode: 'full', since, onProgress: (p) => seen.push({ totalEstimate: p.totalEstimate, batches }) })) batches += 1;
+      expect(seen[0]).toEqual({ totalEstimate: expected, batches: 0 });
+      expect(nock.isDone()).toBe(true);
+    }
+  });
+});
+
 describe('google connector: incremental', () => {
   it('with no changes yields one empty batch carrying the new history id', async () => {
     nock(API).get('/gmail/v1/users/me/history').query(true).reply(200, fx('history-empty.json'));
@@ -97,6 +126,9 @@ describe('google connector: incremental', () => {
       .reply(404, fx('error-404.json'))
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
       .get('/gmail/v1/users/me/messages')
       .query({ maxResults: '500', q: `after:${until - 7 * DAY} before:${until}` })
       .reply(200, fx('messages-list-recent-page2.json'))
@@ -116,6 +148,9 @@ describe('google connector: politeness and failures', () => {
     nock(API)
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
       .get('/gmail/v1/users/me/messages')
       .query(true)
       .reply(200, fx('messages-list-recent-page2.json'));
@@ -139,6 +174,9 @@ describe('google connector: politeness and failures', () => {
     nock(API)
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
       .get('/gmail/v1/users/me/messages')
       .query(true)
       .reply(200, {
@@ -188,6 +226,9 @@ describe('google connector: politeness and failures', () => {
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
       .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
+      .get('/gmail/v1/users/me/messages')
       .query(true)
       .reply(200, fx('messages-list-empty.json'));
     const c = connector({ horizonDays: 7, credentials: { ...creds, expiresAt: '2000-01-01T00:00:00.000Z' }, onTokens: (t) => void saved.push(t) });
@@ -218,6 +259,9 @@ describe('google connector: politeness and failures', () => {
     nock(API, { reqheaders: { authorization: 'Bearer ya29.a0AfB_refreshed' } })
       .get('/gmail/v1/users/me/profile')
       .reply(200, fx('profile.json'))
+      .get('/gmail/v1/users/me/messages')
+      .query((q) => q.maxResults === '1')
+      .reply(200, { resultSizeEstimate: 4 })
       .get('/gmail/v1/users/me/messages')
       .query(true)
       .reply(200, fx('messages-list-empty.json'));

@@ -134,10 +134,13 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
 
   async function startFull(o: SyncOptions): Promise<GoogleCursor> {
     const profile = await client.getProfile(o.signal);
-    // The mailbox's own count: an upper bound of what a full read can bring, for progress and estimates.
-    if (typeof profile.messagesTotal === 'number') o.onProgress?.({ phase: 'full', itemsYielded: 0, totalEstimate: profile.messagesTotal });
     const until = Math.floor((o.until ?? clock()).getTime() / 1000);
     const horizon = Math.floor((o.since ?? new Date(until * 1000 - horizonDays * DAY * 1000)).getTime() / 1000);
+    // The total for progress and estimates: Gmail's estimate of the messages the whole window
+    // holds (one list call of one id, 5 units), else the mailbox's own count (an upper bound).
+    const counted = await client.listMessages({ q: windowQuery(horizon, until, extraQuery), maxResults: 1 }, o.signal);
+    const total = typeof counted.resultSizeEstimate === 'number' ? counted.resultSizeEstimate : profile.messagesTotal;
+    if (typeof total === 'number') o.onProgress?.({ phase: 'full', itemsYielded: 0, totalEstimate: total });
     return {
       v: 1,
       phase: 'full',

@@ -28,7 +28,13 @@ export const googleHarness: ConnectorHarness = {
     const ok = (body: unknown): FakeReply => ({ status: 200, body });
 
     api.route(API, 'GET', /^\/gmail\/v1\/users\/me\/profile$/, () => ok({ ...profile, historyId }));
-    api.route(API, 'GET', /^\/gmail\/v1\/users\/me\/messages$/, (r) => ok(r.query.get('pageToken') === page1.nextPageToken ? page2 : page1));
+    // The up-front count (maxResults=1) answers Gmail's estimate for the window; the read gets the pages.
+    const listed = [...(page1.messages ?? []), ...(page2.messages ?? [])];
+    api.route(API, 'GET', /^\/gmail\/v1\/users\/me\/messages$/, (r) =>
+      r.query.get('maxResults') === '1'
+        ? ok({ messages: listed.slice(0, 1), nextPageToken: 'count-only', resultSizeEstimate: listed.length })
+        : ok(r.query.get('pageToken') === page1.nextPageToken ? page2 : page1),
+    );
     api.route(API, 'GET', /^\/gmail\/v1\/users\/me\/messages\/[^/]+$/, (r) => {
       const m = raws[r.path.split('/').pop() ?? ''];
       return m ? ok(m) : { status: 404, body: fx('error-404.json') };
@@ -44,7 +50,7 @@ export const googleHarness: ConnectorHarness = {
         // One week back is one window: the two list pages. No refresh token: a 401 is final.
         createGoogleConnector({ credentials: { accessToken: 'ya29.valid', email: 'rep@acme.test' }, clock, retry, horizonDays: 7, quota: false }),
       firstSync: [...(page1.messages ?? []), ...(page2.messages ?? [])].map((m) => m.id),
-      isFirstPage: (r: FakeRequest) => r.path === '/gmail/v1/users/me/messages' && !r.query.has('pageToken'),
+      isFirstPage: (r: FakeRequest) => r.path === '/gmail/v1/users/me/messages' && !r.query.has('pageToken') && r.query.get('maxResults') !== '1',
       unauthorized: { status: 401, body: fx('error-401.json') },
       serverError: { status: 503, body: fx('error-503.json') },
       rateLimited: (seconds) => ({ status: 429, body: fx('error-429.json'), headers: { 'retry-after': String(seconds) } }),

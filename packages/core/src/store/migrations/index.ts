@@ -12,6 +12,7 @@ import * as m010 from './010-oauth-states.js';
 import * as m011 from './011-integration-accounts.js';
 import * as m012 from './012-interaction-index-trim.js';
 import * as m013 from './013-client-discovery.js';
+import * as m014 from './014-live-progress.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011-integration-accounts': m011,
   '012-interaction-index-trim': m012,
   '013-client-discovery': m013,
+  '014-live-progress': m014,
 };
