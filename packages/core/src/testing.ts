@@ -18,3 +18,4 @@ export {
   type FakeHubSpotCompany,
   type FakeHubSpotStats,
 } from './connectors/hubspot/fake-hubspot-server.js';
+export { judgeProgress, type ProgressSample, type ProgressJudgement } from './test-support/progress.js';

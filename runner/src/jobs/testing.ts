@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from '@chs/core/testing';
+import { createTestDatabase, type ProgressSample } from '@chs/core/testing';
 
 /** The built `chs` binary the process tests spawn (run `npx tsc -b` first). */
 export const CHS_BIN = fileURLToPath(new URL('../../bin/chs.js', import.meta.url));
@@ -332,4 +332,86 @@ export async function startTcpProxy(targetPort: number, listenPort = 0): Promise
         server.close(() => r());
       }),
   };
+}
+
+/** Which status a watcher reads: `/ingest/status`'s current run, or `/ingest/v2/status`'s session. */
+export type StatusKind = 'run' | 'v2';
+
+interface RunStatus {
+  currentJob: {
+    status: string;
+    progress: number;
+    estimatedCompletion: string | null;
+    totalItems?: number;
+    itemsRead?: number;
+    itemsProcessed?: number;
+    waiting?: unknown;
+  } | null;
+}
+interface V2Status {
+  status: string;
+  progress: { percentComplete: number; totalEmails: number | null; emailsRead?: number; emailsProcessed: number };
+  timing: { estimatedCompletionAt: string | null };
+  waiting?: unknown;
+}
+
+/** One status reading as a ProgressSample, `start` being the epoch ms the job was started at. */
+export function toSample(kind: StatusKind, body: unknown, start: number, now: number): ProgressSample | undefined {
+  const rel = (iso: string | null | undefined) => (iso ? Date.parse(iso) - start : null);
+  if (kind === 'run') {
+    const c = (body as RunStatus).currentJob;
+    if (!c) return undefined;
+    return {
+      at: now - start,
+      status: c.status,
+      progress: c.progress,
+      total: c.totalItems ?? null,
+      read: c.itemsRead ?? 0,
+      stored: c.itemsProcessed ?? 0,
+      eta: rel(c.estimatedCompletion),
+      waiting: c.waiting !== undefined,
+    };
+  }
+  const v = body as V2Status;
+  return {
+    at: now - start,
+    status: v.status,
+    progress: v.progress.percentComplete,
+    total: v.progress.totalEmails,
+    read: v.progress.emailsRead ?? 0,
+    stored: v.progress.emailsProcessed,
+    eta: rel(v.timing.estimatedCompletionAt),
+    waiting: v.waiting !== undefined,
+  };
+}
+
+/**
+ * Reads a status endpoint every `everyMs` until the run ends (completed, failed, cancelled), as
+ * a user watching it would; resolves to every sample and when the end was first seen (ms after
+ * `start`). `base()` is read at each look, so a test may restart the server under it.
+ */
+export async function watchStatus(
+  kind: StatusKind,
+  base: () => string,
+  key: string,
+  start: number,
+  o: { everyMs?: number; timeoutMs?: number; onSample?: (s: ProgressSample) => void } = {},
+): Promise<{ samples: ProgressSample[]; endAt: number; last: ProgressSample }> {
+  const samples: ProgressSample[] = [];
+  const path = kind === 'run' ? '/api/ingest/status?workspaceId=acme.com' : '/api/ingest/v2/status?workspaceId=acme.com';
+  const deadline = Date.now() + (o.timeoutMs ?? 180_000);
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`the run did not end in time; last: ${JSON.stringify(samples.at(-1))}`);
+    const res = await fetch(`${base()}${path}`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
+    const now = Date.now();
+    if (res?.ok) {
+      const s = toSample(kind, await res.json(), start, now);
+      if (s) {
+        samples.push(s);
+        o.onSample?.(s);
+        if (s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled') return { samples, endAt: s.at, last: s };
+      }
+    }
+    await sleep(o.everyMs ?? 250);
+  }
 }

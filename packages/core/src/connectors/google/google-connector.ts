@@ -84,15 +84,38 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
 
   const isVanished = (err: unknown) => isChsError(err, 'NOT_FOUND');
 
+  /**
+   * Messages fetched so far in one read, told as they arrive (`itemsListed`): a page of 500 takes
+   * seconds at the quota, and the job's read counter should move within it, not once per page.
+   */
+  const fetchCounter = (o: SyncOptions, phase: string, yielded: () => number) => {
+    let fetched = 0;
+    return (): void => {
+      fetched += 1;
+      o.onProgress?.({ phase, itemsYielded: yielded(), itemsListed: fetched });
+    };
+  };
+
   async function* fetchPage(
     ids: string[],
     before: GoogleCursor,
     after: GoogleCursor,
     window: string,
     signal: AbortSignal | undefined,
+    onFetched: () => void,
   ): AsyncGenerator<SyncBatch<RawMessage>> {
     const itemCursor = toCursor(before);
-    const r = await fetchWindow(ids, async (id) => toRawMessage(await client.getRaw(id, signal), itemCursor), limit, isVanished, signal);
+    const r = await fetchWindow(
+      ids,
+      async (id) => {
+        const m = toRawMessage(await client.getRaw(id, signal), itemCursor);
+        onFetched();
+        return m;
+      },
+      limit,
+      isVanished,
+      signal,
+    );
     for (const u of r.unreconciled) logger.warn({ provider: 'google', providerId: u.providerId, reason: u.reason }, 'gmail message not reconciled');
     yield { items: r.items, cursor: toCursor(after), window, expectedIds: ids, unreconciled: r.unreconciled, vanished: r.vanished };
   }
@@ -100,6 +123,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
   async function* fullRead(start: GoogleCursor, o: SyncOptions, resyncReason?: string): AsyncGenerator<SyncBatch<RawMessage>> {
     let c = start;
     let yielded = 0;
+    const onFetched = fetchCounter(o, 'full', () => yielded);
     let pendingResync = resyncReason;
     for (;;) {
       const ws = c.windowStart as number;
@@ -118,7 +142,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
         const { pageToken: _done, ...rest } = c;
         next = w ? { ...rest, ...w } : { v: 1, phase: 'incremental', ...(c.historyId ? { historyId: c.historyId } : {}) };
       }
-      for await (const b of fetchPage(ids, c, next, label, o.signal)) {
+      for await (const b of fetchPage(ids, c, next, label, o.signal, onFetched)) {
         yielded += b.items.length;
         if (pendingResync !== undefined) {
           b.resync = { reason: pendingResync };
@@ -155,6 +179,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
     const startId = c.historyId as string;
     let pageToken = c.pageToken;
     let yielded = 0;
+    const onFetched = fetchCounter(o, 'incremental', () => yielded);
     for (;;) {
       let page;
       try {
@@ -173,7 +198,7 @@ export function createGoogleConnector(options: GoogleConnectorOptions): MailConn
       const after: GoogleCursor = page.nextPageToken
         ? { v: 1, phase: 'incremental', historyId: startId, pageToken: page.nextPageToken }
         : { v: 1, phase: 'incremental', historyId: page.historyId ?? startId };
-      for await (const b of fetchPage(ids, before, after, `history since ${startId}`, o.signal)) {
+      for await (const b of fetchPage(ids, before, after, `history since ${startId}`, o.signal, onFetched)) {
         yielded += b.items.length;
         yield b;
       }
