@@ -1,7 +1,8 @@
 /**
  * `@chs/core/testing`: what tests and benchmarks build on, not part of the engine's API — fresh
- * databases on every dialect (store/testing.ts), a fake Gmail and Google token server and a fake
- * HubSpot (install screen, token endpoint, company search), each on a real socket.
+ * databases on every dialect (store/testing.ts), a fake Gmail and Google token server, a fake
+ * HubSpot (install screen, token endpoint, CRM search, associations, owners) and a fake Intercom
+ * (contacts and conversations search, conversations, companies), each on a real socket.
  */
 export * from './store/testing.js';
 export {
@@ -16,6 +17,20 @@ export {
   type FakeHubSpotServer,
   type FakeHubSpotOptions,
   type FakeHubSpotCompany,
+  type FakeHubSpotContact,
+  type FakeHubSpotEngagement,
+  type FakeHubSpotEngagementType,
+  type FakeHubSpotOwner,
   type FakeHubSpotStats,
 } from './connectors/hubspot/fake-hubspot-server.js';
+export {
+  startFakeIntercomServer,
+  type FakeIntercomServer,
+  type FakeIntercomOptions,
+  type FakeIntercomCompany,
+  type FakeIntercomContact,
+  type FakeIntercomConversation,
+  type FakeIntercomPart,
+  type FakeIntercomStats,
+} from './connectors/intercom/fake-intercom-server.js';
 export { judgeProgress, type ProgressSample, type ProgressJudgement } from './test-support/progress.js';

@@ -4,7 +4,7 @@
  * it) and the measured throughput of the running job, else the throughput and duration of the
  * last completed job of the same source, else "unknown" (null). See docs/jobs.md#estimates.
  */
-import { lastCompletedJob, storedItemsPerDay, type Db, type Job } from '@chs/core';
+import { LIVE_STALE_MS, lastCompletedJob, storedItemsPerDay, type Db, type Job } from '@chs/core';
 
 /** What the last completed job of a source measured. */
 export interface PastRun {
@@ -22,8 +22,13 @@ export interface JobEstimate {
   basis: 'done' | 'measured' | 'history' | 'unknown';
 }
 
-/** Items read so far: the live counter, or the stored count when a batch was stored since it was written. */
-export function itemsRead(job: Job): number {
+/**
+ * Items read so far: the live counter while its attempt is alive (written in the last
+ * LIVE_STALE_MS), else the stored count (an attempt that died leaves what it did not store to be
+ * read again); never below the stored count.
+ */
+export function itemsRead(job: Job, now: Date): number {
+  if (job.live && now.getTime() - Date.parse(job.live.at) > LIVE_STALE_MS) return job.itemsProcessed;
   return Math.max(job.itemsRead, job.itemsProcessed);
 }
 
@@ -36,7 +41,7 @@ export function readRate(job: Job, now: Date): number | undefined {
   if (job.state !== 'running') return undefined;
   if (job.live) {
     const secs = (now.getTime() - Date.parse(job.live.attemptStartedAt)) / 1000;
-    const read = itemsRead(job) - job.live.readAtStart;
+    const read = itemsRead(job, now) - job.live.readAtStart;
     return secs > 0 && read > 0 ? read / secs : undefined;
   }
   if (!job.startedAt || job.itemsProcessed <= 0) return undefined;
@@ -53,11 +58,11 @@ export function waitingOn(job: Job, now: Date): { reason: string; until: string 
 }
 
 /** Percent read of the job's total (an estimate): 100 once completed, below 100 until then; null without a total. */
-export function jobProgress(job: Job): number | null {
+export function jobProgress(job: Job, now: Date): number | null {
   if (job.state === 'completed') return 100;
   if (job.totalItems === null) return null;
   if (job.totalItems <= 0) return job.state === 'failed' || job.state === 'cancelled' ? null : 0;
-  const pct = Math.floor((itemsRead(job) / job.totalItems) * 1000) / 10;
+  const pct = Math.floor((itemsRead(job, now) / job.totalItems) * 1000) / 10;
   // Only the end of the job says 100: a total can be short (Gmail's is an estimate), and the health rebuild follows the read.
   return Math.min(99.9, pct);
 }
@@ -82,7 +87,7 @@ export function estimateJob(job: Job, now: Date, past: PastRun | undefined): Job
   }
   const measured = readRate(job, now);
   const rate = measured ?? past?.itemsPerSecond;
-  const read = itemsRead(job);
+  const read = itemsRead(job, now);
   let remaining: number | null = null;
   if (job.live?.phase === 'rebuilding') {
     // The read is done; the health rebuild of the clients it touched is the last, short step.

@@ -85,7 +85,7 @@ export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<Cu
   let waiting: WaitingView | undefined;
   let rate: number | undefined;
   for (const j of jobs) {
-    const p = jobProgress(j);
+    const p = jobProgress(j, now);
     const saved = j.sources[j.source];
     const past: PastRun | undefined = j.state === 'completed' ? undefined : await lastCompletedRun(db, j.workspaceId, j.source, j.kind);
     const e = estimateJob(j, now, past);
@@ -95,7 +95,7 @@ export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<Cu
     sources[j.source] = {
       status: j.state,
       itemsProcessed: j.itemsProcessed,
-      itemsRead: itemsRead(j),
+      itemsRead: itemsRead(j, now),
       ...(saved?.lastSyncAt ? { lastSyncAt: saved.lastSyncAt } : {}),
       ...(j.totalItems !== null ? { totalItems: j.totalItems } : {}),
       ...(p !== null ? { progress: p } : {}),
@@ -122,7 +122,7 @@ export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<Cu
     startedAt,
     estimatedCompletion: completedAt ?? (completion === null ? null : new Date(completion).toISOString()),
     sources,
-    itemsRead: jobs.reduce((n, j) => n + itemsRead(j), 0),
+    itemsRead: jobs.reduce((n, j) => n + itemsRead(j, now), 0),
     itemsProcessed: jobs.reduce((n, j) => n + j.itemsProcessed, 0),
     ...(totals.every((t) => t !== null) ? { totalItems: totals.reduce<number>((n, t) => n + (t ?? 0), 0) } : {}),
     ...(rate !== undefined ? { rate: round1(rate) } : {}),

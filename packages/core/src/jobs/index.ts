@@ -5,3 +5,4 @@ export * from './counts.js';
 export * from './runs.js';
 export * from './sessions.js';
 export * from './retention.js';
+export { LIVE_EVERY_MS, LIVE_STALE_MS } from './live.js';

@@ -11,8 +11,13 @@ import { toError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { recordJobLive, type JobLive } from './repository.js';
 
-/** Live counters are written at most this often, and at least this often while they change (ms). */
+/** Live counters are written this often (ms), and at once on a change worth seeing. */
 export const LIVE_EVERY_MS = 1000;
+/**
+ * Live counters older than this (ms) are an attempt that died (a crash, a SIGKILL): what it read
+ * and did not store will be read again, so a status shows the stored count instead.
+ */
+export const LIVE_STALE_MS = 5000;
 
 export interface LiveUpdate {
   /** Items read, over every attempt (what the attempt started from plus what it read). */
@@ -48,9 +53,13 @@ export class LiveProgress {
     this.#base = { attemptStartedAt: new Date().toISOString(), readAtStart: o.readAtStart };
   }
 
-  /** Writes the attempt's start at once (a restarted job shows its stored totals, not 0), then keeps writing while it changes. */
+  /**
+   * Writes the attempt's start at once (a restarted job shows its stored totals, not 0), then
+   * every `everyMs` whether it changed or not: a write that is fresh says the attempt is alive
+   * (a status reader trusts the read counter only while it is, LIVE_STALE_MS).
+   */
   start(): Promise<void> {
-    this.#timer = setInterval(() => void this.#flush(false), this.#everyMs);
+    this.#timer = setInterval(() => void this.#flush(true), this.#everyMs);
     this.#timer.unref();
     return this.#flush(true);
   }

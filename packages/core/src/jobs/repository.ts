@@ -280,7 +280,10 @@ export async function transitionJob(
         updated_at: at,
         ...(p.error ? withErrors(current, [p.error], at) : {}),
         ...(to === 'running' && !current.started_at ? { started_at: at } : {}),
-        // A new attempt starts its live state afresh (what the last one measured says nothing of it).
+        // What was read but not stored is read again by the next attempt: the read counter falls
+        // back to the stored count at every change of state, and a new attempt starts its live
+        // state afresh (what the last one measured says nothing of it).
+        items_read: current.items_processed,
         ...(to === 'running' ? { attempts: current.attempts + 1, live_json: null } : {}),
         ...(to === 'completed' || to === 'failed' || to === 'cancelled' ? { completed_at: at, lease_owner: null, lease_expires_at: null } : {}),
         ...(to === 'queued' || to === 'parked' ? { lease_owner: null, lease_expires_at: null } : {}),

@@ -273,6 +273,8 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   let last: IngestProgress | undefined;
   let totalEstimate: number | undefined;
   let listed = 0;
+  // Messages of a page a resume fetched again but skips (stored by the attempt before): not read anew.
+  let reread = 0;
   let waiting: SyncProgress['waiting'];
   const capped = (n: number | undefined): number | undefined =>
     n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems);
@@ -295,7 +297,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     if (waiting && waiting.until.getTime() <= Date.now()) waiting = undefined;
     input.onProgress({
       ...p,
-      read: Math.max(p.read, listed),
+      read: Math.max(p.read, listed - reread),
       total,
       etaSeconds,
       ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}),
@@ -379,6 +381,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
               // Not found (the page changed meanwhile): read it whole; what is stored is skipped as a duplicate.
               const stored = items.findIndex((m) => m.providerId === skipThrough);
               items = items.slice(stored + 1);
+              reread += stored + 1;
               skipThrough = undefined;
             }
             const last = items.length - 1;

@@ -124,7 +124,7 @@ export const ingestV2Routes =
         const now = new Date();
         const processed = stats.emailsProcessed;
         // Read from Gmail, stored or not yet: the live counter moves between the stored batches.
-        const read = Math.max(processed, job ? itemsRead(job) : 0);
+        const read = Math.max(processed, job ? itemsRead(job, now) : 0);
         // The provider's count (capped by maxEmails) once the job learned it; before that, unknown.
         const known = job?.totalItems ?? null;
         // Finished: what there was to read is what was read (the cap is not a count).
