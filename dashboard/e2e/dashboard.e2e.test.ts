@@ -275,14 +275,28 @@ describe('the dashboard on the demo data', () => {
     expect(await form.getByRole('status').innerText()).toMatch(/^Backfill of Gmail queued: /);
     expect(await form.getByRole('alert').count()).toBe(0);
 
-    // Its job appears, runs, and ends with every message read (the items count moves per written batch).
+    // Its job appears and its bar moves as the messages are read, between the stored batches: within 5 s of the
+    // start, at least three times before the end, never back; the line under it says read, stored, of how many.
     const job = page.getByTestId('current-job');
     const status = () => job.getByTestId('job-status').innerText();
     const progress = async () => Number(await job.getByLabel('Job progress').getAttribute('value'));
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^(queued|running)$/);
-    expect(await progress()).toBeLessThan(100);
-    await shot('sources');
-    await expect.poll(status, { timeout: 60_000 }).toBe('completed');
+    const started = Date.now();
+    const moves: Array<{ at: number; value: number; text: string }> = [];
+    for (let s = await status(); s !== 'completed'; s = await status()) {
+      expect(Date.now() - started, `the backfill still ${s} after a minute`).toBeLessThan(60_000);
+      const value = await job.getByLabel('Job progress').getAttribute('value');
+      if (value !== null && Number(value) > 0 && Number(value) < 100 && Number(value) !== moves.at(-1)?.value) {
+        moves.push({ at: Date.now() - started, value: Number(value), text: await job.innerText() });
+        if (moves.length === 2) await shot('sources');
+      }
+      await page.waitForTimeout(150);
+    }
+    console.info(`[dashboard] the bar moved ${moves.length} times: ${JSON.stringify(moves.map((m) => [m.at, m.value]))}; last line: ${moves.at(-1)?.text.split('\n')[2] ?? ''}`);
+    expect(moves.length).toBeGreaterThanOrEqual(3);
+    expect(moves[0]!.at).toBeLessThanOrEqual(5000);
+    expect(moves.map((m) => m.value)).toEqual(moves.map((m) => m.value).sort((a, b) => a - b));
+    expect(moves.some((m) => /\d+ read · \d+ stored · of about 300 · [\d.]+ per (second|minute)/.test(m.text)), moves.at(-1)?.text).toBe(true);
     expect(await progress()).toBe(100);
     expect(await job.innerText()).toContain('google: completed, 300 of 300 items');
     await expect.poll(() => page.getByTestId('history').innerText(), { timeout: 15_000 }).toMatch(/google\s+completed\s+\S+\s+300\s+300/);

@@ -171,8 +171,8 @@ function hubspotAccount(): { companies: FakeHubSpotCompany[]; contacts: FakeHubS
       subject: inbound ? `Re: rollout ${k}` : `Rollout ${k}`,
       body: inbound ? `Thanks, the rollout ${k} went well and the team is happy.` : `Hi, following up on rollout ${k}.`,
       direction: inbound ? 'inbound' : 'outbound',
-      from: inbound ? c.email! : 'rep@acme.com',
-      to: inbound ? ['rep@acme.com'] : [c.email!],
+      from: inbound ? c.email : 'rep@acme.com',
+      to: inbound ? ['rep@acme.com'] : [c.email],
       companyIds: [c.companyId],
       contactIds: [c.id],
     };

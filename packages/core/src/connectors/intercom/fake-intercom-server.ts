@@ -199,8 +199,9 @@ function matches(row: Json, q: Query, dayGranular: boolean, depth = 0): boolean 
     return actual >= dayStart && actual < dayStart + DAY_S;
   }
   const values = Array.isArray(actual) ? actual : [actual];
-  const same = (a: unknown, b: unknown) => a !== null && a !== undefined && String(a).toLowerCase() === String(b).toLowerCase();
-  const text = (a: unknown) => (a === null || a === undefined ? '' : String(a).toLowerCase());
+  // Strings, numbers and booleans compare as lower-cased text; anything else matches nothing.
+  const text = (a: unknown) => (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean' ? String(a).toLowerCase() : '');
+  const same = (a: unknown, b: unknown) => a !== null && a !== undefined && text(a) === text(b);
   const needle = text(f.value);
   switch (f.operator) {
     case '=':
