@@ -292,11 +292,16 @@ describe('the dashboard on the demo data', () => {
       }
       await page.waitForTimeout(150);
     }
-    console.info(`[dashboard] the bar moved ${moves.length} times: ${JSON.stringify(moves.map((m) => [m.at, m.value]))}; last line: ${moves.at(-1)?.text.split('\n')[2] ?? ''}`);
+    console.info(
+      `[dashboard] the bar moved ${moves.length} times: ${JSON.stringify(moves.map((m) => [m.at, m.value]))}; last line: ${moves.at(-1)?.text.split('\n')[2] ?? ''}`,
+    );
     expect(moves.length).toBeGreaterThanOrEqual(3);
     expect(moves[0]!.at).toBeLessThanOrEqual(5000);
     expect(moves.map((m) => m.value)).toEqual(moves.map((m) => m.value).sort((a, b) => a - b));
-    expect(moves.some((m) => /\d+ read · \d+ stored · of about 300 · [\d.]+ per (second|minute)/.test(m.text)), moves.at(-1)?.text).toBe(true);
+    expect(
+      moves.some((m) => /\d+ read · \d+ stored · of about 300 · [\d.]+ per (second|minute)/.test(m.text)),
+      moves.at(-1)?.text,
+    ).toBe(true);
     expect(await progress()).toBe(100);
     expect(await job.innerText()).toContain('google: completed, 300 of 300 items');
     await expect.poll(() => page.getByTestId('history').innerText(), { timeout: 15_000 }).toMatch(/google\s+completed\s+\S+\s+300\s+300/);

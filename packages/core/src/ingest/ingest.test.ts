@@ -3,7 +3,7 @@
  * (fixtures/mailboxes/small.truth.json, rules in fixtures/README.md): 34 messages, 4 clients,
  * 23 conversational messages giving 24 client interactions (one message To Initech, Cc Globex).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixturePath, SMALL_FIXTURE } from '@chs/fixtures';
 import { defaultTestDialect, dropTestSchemas, testDialects, type TestDialect } from '../store/testing.js';
@@ -11,6 +11,7 @@ import { createEngine, type Engine } from '../engine/engine.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { emlDirSource, maildirSource, mboxSource } from '../source/index.js';
 import type { RawMessage, Source } from '../interfaces.js';
+import type { IngestProgress } from './ingest.js';
 
 interface Truth {
   messages: number;
@@ -177,6 +178,35 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
       // Completed: the cursor is gone, so the next run reads the whole mailbox again.
       const third = await engine.ingest({ workspaceId: 'ourco.com', source: formats.mbox!(), workers: 0 });
       expect([third.resumedFrom, third.itemsProcessed, third.itemsAdded]).toEqual([null, 34, 0]);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('progress moves as messages are read, before their batch is stored, and an mbox says how many of its bytes are read', async () => {
+    const engine = await freshEngine(defaultTestDialect());
+    try {
+      const source = formats.mbox!();
+      const size = statSync(fixturePath(SMALL_FIXTURE.mbox)).size;
+      // A slow disk: 30 ms a message, one batch for the whole mailbox.
+      const slow: Source<RawMessage> = {
+        ...source,
+        async *items(from, o) {
+          for await (const m of source.items(from, o)) {
+            await new Promise((r) => setTimeout(r, 30));
+            yield m;
+          }
+        },
+      };
+      const seen: IngestProgress[] = [];
+      const s = await engine.ingest({ workspaceId: 'ourco.com', source: slow, workers: 0, batchSize: 100, onProgress: (p) => seen.push(p) });
+      expect(s.itemsProcessed).toBe(34);
+      const before = seen.filter((p) => p.processed === 0 && p.read > 0);
+      // Every ~250 ms over ~1 s of reading, before anything is stored.
+      expect(before.length).toBeGreaterThanOrEqual(2);
+      expect(before.every((p) => p.bytesTotal === size && p.bytesRead! > 0 && p.bytesRead! < size)).toBe(true);
+      expect(seen.at(-1)).toMatchObject({ read: 34, processed: 34, total: 34, bytesRead: size, bytesTotal: size });
+      expect(seen.every((p, i) => i === 0 || (p.read >= seen[i - 1]!.read && (p.bytesRead ?? 0) >= (seen[i - 1]!.bytesRead ?? 0)))).toBe(true);
     } finally {
       await engine.close();
     }

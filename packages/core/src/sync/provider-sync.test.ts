@@ -111,6 +111,47 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
     expect(first.itemsAdded + second.itemsAdded).toBe(400);
     expect(await count()).toBe(400);
   });
+  it('progress while it reads: the total before anything is stored, the read counter ahead of the stored one, and a wait Gmail asks for, with its end', async () => {
+    // Gmail's per-user quota, small: 600 units per 1.5 s (120 messages), and no client-side limiter: 429s with Retry-After.
+    await server.close();
+    server = await startFakeGmailServer({
+      messages: Array.from({ length: 400 }, (_, i) => message(i, NOW - (i + 1) * 43_200_000)),
+      quota: { units: 600, windowMs: 1500 },
+    });
+    await engine.close();
+    const key = randomBytes(32);
+    engine = await createEngine({
+      database: await dialect.open(),
+      clock: () => new Date(NOW),
+      secretKey: key,
+      providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 },
+    });
+    await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
+    await connectIntegration(engine.store.db, key, {
+      workspaceId: 'acme.com',
+      provider: 'google',
+      credentials: { accessToken: 'fake-access-token' },
+      accountEmail: 'rep@acme.com',
+    });
+    const seen: Array<{ read: number; processed: number; total: number | undefined; waiting?: { reason: string; until: Date }; at: number }> = [];
+    const s = await engine.sync({
+      workspaceId: 'acme.com',
+      provider: 'google',
+      mode: 'full',
+      since: new Date(NOW - 365 * DAY_MS),
+      onProgress: (p) => seen.push({ read: p.read, processed: p.processed, total: p.total, ...(p.waiting ? { waiting: p.waiting } : {}), at: Date.now() }),
+    });
+    expect([s.status, s.itemsProcessed]).toEqual(['completed', 400]);
+    expect(seen.find((p) => p.total !== undefined)).toMatchObject({ total: 400, processed: 0 });
+    expect(seen.some((p) => p.read > p.processed + 50)).toBe(true);
+    const waits = seen.filter((p) => p.waiting);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]!.waiting!.reason).toMatch(/429/);
+    expect(waits[0]!.waiting!.until.getTime()).toBeGreaterThan(waits[0]!.at);
+    // The read counter never goes back.
+    expect(seen.every((p, i) => i === 0 || p.read >= seen[i - 1]!.read)).toBe(true);
+  }, 60_000);
+
   it('a malformed message in the middle is counted with its reason and the rest is kept', async () => {
     // Not a message at all (no header block), placed among the others by date.
     server.addMessage({ id: 'gbad', internalDate: NOW - 100 * 43_200_000 - 1000, raw: '\u0000\u0001 binary junk, not RFC 5322\r\n' });
