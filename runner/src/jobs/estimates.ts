@@ -4,7 +4,7 @@
  * it) and the measured throughput of the running job, else the throughput and duration of the
  * last completed job of the same source, else "unknown" (null). See docs/jobs.md#estimates.
  */
-import { LIVE_STALE_MS, lastCompletedJob, storedItemsPerDay, type Db, type Job } from '@chs/core';
+import { LIVE_STALE_MS, lastCompletedJob, lastRebuildMsPerClient, storedItemsPerDay, type Db, type Job } from '@chs/core';
 
 /** What the last completed job of a source measured. */
 export interface PastRun {
@@ -29,7 +29,28 @@ export interface JobEstimate {
  */
 export function itemsRead(job: Job, now: Date): number {
   if (job.live && now.getTime() - Date.parse(job.live.at) > LIVE_STALE_MS) return job.itemsProcessed;
+  // Search rows (HubSpot, Intercom) are not the stored items: an Intercom contact's companies are stored too.
+  if (job.live?.readUnit === 'rows' && job.state === 'running') return job.itemsRead;
   return Math.max(job.itemsRead, job.itemsProcessed);
+}
+
+/**
+ * The health rebuild's cost per client (ms) before this workspace has measured one: the order of
+ * what a year of history costs here (50,000 messages over ~500 clients: ~12 ms on SQLite; 300
+ * HubSpot companies: 8 ms on SQLite, 19 on PostgreSQL). Replaced by the workspace's own last
+ * rebuild as soon as one was measured (lastRebuildMsPerClient).
+ */
+export const REBUILD_MS_PER_CLIENT_PRIOR = 12;
+
+/** Seconds the health rebuild still needs: all of it while reading (the clients touched so far), what is left of it while rebuilding. */
+function rebuildSecondsLeft(job: Job, now: Date, msPerClient: number): number {
+  const live = job.live;
+  if (!live) return 0;
+  if (live.phase === 'rebuilding' && live.rebuild) {
+    const spent = now.getTime() - Date.parse(live.rebuild.startedAt);
+    return Math.max(0, live.rebuild.clients * msPerClient - spent) / 1000;
+  }
+  return ((live.clients ?? 0) * msPerClient) / 1000;
 }
 
 /**
@@ -81,7 +102,7 @@ export async function lastCompletedRun(db: Db, workspaceId: string, source: stri
  * job that has not started is estimated at the last completed run's duration (the same kind of
  * work took that long last time).
  */
-export function estimateJob(job: Job, now: Date, past: PastRun | undefined): JobEstimate {
+export function estimateJob(job: Job, now: Date, past: PastRun | undefined, rebuildMsPerClient = REBUILD_MS_PER_CLIENT_PRIOR): JobEstimate {
   if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') {
     return { remainingSeconds: 0, completionAt: job.completedAt, basis: 'done' };
   }
@@ -90,10 +111,10 @@ export function estimateJob(job: Job, now: Date, past: PastRun | undefined): Job
   const read = itemsRead(job, now);
   let remaining: number | null = null;
   if (job.live?.phase === 'rebuilding') {
-    // The read is done; the health rebuild of the clients it touched is the last, short step.
-    remaining = 0;
+    // The read is done; what is left is the health rebuild of the clients it touched.
+    remaining = rebuildSecondsLeft(job, now, rebuildMsPerClient);
   } else if (job.totalItems !== null && rate !== undefined && rate > 0) {
-    remaining = Math.max(0, job.totalItems - read) / rate;
+    remaining = Math.max(0, job.totalItems - read) / rate + rebuildSecondsLeft(job, now, rebuildMsPerClient);
   } else if (read === 0 && past) {
     remaining = past.durationSeconds;
   }
@@ -106,6 +127,11 @@ export function estimateJob(job: Job, now: Date, past: PastRun | undefined): Job
     completionAt: new Date(from + remaining * 1000).toISOString(),
     basis: measured !== undefined ? 'measured' : 'history',
   };
+}
+
+/** The workspace's measured rebuild cost per client (ms), else the prior. */
+export async function rebuildCost(db: Db, workspaceId: string): Promise<number> {
+  return (await lastRebuildMsPerClient(db, workspaceId)) ?? REBUILD_MS_PER_CLIENT_PRIOR;
 }
 
 /** Seconds as `"1h 5m"`, `"3m 20s"`, `"45s"`; `"unknown"` for null. */

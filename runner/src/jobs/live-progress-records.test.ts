@@ -2,7 +2,7 @@
  * Progress of a CRM / support sync as a user watching it sees it (docs/jobs.md#live-progress),
  * through the built `chs serve` (run `npx tsc -b` first) and real HTTP, on a SQLite file (a fresh
  * PostgreSQL database when CHS_TEST_DATABASE=postgres):
- * - a HubSpot full sync of 1,500 rows over three streams (300 companies, 600 contacts, 600 e-mails
+ * - a HubSpot full sync of 3,000 rows over three streams (600 companies, 1,200 contacts, 1,200 e-mails
  *   associated with their company and contact) from the fake HubSpot, a private-app token stored
  *   by `chs connect hubspot --access-token`;
  * - an Intercom full sync of 1,000 rows (400 contacts of 40 companies, 600 conversations) from the
@@ -37,7 +37,6 @@ import {
 import { chs, chsEnv, serve, tearDown, watchStatus, type Env, type Serve } from './testing.js';
 
 const SLOW = 120_000;
-const DAY = 86_400_000;
 
 const serves: Serve[] = [];
 let hubspot: FakeHubSpotServer | undefined;
@@ -138,31 +137,31 @@ function expectWatchable(samples: readonly ProgressSample[], j: ReturnType<typeo
 
 const CLIENTS = (n: number) => Array.from({ length: n }, (_, i) => ({ domain: `client${i}.com`, name: `Client ${i}` }));
 
-/** 300 companies, two contacts each, and an e-mail to or from each contact in the last 300 days. */
-function hubspotAccount(): { companies: FakeHubSpotCompany[]; contacts: FakeHubSpotContact[]; engagements: FakeHubSpotEngagement[] } {
+/** `n` companies, two contacts each, and an e-mail to or from each contact, all within the last year. */
+function hubspotAccount(n: number): { companies: FakeHubSpotCompany[]; contacts: FakeHubSpotContact[]; engagements: FakeHubSpotEngagement[] } {
   const now = Date.now();
-  const clients = CLIENTS(300);
+  const clients = CLIENTS(n);
   const companies = clients.map((c, i) => ({
     id: String(9_000_000 + i),
     name: c.name,
     domain: c.domain,
-    updatedAt: new Date(now - (i + 1) * DAY).toISOString(),
+    updatedAt: new Date(now - (i + 1) * 12 * 3_600_000).toISOString(),
   }));
-  const contacts = Array.from({ length: 600 }, (_, k) => {
-    const i = k % 300;
+  const contacts = Array.from({ length: 2 * n }, (_, k) => {
+    const i = k % n;
     return {
       id: String(100_000 + k),
       email: `contact${k}@${clients[i]!.domain}`,
       firstName: 'Contact',
       lastName: String(k),
-      jobTitle: k < 300 ? 'Head of Operations' : 'Engineer',
+      jobTitle: k < n ? 'Head of Operations' : 'Engineer',
       companyId: companies[i]!.id,
-      updatedAt: new Date(now - (k + 1) * 12 * 3_600_000).toISOString(),
+      updatedAt: new Date(now - (k + 1) * 6 * 3_600_000).toISOString(),
     };
   });
   const engagements = contacts.map((c, k): FakeHubSpotEngagement => {
     const inbound = k % 2 === 1;
-    const at = now - (k + 1) * 11 * 3_600_000;
+    const at = now - (k + 1) * 5 * 3_600_000;
     return {
       type: 'emails',
       id: String(70_000_000 + k),
@@ -222,17 +221,17 @@ function intercomWorkspace(): { companies: FakeIntercomCompany[]; contacts: Fake
 
 describe('live progress through chs serve, CRM and support records', () => {
   it(
-    'HubSpot, 1,500 rows over companies, contacts and e-mails: a total within 5 s, progress between 0 and 100 that never goes back, an ETA within 30 % by the middle',
+    'HubSpot, 3,000 rows over companies, contacts and e-mails: a total within 5 s, progress between 0 and 100 that never goes back, an ETA within 30 % by the middle',
     async () => {
-      const account = hubspotAccount();
+      const account = hubspotAccount(600);
       const rows = account.companies.length + account.contacts.length + account.engagements.length;
-      hubspot = await startFakeHubSpotServer({ accessTokens: ['pat-na1-live'], ...account, delayMs: 500 });
+      hubspot = await startFakeHubSpotServer({ accessTokens: ['pat-na1-live'], ...account, delayMs: 250 });
       const { base, key } = await setting('hubspot', hubspot.apiUrl, 'pat-na1-live');
       const { samples, last, j } = await runAndWatch(base, key, 'hubspot', `${rows} HubSpot rows`);
       expect(last.status, dump(samples)).toBe('completed');
       expectWatchable(samples, j, rows);
       expect(last.stored).toBe(rows);
-      expect(await stored('hubspot')).toEqual({ clients: 300, contacts: 600, interactions: 600 });
+      expect(await stored('hubspot')).toEqual({ clients: 600, contacts: 1200, interactions: 1200 });
     },
     SLOW,
   );

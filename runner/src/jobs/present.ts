@@ -4,7 +4,7 @@
  * records.
  */
 import { round1, type Db, type Job, type JobState } from '@chs/core';
-import { estimateJob, formatDuration, itemsRead, jobProgress, lastCompletedRun, readRate, waitingOn, type PastRun } from './estimates.js';
+import { estimateJob, formatDuration, itemsRead, jobProgress, lastCompletedRun, readRate, rebuildCost, waitingOn, type PastRun } from './estimates.js';
 
 /** Closed lists of the data types a backfill can name, per provider (POST /ingest/backfill). */
 export const DATA_TYPES = Object.freeze({
@@ -88,7 +88,7 @@ export async function currentJobView(db: Db, jobs: Job[], now: Date): Promise<Cu
     const p = jobProgress(j, now);
     const saved = j.sources[j.source];
     const past: PastRun | undefined = j.state === 'completed' ? undefined : await lastCompletedRun(db, j.workspaceId, j.source, j.kind);
-    const e = estimateJob(j, now, past);
+    const e = estimateJob(j, now, past, j.state === 'completed' ? undefined : await rebuildCost(db, j.workspaceId));
     const r = readRate(j, now);
     const w = waitingOn(j, now);
     const active = j.state === 'running' || j.state === 'parked' || j.state === 'queued';

@@ -218,7 +218,10 @@ async function read(
 ): Promise<JobCheckpoint | null> {
   const provider = providerOf(job);
   let total = job.totalItems ?? undefined;
-  const known = (processed: number) => (total === undefined ? undefined : Math.max(total, processed));
+  // What was read so far, in the total's unit (messages; HubSpot and Intercom: search rows, while the
+  // stored count also holds the companies an Intercom contact names): a total is never below it.
+  let read = before.totals.processed;
+  const known = () => (total === undefined ? undefined : Math.max(total, read));
   const left = plan.maxItems === undefined ? undefined : plan.maxItems - before.totals.processed;
   let summary: ProviderSyncSummary | undefined;
   let batches = 0;
@@ -238,12 +241,14 @@ async function read(
       // The provider's own count, capped by the job's limit (not this attempt's remainder).
       onProgress: (p) => {
         if (p.providerTotal !== undefined) total = Math.max(total ?? 0, Math.min(p.providerTotal, plan.maxItems ?? Infinity));
-        live.update({ read: before.totals.processed + p.read, total, waiting: p.waiting });
+        read = Math.max(read, before.totals.processed + p.read);
+        live.update({ read, total, waiting: p.waiting });
       },
       checkpoint: async (trx, counts, _cursor, touched) => {
         const now = advance(before, counts, touched, ++batches);
-        await saveCheckpoint(trx, job, ctx.owner, now, known(now.totals.processed), 'running');
-        await onBatch?.(trx, now, known(now.totals.processed));
+        await saveCheckpoint(trx, job, ctx.owner, now, known(), 'running');
+        await onBatch?.(trx, now, known());
+        live.update({ read, clients: Object.keys(now.touched).length, stored: true });
       },
     });
     if (summary.status === 'cancelled') return null;
@@ -272,6 +277,8 @@ async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: R
     logger: engine.logger,
     readAtStart: checkpoint.totals.processed,
     total: job.totalItems ?? undefined,
+    // HubSpot and Intercom are read in search rows, which the stored count need not equal.
+    ...(job.source === 'google' ? {} : { readUnit: 'rows' as const }),
   });
   try {
     await live.start();
@@ -280,8 +287,12 @@ async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: R
       if (!done) return { outcome: 'released' };
       checkpoint = done;
     }
-    await live.rebuilding();
-    await engine.rebuildHealth(job.workspaceId, new Map(Object.entries(checkpoint.touched)));
+    const touched = new Map(Object.entries(checkpoint.touched));
+    await live.rebuilding(touched.size);
+    const rebuildStarted = performance.now();
+    await engine.rebuildHealth(job.workspaceId, touched);
+    // Kept with the job: the next job's ETA prices its own rebuild at this rate.
+    await live.rebuilt(performance.now() - rebuildStarted);
     return { outcome: 'completed' };
   } catch (err) {
     if (isChsError(err, 'PROVIDER_RATE_LIMITED')) {

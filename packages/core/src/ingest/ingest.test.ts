@@ -188,12 +188,12 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
     try {
       const source = formats.mbox!();
       const size = statSync(fixturePath(SMALL_FIXTURE.mbox)).size;
-      // A slow disk: 30 ms a message, one batch for the whole mailbox.
+      // A slow disk: 60 ms a message, one batch for the whole mailbox.
       const slow: Source<RawMessage> = {
         ...source,
         async *items(from, o) {
           for await (const m of source.items(from, o)) {
-            await new Promise((r) => setTimeout(r, 30));
+            await new Promise((r) => setTimeout(r, 60));
             yield m;
           }
         },
@@ -202,7 +202,7 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
       const s = await engine.ingest({ workspaceId: 'ourco.com', source: slow, workers: 0, batchSize: 100, onProgress: (p) => seen.push(p) });
       expect(s.itemsProcessed).toBe(34);
       const before = seen.filter((p) => p.processed === 0 && p.read > 0);
-      // Every ~250 ms over ~1 s of reading, before anything is stored.
+      // Every ~250 ms over ~2 s of reading, before anything is stored.
       expect(before.length).toBeGreaterThanOrEqual(2);
       expect(before.every((p) => p.bytesTotal === size && p.bytesRead! > 0 && p.bytesRead! < size)).toBe(true);
       expect(seen.at(-1)).toMatchObject({ read: 34, processed: 34, total: 34, bytesRead: size, bytesTotal: size });

@@ -70,8 +70,11 @@ describe.each(dialects)('live progress of a job on $name', (dialect) => {
     l.update({ read: 11, waiting: { reason: 'old', until: new Date(Date.now() - 1000) } });
     await sleep(EVERY * 1.5);
     expect((await read()).live?.waiting).toBeUndefined();
-    await l.rebuilding();
-    expect((await read()).live?.phase).toBe('rebuilding');
+    await l.rebuilding(3);
+    expect((await read()).live).toMatchObject({ phase: 'rebuilding', rebuild: { clients: 3 } });
+    // How long it took stays with the job: the next job's estimate prices its rebuild with it.
+    await l.rebuilt(36);
+    expect((await read()).live?.rebuild).toMatchObject({ clients: 3, ms: 36 });
     await l.stop();
   });
 

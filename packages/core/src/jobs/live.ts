@@ -18,10 +18,16 @@ export const LIVE_EVERY_MS = 1000;
  * and did not store will be read again, so a status shows the stored count instead.
  */
 export const LIVE_STALE_MS = 5000;
+/** After a stored batch the read counter is written if the last write is older than this (ms). */
+const BATCH_MS = 200;
 
 export interface LiveUpdate {
   /** Items read, over every attempt (what the attempt started from plus what it read). */
   read: number;
+  /** Clients the stored batches touched so far (the health rebuild's size). */
+  clients?: number;
+  /** A batch was just stored: the read counter is written soon (BATCH_MS), so it is not seen behind the stored count. */
+  stored?: boolean;
   total?: number | undefined;
   waiting?: { reason: string; until: Date } | undefined;
 }
@@ -37,12 +43,24 @@ export class LiveProgress {
   #read: number;
   #total: number | undefined;
   #waiting: JobLive['waiting'];
+  #clients: number | undefined;
+  #rebuild: JobLive['rebuild'];
   #dirty = true;
   #writing: Promise<void> | undefined;
   #lastWrite = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(o: { db: Db; jobId: string; owner: string; logger: Logger; readAtStart: number; total?: number | undefined; everyMs?: number }) {
+  constructor(o: {
+    db: Db;
+    jobId: string;
+    owner: string;
+    logger: Logger;
+    readAtStart: number;
+    total?: number | undefined;
+    /** `rows`: the read counter counts provider rows, not the stored items (JobLive.readUnit). Default: items. */
+    readUnit?: JobLive['readUnit'];
+    everyMs?: number;
+  }) {
     this.#db = o.db;
     this.#jobId = o.jobId;
     this.#owner = o.owner;
@@ -50,7 +68,7 @@ export class LiveProgress {
     this.#everyMs = o.everyMs ?? LIVE_EVERY_MS;
     this.#read = o.readAtStart;
     this.#total = o.total;
-    this.#base = { attemptStartedAt: new Date().toISOString(), readAtStart: o.readAtStart };
+    this.#base = { attemptStartedAt: new Date().toISOString(), readAtStart: o.readAtStart, ...(o.readUnit === 'rows' ? { readUnit: 'rows' as const } : {}) };
   }
 
   /**
@@ -65,20 +83,31 @@ export class LiveProgress {
   }
 
   update(u: LiveUpdate): void {
-    const learned = u.total !== undefined && this.#total === undefined;
+    const learned = (u.total !== undefined && this.#total === undefined) || (u.read > this.#read && this.#read === this.#base.readAtStart);
     const waiting = u.waiting && u.waiting.until.getTime() > Date.now() ? { reason: u.waiting.reason, until: u.waiting.until.toISOString() } : undefined;
     const waitChanged = waiting?.until !== this.#waiting?.until;
     if (u.read > this.#read) this.#read = u.read;
+    if (u.clients !== undefined) this.#clients = u.clients;
     if (u.total !== undefined) this.#total = Math.max(u.total, this.#total ?? 0);
     this.#waiting = waiting;
     this.#dirty = true;
-    if (learned || waitChanged || Date.now() - this.#lastWrite >= this.#everyMs) void this.#flush(learned || waitChanged);
+    const since = Date.now() - this.#lastWrite;
+    if (learned || waitChanged || since >= this.#everyMs || (u.stored && since >= BATCH_MS)) void this.#flush(learned || waitChanged);
   }
 
-  /** The read is over: the job rebuilds health now (written at once). */
-  rebuilding(): Promise<void> {
+  /** The read is over: the job rebuilds the health of `clients` clients now (written at once). */
+  rebuilding(clients: number): Promise<void> {
     this.#phase = 'rebuilding';
     this.#waiting = undefined;
+    this.#clients = clients;
+    this.#rebuild = { startedAt: new Date().toISOString(), clients };
+    this.#dirty = true;
+    return this.#flush(true);
+  }
+
+  /** The rebuild took `ms`: kept in the job's live state, where the next job's estimate finds it (written at once). */
+  rebuilt(ms: number): Promise<void> {
+    if (this.#rebuild) this.#rebuild = { ...this.#rebuild, ms: Math.round(ms) };
     this.#dirty = true;
     return this.#flush(true);
   }
@@ -99,7 +128,14 @@ export class LiveProgress {
     this.#dirty = false;
     this.#lastWrite = Date.now();
     const at = new Date(this.#lastWrite).toISOString();
-    const live: JobLive = { ...this.#base, phase: this.#phase, ...(this.#waiting ? { waiting: this.#waiting } : {}), at };
+    const live: JobLive = {
+      ...this.#base,
+      phase: this.#phase,
+      ...(this.#waiting ? { waiting: this.#waiting } : {}),
+      ...(this.#clients !== undefined ? { clients: this.#clients } : {}),
+      ...(this.#rebuild ? { rebuild: this.#rebuild } : {}),
+      at,
+    };
     this.#writing = recordJobLive(this.#db, this.#jobId, this.#owner, {
       itemsRead: this.#read,
       ...(this.#total !== undefined ? { totalItems: this.#total } : {}),

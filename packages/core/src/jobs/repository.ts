@@ -46,6 +46,15 @@ export interface JobLive {
   phase: 'reading' | 'rebuilding';
   /** The provider asked to wait (Retry-After, a spent quota) until `until`. */
   waiting?: { reason: string; until: string };
+  /**
+   * `rows`: the read counter counts the provider's search rows (HubSpot, Intercom), which the
+   * stored count need not equal (an Intercom contact's companies are stored too); absent: items.
+   */
+  readUnit?: 'rows';
+  /** Clients the stored batches have touched so far: what the health rebuild will cover. */
+  clients?: number;
+  /** The health rebuild: when it started, over how many clients, and how long it took once done. */
+  rebuild?: { startedAt: string; clients: number; ms?: number };
   /** When this was written. */
   at: string;
 }
@@ -89,6 +98,7 @@ type Executor = Kysely<Database> | Transaction<Database>;
 const isJobError = shape<JobError>({ message: 'string', count: 'number', severity: 'string', recoverable: 'boolean', at: 'string' });
 const isSourceProgress = shape<SourceProgress>({ status: 'string', itemsProcessed: 'number' });
 const isWaiting = shape<{ reason: string; until: string }>({ reason: 'string', until: 'string' });
+const isRebuild = shape<{ startedAt: string; clients: number; ms?: number }>({ startedAt: 'string', clients: 'number', ms: 'number?' });
 function isJobLive(v: unknown): v is JobLive {
   return (
     isRecord(v) &&
@@ -96,7 +106,10 @@ function isJobLive(v: unknown): v is JobLive {
     typeof v.readAtStart === 'number' &&
     (v.phase === 'reading' || v.phase === 'rebuilding') &&
     typeof v.at === 'string' &&
-    (v.waiting === undefined || isWaiting(v.waiting))
+    (v.waiting === undefined || isWaiting(v.waiting)) &&
+    (v.readUnit === undefined || v.readUnit === 'rows') &&
+    (v.clients === undefined || typeof v.clients === 'number') &&
+    (v.rebuild === undefined || isRebuild(v.rebuild))
   );
 }
 
@@ -474,6 +487,28 @@ export async function lastCompletedJob(db: Db, workspaceId: string, source: stri
   const row = (kind ? await base.where('kind', '=', kind).executeTakeFirst() : undefined) ?? (await base.executeTakeFirst());
   if (!row?.started_at || !row.completed_at) return undefined;
   return { itemsProcessed: row.items_processed, startedAt: row.started_at, completedAt: row.completed_at };
+}
+
+/**
+ * How long the workspace's last measured health rebuild took per client (ms), from the newest
+ * completed jobs that kept one in their live state; undefined before any did.
+ */
+export async function lastRebuildMsPerClient(db: Db, workspaceId: string): Promise<number | undefined> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('live_json')
+    .where('workspace_id', '=', workspaceId)
+    .where('state', '=', 'completed')
+    .where('live_json', 'is not', null)
+    .orderBy('completed_at', 'desc')
+    .limit(10)
+    .execute();
+  for (const r of rows) {
+    const live = r.live_json ? readJson(r.live_json, isJobLive, 'jobs.live_json') : null;
+    const b = live?.rebuild;
+    if (b?.ms !== undefined && b.clients > 0) return b.ms / b.clients;
+  }
+  return undefined;
 }
 
 /** When the newest job of this kind and source was queued (the scheduler's "last attempt"). */

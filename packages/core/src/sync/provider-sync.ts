@@ -275,6 +275,8 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
   let listed = 0;
   // Messages of a page a resume fetched again but skips (stored by the attempt before): not read anew.
   let reread = 0;
+  // HubSpot and Intercom: what is read is the search rows the connector listed (the total's unit).
+  let rows = false;
   let waiting: SyncProgress['waiting'];
   const capped = (n: number | undefined): number | undefined =>
     n === undefined ? input.maxItems : input.maxItems === undefined ? n : Math.min(n, input.maxItems);
@@ -297,7 +299,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     if (waiting && waiting.until.getTime() <= Date.now()) waiting = undefined;
     input.onProgress({
       ...p,
-      read: Math.max(p.read, listed - reread),
+      read: rows ? listed : Math.max(p.read, listed - reread),
       total,
       etaSeconds,
       ...(totalEstimate !== undefined ? { providerTotal: totalEstimate } : {}),
@@ -319,6 +321,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
     onTokens: async (c: CredentialsByProvider[typeof provider]) => updateIntegrationTokens(db, secretKey, workspaceId, provider, c, account),
   });
+  rows = connector.kind === 'records';
   const cursorKey = accountCursorKey(input.cursorKey ?? provider, account);
   const checkpoint: BatchCheckpoint | undefined =
     input.checkpoint || deps.faults

@@ -19,7 +19,7 @@ import {
   type IngestionSessionStatus,
   type Job,
 } from '@chs/core';
-import { estimateItemsInWindow, estimateJob, formatDuration, itemsRead, lastCompletedRun, secondsFor, waitingOn } from '../../jobs/estimates.js';
+import { estimateItemsInWindow, estimateJob, formatDuration, itemsRead, lastCompletedRun, rebuildCost, secondsFor, waitingOn } from '../../jobs/estimates.js';
 import { requireConnected } from '../../jobs/start.js';
 import { WorkspaceId, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
@@ -138,6 +138,7 @@ export const ingestV2Routes =
             { ...job, totalItems: total, itemsProcessed: Math.max(job.itemsProcessed, processed), itemsRead: read },
             now,
             await lastCompletedRun(db, ws, 'google'),
+            await rebuildCost(db, ws),
           ).completionAt;
         }
         const errors = [...s.errors, ...(job?.errors ?? []).map((e) => ({ timestamp: e.at, message: e.message, recoverable: e.recoverable }))];

@@ -259,6 +259,55 @@ describe('GET /api/ingest/status', () => {
     expect(await recordJobLive(db, id, OWNER, { itemsRead: 5, live: live() })).toBe(false);
   });
 
+  it("the ETA counts the health rebuild after the read, priced at the workspace's last measured rebuild", async () => {
+    t = await startTestApp();
+    const db = t.engine.store.db;
+    await connect(db, t.workspaceId, 'google');
+    const first = await json<{ jobId: string }>(await t.request(`/api/ingest/run?workspaceId=${t.workspaceId}`, { method: 'POST' }));
+    const firstId = (await listJobs(db, { workspaceId: t.workspaceId, groupId: first.jobId, limit: 1, offset: 0 })).jobs[0]!.id;
+    await claim(db, firstId, 10);
+    const at = new Date().toISOString();
+    // The last job rebuilt 50 clients in 2 s: 40 ms a client.
+    await recordJobLive(db, firstId, OWNER, {
+      itemsRead: 0,
+      live: { attemptStartedAt: at, readAtStart: 0, phase: 'rebuilding', rebuild: { startedAt: at, clients: 50, ms: 2000 }, at },
+    });
+    await transitionJob(db, firstId, 'running', 'completed', { owner: OWNER });
+
+    const run = await json<{ jobId: string }>(await t.request(`/api/ingest/run?workspaceId=${t.workspaceId}`, { method: 'POST' }));
+    const id = (await listJobs(db, { workspaceId: t.workspaceId, groupId: run.jobId, limit: 1, offset: 0 })).jobs[0]!.id;
+    await claim(db, id, 10);
+    const eta = async () =>
+      secondsFromNow(
+        (await json<{ currentJob: { estimatedCompletion: string } }>(await t!.request(`/api/ingest/status?workspaceId=${t!.workspaceId}`))).currentJob
+          .estimatedCompletion,
+      );
+    const started = new Date(Date.now() - 10_000).toISOString();
+    // Half read in 10 s (10 s to go), 250 clients touched so far: their rebuild adds 250 × 40 ms = 10 s.
+    await recordJobLive(db, id, OWNER, {
+      itemsRead: 500,
+      totalItems: 1000,
+      live: { attemptStartedAt: started, readAtStart: 0, phase: 'reading', clients: 250, at: new Date().toISOString() },
+    });
+    expect(await eta()).toBeGreaterThan(18);
+    expect(await eta()).toBeLessThan(22);
+    // Rebuilding those 250 for 4 s already: 6 s left.
+    const rebuildStart = new Date(Date.now() - 4000).toISOString();
+    await recordJobLive(db, id, OWNER, {
+      itemsRead: 1000,
+      live: {
+        attemptStartedAt: started,
+        readAtStart: 0,
+        phase: 'rebuilding',
+        clients: 250,
+        rebuild: { startedAt: rebuildStart, clients: 250 },
+        at: new Date().toISOString(),
+      },
+    });
+    expect(await eta()).toBeGreaterThan(4);
+    expect(await eta()).toBeLessThan(8);
+  });
+
   it('estimates move with progress: measured throughput of the running job, then the last completed run', async () => {
     t = await startTestApp();
     const db = t.engine.store.db;

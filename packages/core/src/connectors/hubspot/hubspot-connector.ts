@@ -182,12 +182,14 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
           return undefined;
         }
       };
-      // One call per stream, one after the other (search allows a few requests a second per account).
+      // One call per stream: the first alone (a dead token or a spent quota ends the sync on its
+      // first request), the others side by side within the account's concurrency, so the total
+      // shows after two round trips rather than six.
       let totalEstimate: number | undefined;
-      for (const { stream, start, after } of plan) {
-        const n = await count(stream, start, after);
-        if (n !== undefined) totalEstimate = (totalEstimate ?? 0) + n;
-      }
+      const [first, ...rest] = plan;
+      const counts = first ? [await count(first.stream, first.start, first.after)] : [];
+      counts.push(...(await Promise.all(rest.map(({ stream, start, after }) => limit(() => count(stream, start, after))))));
+      for (const n of counts) if (n !== undefined) totalEstimate = (totalEstimate ?? 0) + n;
       let listed = 0;
       const progress = (phase: string, window?: string) =>
         o.onProgress?.({
