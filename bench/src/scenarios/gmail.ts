@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DAY_MS, connectIntegration, createEngine, createWorkspace, mboxSource, parseSecretKey } from '@chs/core';
-import { startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats } from '@chs/core/testing';
+import { judgeProgress, startFakeGmailServer, type FakeGmailMessage, type FakeGmailStats, type ProgressSample } from '@chs/core/testing';
 import { ensureMailbox, MAILBOX_WORKSPACE } from '../mailbox.js';
 import { MB, round } from '../measure.js';
 import { CHS_BIN, TMP_DIR } from '../paths.js';
@@ -196,19 +196,40 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     }, 100);
 
     const t0 = performance.now();
+    const startedAt = Date.now();
     const started = await fetch(`${runner.base}/api/ingest/v2/start`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ workspaceId: MAILBOX_WORKSPACE, sinceDays, maxEmails: n, batchSize }),
     });
     if (started.status !== 200) throw new Error(`ingest/v2/start: ${started.status} ${await started.text()}`);
-    type V2Status = { status: string; progress: { emailsProcessed: number }; stats: Record<string, number>; errors: unknown[] };
+    type V2Status = {
+      status: string;
+      progress: { emailsProcessed: number; emailsRead?: number; totalEmails: number | null; percentComplete: number };
+      timing: { estimatedCompletionAt: string | null };
+      stats: Record<string, number>;
+      errors: unknown[];
+      waiting?: unknown;
+    };
     let status: V2Status;
     let lastLog = performance.now();
+    // What a user watching the status saw (docs/jobs.md#live-progress), judged as the tests judge it.
+    const samples: ProgressSample[] = [];
     for (;;) {
       await sleep(250);
       const res = await fetch(`${runner.base}/api/ingest/v2/status?workspaceId=${MAILBOX_WORKSPACE}`, { headers });
       status = (await res.json()) as V2Status;
+      const eta = status.timing.estimatedCompletionAt;
+      samples.push({
+        at: Date.now() - startedAt,
+        status: status.status,
+        progress: status.progress.percentComplete,
+        total: status.progress.totalEmails,
+        read: status.progress.emailsRead ?? 0,
+        stored: status.progress.emailsProcessed,
+        eta: eta ? Date.parse(eta) - startedAt : null,
+        waiting: status.waiting !== undefined,
+      });
       if (status.status === 'completed' || status.status === 'failed') break;
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
@@ -218,6 +239,7 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
       }
     }
     const totalSec = (performance.now() - t0) / 1000;
+    const seen = judgeProgress(samples, samples.at(-1)!.at);
     clearInterval(sampler);
     sampler = undefined;
     const runnerPeak = processHwm(runner.child.pid);
@@ -306,7 +328,30 @@ export async function gmailScenario(o: GmailScenarioOptions = {}): Promise<Bench
     m['lost'] = metric(lost, 'msgs', 'count', 'messages − processed + unreconciled');
     if (runnerPeak !== null) m['runner.peakRssMB'] = metric(round(runnerPeak / MB, 0), 'MB', 'memory', 'VmHWM of the chs serve process');
 
+    m['progress.firstTotalSec'] = metric(
+      round((seen.firstTotalMs ?? totalSec * 1000) / 1000, 1),
+      's',
+      'time',
+      'start → the first /ingest/v2/status with totalEmails (the whole run when none did)',
+    );
+    m['progress.shareBetween'] = metric(
+      round(seen.shareBetween, 3),
+      '×',
+      'ratio',
+      'status readings while it ran with 0 < percentComplete < 100 (every 250 ms)',
+    );
+    m['progress.backwards'] = metric(seen.backwards, 'times', 'count', 'percentComplete lower than the reading before');
+    m['progress.etaErrorAtMid'] = metric(
+      round(seen.etaErrorAtMid ?? 1, 3),
+      '×',
+      'ratio',
+      '|estimatedCompletionAt shown at mid-run − the real end| ÷ the run (1 when none was shown)',
+    );
     r.targets.push(target('≥ 90% of the quota ceiling', m, 'fractionOfCeiling', '>=', 0.9));
+    r.targets.push(target('a total within 5 s', m, 'progress.firstTotalSec', '<=', 5));
+    r.targets.push(target('progress between 0 and 100 for most of the run', m, 'progress.shareBetween', '>=', 0.8));
+    r.targets.push(target('progress never goes back', m, 'progress.backwards', '<=', 0));
+    r.targets.push(target('ETA within 30 % by mid-run', m, 'progress.etaErrorAtMid', '<=', 0.3));
     r.targets.push(target('no more than a handful of 429s', m, 'http429', '<=', 5));
     r.targets.push(target('no message lost', m, 'lost', '<=', 0));
     Object.assign(r.details, {
