@@ -40,7 +40,7 @@ export function itemsRead(job: Job, now: Date): number {
  * HubSpot companies: 8 ms on SQLite, 19 on PostgreSQL). Replaced by the workspace's own last
  * rebuild as soon as one was measured (lastRebuildMsPerClient).
  */
-export const REBUILD_MS_PER_CLIENT_PRIOR = 12;
+const REBUILD_MS_PER_CLIENT_PRIOR = 12;
 
 /** Seconds the health rebuild still needs: all of it while reading (the clients touched so far), what is left of it while rebuilding. */
 function rebuildSecondsLeft(job: Job, now: Date, msPerClient: number): number {

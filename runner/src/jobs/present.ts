@@ -24,7 +24,7 @@ function groupStatus(states: readonly JobState[]): JobState {
 }
 
 /** A provider the job waits on: parked on its quota, or sleeping out its Retry-After. */
-export interface WaitingView {
+interface WaitingView {
   reason: string;
   until: string | null;
 }

@@ -356,7 +356,7 @@ interface V2Status {
 }
 
 /** One status reading as a ProgressSample, `start` being the epoch ms the job was started at. */
-export function toSample(kind: StatusKind, body: unknown, start: number, now: number): ProgressSample | undefined {
+function toSample(kind: StatusKind, body: unknown, start: number, now: number): ProgressSample | undefined {
   const rel = (iso: string | null | undefined) => (iso ? Date.parse(iso) - start : null);
   if (kind === 'run') {
     const c = (body as RunStatus).currentJob;

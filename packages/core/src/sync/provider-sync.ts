@@ -100,7 +100,7 @@ export interface ProviderSyncInput {
  * wait): `total` is capped by maxItems; `providerTotal` is the provider's own count, once it said;
  * `waiting` is set while the provider made the sync wait (Retry-After) and that wait has not ended.
  */
-export interface SyncProgress extends IngestProgress {
+interface SyncProgress extends IngestProgress {
   providerTotal?: number;
   waiting?: { reason: string; until: Date };
 }
