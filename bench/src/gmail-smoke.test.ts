@@ -37,6 +37,10 @@ describe('gmail scenario (300 messages, tiny quota)', () => {
       'lost',
       'msgsFractionOfCeiling',
       'msgsPerSec',
+      'progress.backwards',
+      'progress.etaErrorAtMid',
+      'progress.firstTotalSec',
+      'progress.shareBetween',
       'quota.ceilingMsgsPerSec',
       'quota.unitsPerMin',
       'requests',
@@ -58,6 +62,9 @@ describe('gmail scenario (300 messages, tiny quota)', () => {
     // Nothing lost: the job processed all 300 and every one it added is an interaction row.
     expect(m('stored.processed')).toBe(300);
     expect(m('lost')).toBe(0);
+    // As watched on /ingest/v2/status: a total within 5 s, never back.
+    expect(m('progress.firstTotalSec')).toBeLessThanOrEqual(5);
+    expect(m('progress.backwards')).toBe(0);
     const d = r.details as {
       allStored: boolean;
       gets: number;
@@ -75,7 +82,15 @@ describe('gmail scenario (300 messages, tiny quota)', () => {
     expect(m('http429')).toBe(d.fakeServer.throttled);
     // The fraction is units/min over the ceiling, as reported.
     expect(m('fractionOfCeiling')).toBeCloseTo(m('unitsPerMin') / 22_500, 2);
-    expect(r.targets.map((t) => t.metric)).toEqual(['fractionOfCeiling', 'http429', 'lost']);
+    expect(r.targets.map((t) => t.metric)).toEqual([
+      'fractionOfCeiling',
+      'progress.firstTotalSec',
+      'progress.shareBetween',
+      'progress.backwards',
+      'progress.etaErrorAtMid',
+      'http429',
+      'lost',
+    ]);
     expect(r.targets.find((t) => t.metric === 'lost')!.met).toBe(true);
   });
 });
