@@ -220,14 +220,10 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
         () => undefined,
       );
     }
+    // The file's size is one stat, known before the first message: the bar can follow bytes from the start.
     if (source.size) {
-      source.size().then(
-        (n) => {
-          bytesTotal = n;
-          bytesRead ??= resumedFrom ? byteOffset(resumedFrom) : 0;
-        },
-        () => undefined,
-      );
+      bytesTotal = await source.size().catch(() => undefined);
+      if (bytesTotal !== undefined) bytesRead = (resumedFrom ? byteOffset(resumedFrom) : undefined) ?? 0;
     }
     progress();
     const inFlight: Array<{ results: Promise<ProcessResult[]>; cursors: SourceCursor[]; bytes: number }> = [];
