@@ -38,23 +38,28 @@ afterAll(dropTestSchemas);
 describe.each(dialects)('Google sync through the fake server on $name', (dialect) => {
   let server: FakeGmailServer;
   let engine: Engine;
-  beforeEach(async () => {
-    // 400 messages over the 200 days before NOW, one every 12 hours.
-    server = await startFakeGmailServer({ messages: Array.from({ length: 400 }, (_, i) => message(i, NOW - (i + 1) * 43_200_000)) });
+  /** An engine on a fresh database with acme.com's mailbox connected to `server`. */
+  const connectedEngine = async (): Promise<Engine> => {
     const key = randomBytes(32);
-    engine = await createEngine({
+    const e = await createEngine({
       database: await dialect.open(),
       clock: () => new Date(NOW),
       secretKey: key,
       providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 },
     });
-    await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
-    await connectIntegration(engine.store.db, key, {
+    await createWorkspace(e.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
+    await connectIntegration(e.store.db, key, {
       workspaceId: 'acme.com',
       provider: 'google',
       credentials: { accessToken: 'fake-access-token' },
       accountEmail: 'rep@acme.com',
     });
+    return e;
+  };
+  beforeEach(async () => {
+    // 400 messages over the 200 days before NOW, one every 12 hours.
+    server = await startFakeGmailServer({ messages: Array.from({ length: 400 }, (_, i) => message(i, NOW - (i + 1) * 43_200_000)) });
+    engine = await connectedEngine();
   });
   afterEach(async () => {
     await engine.close();
@@ -119,20 +124,7 @@ describe.each(dialects)('Google sync through the fake server on $name', (dialect
       quota: { units: 600, windowMs: 1500 },
     });
     await engine.close();
-    const key = randomBytes(32);
-    engine = await createEngine({
-      database: await dialect.open(),
-      clock: () => new Date(NOW),
-      secretKey: key,
-      providerUrls: { googleApi: server.apiUrl, googleToken: server.tokenUrl, googleQuotaPerMinute: 0 },
-    });
-    await createWorkspace(engine.store.db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'rep@acme.com' });
-    await connectIntegration(engine.store.db, key, {
-      workspaceId: 'acme.com',
-      provider: 'google',
-      credentials: { accessToken: 'fake-access-token' },
-      accountEmail: 'rep@acme.com',
-    });
+    engine = await connectedEngine();
     const seen: Array<{ read: number; processed: number; total: number | undefined; waiting?: { reason: string; until: Date }; at: number }> = [];
     const s = await engine.sync({
       workspaceId: 'acme.com',
