@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@chs\/core\/testing$/, replacement: here('./packages/core/src/testing.ts') },
       { find: /^@chs\/core$/, replacement: here('./packages/core/src/index.ts') },
+      { find: /^@chs\/core\/free-mail$/, replacement: here('./packages/core/src/util/free-email-domains.generated.ts') },
       { find: /^@chs\/fixtures$/, replacement: here('./fixtures/src/index.ts') },
     ],
   },

@@ -1,16 +1,17 @@
 import { createRequire } from 'node:module';
 import { getDomain } from 'tldts';
+import { FREE_EMAIL_DOMAINS } from '../util/free-email-domains.generated.js';
 import { ISP_DOMAINS } from './isp-domains.js';
 
 const require = createRequire(import.meta.url);
 /**
- * Consumer mail: two maintained lists of free and disposable mail providers (the first one's
- * postinstall refresh is disabled in the root allowScripts: the list it ships is used as is),
- * and the ISPs and consumer providers they miss (isp-domains.ts). Personal addresses: never a
- * client's domain.
+ * Consumer mail: two maintained lists of free and disposable mail providers (free-email-domains',
+ * copied into our code by scripts/refresh-free-mail.mjs because its package downloads at install
+ * time; email-providers', which ships its data), and the ISPs and consumer providers they miss
+ * (isp-domains.ts). Personal addresses: never a client's domain.
  */
 const FREE_MAIL: ReadonlySet<string> = new Set([
-  ...(require('free-email-domains') as string[]),
+  ...FREE_EMAIL_DOMAINS,
   ...(require('email-providers/all.json') as string[]),
   ...ISP_DOMAINS.map((d) => getDomain(d) ?? d),
 ]);

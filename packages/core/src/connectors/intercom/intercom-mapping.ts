@@ -1,7 +1,7 @@
 /**
  * Intercom objects → engine records, and the sync cursor. Intercom timestamps are epoch seconds.
  */
-import freeEmailDomains from 'free-email-domains';
+import { FREE_EMAIL_DOMAINS } from '../../util/free-email-domains.generated.js';
 import type { ActivityRecord, CompanyRecord, ContactRecord, Cursor } from '../types.js';
 import { htmlToText, normaliseDomain } from '../text.js';
 
@@ -82,7 +82,7 @@ export function parseIntercomCursor(c: Cursor | undefined): IntercomCursor | und
   return c as unknown as IntercomCursor;
 }
 
-const FREE = new Set<string>(freeEmailDomains);
+const FREE = new Set<string>(FREE_EMAIL_DOMAINS);
 const CUSTOMER = new Set(['user', 'lead', 'contact']);
 
 const lc = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
