@@ -1,0 +1,194 @@
+// API reports: runs API Extractor over every published entry point (one api-extractor*.json per entry point, next to
+// its package.json; they extend api-extractor.base.json) and compares each fresh report with the one checked in under
+// <package>/api/. It reads the .d.ts files in dist/: run it after `tsc -b` (`npm test` builds first).
+//
+//   node scripts/api-report.mjs            check (npm run api:check): exit 1 naming every report that changed
+//   node scripts/api-report.mjs --update   rewrite the reports (npm run api:update); review the diff like code
+//
+// Two additions to what API Extractor does on its own:
+// - every "exports" entry point (with types) of a published package must have a config, so a new entry point cannot
+//   ship without a report;
+// - API Extractor leaves `declare module '…'` and `declare global` blocks out of its report (microsoft/rushstack#2264),
+//   yet they change the types of whoever imports the entry point (the runner's augmentation of Fastify's request and
+//   route config). The blocks found in the .d.ts files an entry point loads go to <report>.module-augmentations.md
+//   next to its report, checked and updated the same way.
+// docs/releasing.md has the how-to.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
+import ts from 'typescript';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const UPDATE_COMMAND = 'npm run api:update';
+// API Extractor's "the report differs" messages: told once, at the end, with the command that updates the reports.
+const REPORT_CHANGED_MESSAGES = new Set(['console-api-report-not-copied', 'console-api-report-copied', 'console-api-report-created']);
+
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--update');
+if (unknown.length > 0) {
+  console.error(`api-report: unknown argument(s) ${unknown.join(' ')}; usage: node scripts/api-report.mjs [--update]`);
+  process.exit(2);
+}
+const update = args.includes('--update');
+
+const rel = (file) => path.relative(root, file).split(path.sep).join('/');
+const sameText = (a, b) => a.replace(/\s+/g, ' ') === b.replace(/\s+/g, ' ');
+
+/** The published (non-private) workspace packages, from the root package.json's workspaces. */
+function publishedPackages() {
+  const { workspaces } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return workspaces
+    .map((dir) => ({ dir: path.join(root, dir), manifest: JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) }))
+    .filter(({ manifest }) => !manifest.private);
+}
+
+/** The .d.ts files a package's "exports" publish (the "types" condition of each entry point). */
+function exportedTypeFiles(dir, manifest) {
+  const files = [];
+  for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+    if (target && typeof target === 'object' && typeof target.types === 'string') files.push({ subpath, file: path.resolve(dir, target.types) });
+  }
+  return files;
+}
+
+/**
+ * The `declare module '…'` / `declare global` blocks of the package's own .d.ts files that `entry` loads (following
+ * its relative imports, exports and import types), printed without comments, in a stable order.
+ */
+function moduleAugmentations(entry) {
+  const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
+  const seen = new Set();
+  const blocks = [];
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.shift();
+    if (seen.has(file) || !existsSync(file)) continue;
+    seen.add(file);
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const follow = (specifier) => {
+      if (ts.isStringLiteralLike(specifier) && specifier.text.startsWith('.')) {
+        queue.push(path.resolve(path.dirname(file), specifier.text.replace(/\.(m|c)?js$/, '.d.$1ts')));
+      }
+    };
+    const visit = (node) => {
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) follow(node.moduleSpecifier);
+      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) follow(node.argument.literal);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    for (const statement of source.statements) {
+      if (ts.isModuleDeclaration(statement) && (ts.isStringLiteral(statement.name) || statement.name.text === 'global')) {
+        blocks.push(`// ${rel(file)}\n${printer.printNode(ts.EmitHint.Unspecified, statement, source)}`);
+      }
+    }
+  }
+  return blocks.sort();
+}
+
+function augmentationReport(packageName, reportName, blocks) {
+  return [
+    `## Module augmentations of "${packageName}" (${reportName})`,
+    '',
+    '> Do not edit this file. scripts/api-report.mjs writes it: API Extractor leaves `declare module` and `declare global` blocks',
+    '> out of its report (microsoft/rushstack#2264), yet they change the types of whoever imports this entry point.',
+    '',
+    '```ts',
+    blocks.join('\n\n'),
+    '```',
+    '',
+  ].join('\n');
+}
+
+// The configs, grouped by package; every exported entry point must have one.
+const packages = publishedPackages();
+const problems = [];
+for (const pkg of packages) {
+  pkg.configs = readdirSync(pkg.dir)
+    .filter((name) => /^api-extractor(\.[\w-]+)?\.json$/.test(name))
+    .sort()
+    .map((name) => ExtractorConfig.loadFileAndPrepare(path.join(pkg.dir, name)));
+  for (const { subpath, file } of exportedTypeFiles(pkg.dir, pkg.manifest)) {
+    if (!pkg.configs.some((config) => path.resolve(config.mainEntryPointFilePath) === file)) {
+      problems.push(`${pkg.manifest.name}: entry point "${subpath}" (${rel(file)}) has no api-extractor*.json in ${rel(pkg.dir)}/`);
+    }
+  }
+  for (const config of pkg.configs) {
+    if (!existsSync(config.mainEntryPointFilePath)) problems.push(`${rel(config.mainEntryPointFilePath)} is missing: run \`npx tsc -b\` first`);
+  }
+}
+if (problems.length > 0) {
+  console.error(`api-report:\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+
+console.log(`API Extractor ${Extractor.version}${update ? ' (updating the reports)' : ''}`);
+const changed = [];
+const failed = [];
+for (const { manifest, configs } of packages) {
+  if (configs.length === 0) continue;
+  // One TypeScript program per package (its entry points share the tsconfig): built once, not once per entry point.
+  const compilerState = CompilerState.create(configs[0], { additionalEntryPoints: configs.slice(1).map((c) => c.mainEntryPointFilePath) });
+  for (const config of configs) {
+    const reportName = config.reportConfigs[0].fileName;
+    const report = rel(path.join(config.reportFolder, reportName));
+    if (update) mkdirSync(config.reportFolder, { recursive: true });
+    const result = Extractor.invoke(config, {
+      compilerState,
+      localBuild: update,
+      // In check mode, the diff of a changed report (checked-in -> fresh) is printed.
+      printApiReportDiff: !update,
+      messageCallback: (message) => {
+        if (message.messageId === 'console-api-report-diff') {
+          message.logLevel = ExtractorLogLevel.Info;
+        } else if (REPORT_CHANGED_MESSAGES.has(message.messageId) || message.messageId === 'console-preamble') {
+          message.logLevel = ExtractorLogLevel.None;
+          message.handled = true;
+        }
+      },
+    });
+    // Any error or warning left (a compiler diagnostic, an extractor message not routed into the report) fails the run.
+    if (result.errorCount > 0 || result.warningCount > 0) {
+      failed.push(`${report}: ${result.errorCount} error(s), ${result.warningCount} warning(s) (see above)`);
+    }
+    if (result.apiReportChanged) changed.push(report);
+    console.log(`${result.apiReportChanged ? (update ? 'updated  ' : 'CHANGED  ') : 'unchanged'} ${report}`);
+
+    // The module augmentations, next to the report (only when the entry point has some).
+    const augmentationFile = path.join(config.reportFolder, reportName.replace(/\.api\.md$/, '.module-augmentations.md'));
+    const blocks = moduleAugmentations(config.mainEntryPointFilePath);
+    const expected = blocks.length > 0 ? augmentationReport(manifest.name, reportName, blocks) : undefined;
+    const actual = existsSync(augmentationFile) ? readFileSync(augmentationFile, 'utf8') : undefined;
+    if (expected === undefined ? actual !== undefined : actual === undefined || !sameText(expected, actual)) {
+      changed.push(rel(augmentationFile));
+      if (update) {
+        if (expected === undefined) rmSync(augmentationFile);
+        else writeFileSync(augmentationFile, expected);
+      } else {
+        console.log(`--- ${rel(augmentationFile)} (checked in)\n${actual ?? '(none)\n'}+++ fresh\n${expected ?? '(none: delete the file)\n'}`);
+      }
+      console.log(`${update ? (expected === undefined ? 'deleted  ' : 'updated  ') : 'CHANGED  '} ${rel(augmentationFile)}`);
+    } else if (expected !== undefined) {
+      console.log(`unchanged ${rel(augmentationFile)}`);
+    }
+  }
+}
+
+if (failed.length > 0) {
+  console.error(`\napi-report: API Extractor reported problems:\n  ${failed.join('\n  ')}`);
+  process.exit(1);
+}
+if (changed.length > 0 && !update) {
+  console.error(
+    `\napi-report: the public API changed; these reports differ from the built .d.ts files:\n  ${changed.join('\n  ')}\n` +
+      `If the change is intended, update the reports and commit them with the change (and add a changeset: npx changeset):\n` +
+      `  ${UPDATE_COMMAND}\n`,
+  );
+  process.exit(1);
+}
+const total = packages.reduce((n, p) => n + p.configs.length, 0);
+console.log(
+  update
+    ? `api-report: ${changed.length === 0 ? 'no report changed' : `${changed.length} file(s) rewritten; review and commit them`} (${total} entry points).`
+    : `api-report: the API reports of all ${total} entry points match the build.`,
+);
