@@ -77,7 +77,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * statement still being iterated would throw).
  */
 export function withStatementCache(
-  native: SqliteDatabase.Database,
+  native: NativeSqlite,
   size: number = STATEMENT_CACHE_SIZE,
   onWrite?: () => void,
   describe: SqliteFaultContext = { file: native.name, busyTimeoutMs: DEFAULT_BUSY_TIMEOUT_MS },
@@ -113,6 +113,18 @@ export interface SqliteFaultContext {
 type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']> & { readonly readonly: boolean };
 
 /**
+ * The part of a better-sqlite3 connection the statement cache uses, declared here as Kysely
+ * declares its `SqliteDatabase`: the engine's published types then name nothing of
+ * better-sqlite3's, whose types (`@types/better-sqlite3`) an embedder does not install.
+ */
+interface NativeSqlite {
+  readonly name: string;
+  readonly inTransaction: boolean;
+  close(): unknown;
+  prepare(sql: string): SqliteStatement;
+}
+
+/**
  * SQLite's faults as the engine's typed errors: SQLITE_FULL (the disk, or the database's size
  * limit, is full) → STORAGE_FULL; SQLITE_BUSY / SQLITE_LOCKED (another connection holds the lock
  * past the busy timeout) → DATABASE_BUSY. Anything else is returned as it is.
@@ -137,8 +149,8 @@ function translateSqliteError(err: unknown, where: SqliteFaultContext): unknown 
   return err;
 }
 
-function translatedStatement(native: SqliteDatabase.Database, sql: string, where: SqliteFaultContext): SqliteStatement {
-  let stmt: SqliteDatabase.Statement;
+function translatedStatement(native: NativeSqlite, sql: string, where: SqliteFaultContext): SqliteStatement {
+  let stmt: SqliteStatement;
   try {
     stmt = native.prepare(sql);
   } catch (err) {
