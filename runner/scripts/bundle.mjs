@@ -22,7 +22,7 @@ const common = {
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   // Bundled CommonJS packages call require() for Node's built-ins.
   banner: { js: "import { createRequire as __chsCreateRequire } from 'node:module'; const require = __chsCreateRequire(import.meta.url);" },
   external: ['better-sqlite3', 'pg', 'pg-native', 'pg-cloudflare', 'piscina', 'pino', 'thread-stream', 'fastify', '@fastify/*', 'ioredis', '@chs/fixtures'],
