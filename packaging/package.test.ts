@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +103,18 @@ function installScripts(nodeModules: string): Map<string, string> {
   return found;
 }
 
+/** A port nobody listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 /** The lowest Node.js version a `>=x.y[.z]` range allows. */
 function floorOf(range: string): string {
   const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(range.trim());
@@ -164,6 +177,8 @@ describe('the packages installed from their tarballs into a new project', () => 
       }
       for (const bin of Object.values(pkg.bin ?? {})) expect(files, `${p.name} bin ${bin}`).toContain(bin.replace(/^\.\//, ''));
     }
+    // `chs serve` from the published runner serves the dashboard as a clone does (its prepack copies the build in).
+    expect(packed.get('@chs/runner')).toContain('dist/dashboard/index.html');
   });
 
   it('installs with default npm settings, no engine warning and no install-time download', () => {
@@ -210,7 +225,7 @@ describe('the packages installed from their tarballs into a new project', () => 
   }, 180_000);
 
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    it(`${dialect}: the README's examples and the packaged chs, run from the new project`, async () => {
+    it(`${dialect}: the README's examples and the packaged chs (keys, serve with its dashboard), run from the new project`, async () => {
       if (dialect === 'postgres' && !(await postgresAvailable())) return; // postgresAvailable() throws in CI: never skipped there
       const db = await createTestDatabase(dialect);
       databases.push(db);
@@ -244,6 +259,8 @@ describe('the packages installed from their tarballs into a new project', () => 
       const key = (JSON.parse(keyRun.stdout) as { key: string }).key;
       expect(key).toMatch(/^sk-/);
 
+      const auth = { authorization: `Bearer ${key}` };
+
       // The host example: the API mounted in the host's own Fastify, a job worker running.
       const host = spawn(process.execPath, ['host.mjs', '0', database], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -261,7 +278,6 @@ describe('the packages installed from their tarballs into a new project', () => 
         const base = (api ?? '').replace(/\/api$/, '');
         expect(await (await fetch(`${base}/hello`)).json()).toEqual({ from: 'host' });
         expect((await fetch(`${base}/api/health`)).status).toBe(200);
-        const auth = { authorization: `Bearer ${key}` };
         const clients = await fetch(`${base}/api/clients?workspaceId=ourco.com`, { headers: auth });
         expect(clients.status).toBe(200);
         expect(((await clients.json()) as unknown[]).length).toBe(truth.clientCount);
@@ -277,6 +293,31 @@ describe('the packages installed from their tarballs into a new project', () => 
       clearTimeout(timeout);
       expect(end, `host.mjs did not exit by itself after SIGTERM\n${out}\n${err}`).toEqual({ code: 0, signal: null });
       expect(err).toBe('');
+
+      // The packaged `chs serve`: the API and the dashboard at /, as in a clone.
+      const port = await freePort();
+      const serve = spawn(chs, ['serve', '--port', String(port), '--db', database], {
+        cwd: app,
+        env: cleanEnv({ CHS_DATA_DIR: join(app, 'data'), CHS_SCHEDULER: 'off' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let serveErr = '';
+      serve.stderr.on('data', (b: Buffer) => (serveErr += b.toString()));
+      const served = new Promise<number | null>((resolve) => serve.on('close', (code) => resolve(code)));
+      try {
+        const started = Date.now();
+        while (!serveErr.includes('chs: serving') && Date.now() - started < 30_000 && serve.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+        expect(serveErr, 'chs serve did not start').toContain(`chs: serving http://127.0.0.1:${port}/api`);
+        expect(serveErr).not.toContain('the dashboard is not built');
+        const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } });
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(await page.text()).toContain('<title>Customer Health</title>');
+        expect((await fetch(`http://127.0.0.1:${port}/api/clients?workspaceId=ourco.com`, { headers: auth })).status).toBe(200);
+      } finally {
+        serve.kill('SIGTERM');
+      }
+      expect(await served, serveErr).toBe(0);
     }, 180_000);
   }
 });

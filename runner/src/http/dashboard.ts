@@ -18,8 +18,13 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** dashboard/dist beside this package (the same from runner/src/http and runner/dist/http). */
-export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
+/** dashboard/dist beside this package in a clone (the same from runner/src/http, runner/dist/http and runner/dist/bundle). */
+const CLONE_DASHBOARD_DIR = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
+/** The copy `npm pack` puts in the published package (scripts/pack-dashboard.mjs): runner/dist/dashboard. */
+const PACKED_DASHBOARD_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
+
+/** The dashboard `chs serve` serves: the clone's build when there is one (always the fresh one), else the published copy. */
+export const DEFAULT_DASHBOARD_DIR = dashboardBuilt(CLONE_DASHBOARD_DIR) || !dashboardBuilt(PACKED_DASHBOARD_DIR) ? CLONE_DASHBOARD_DIR : PACKED_DASHBOARD_DIR;
 
 const DASHBOARD_HEADERS: Record<string, string> = {
   'content-security-policy':
