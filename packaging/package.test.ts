@@ -8,7 +8,6 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,16 +102,46 @@ function installScripts(nodeModules: string): Map<string, string> {
   return found;
 }
 
-/** A port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+interface Server {
+  /** The first group of the ready line: the server's base URL. */
+  base: string;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then SIGKILL after 20 s; how the process ended. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts a long-running process from the new project and waits (30 s at most) for the line `ready` matches on its stdout or stderr. */
+async function startServer(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Server> {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  const started = Date.now();
+  const readyLine = () => ready.exec(`${out}\n${err}`);
+  while (!readyLine() && Date.now() - started < 30_000 && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+  const m = readyLine();
+  const server: Server = {
+    base: m?.[1] ?? '',
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const end = await ended;
+      clearTimeout(timer);
+      return end;
+    },
+  };
+  if (!m) {
+    await server.stop();
+    throw new Error(`${command} ${args.join(' ')} did not start\n${out}\n${err}`);
+  }
+  return server;
 }
 
 /** The lowest Node.js version a `>=x.y[.z]` range allows. */
@@ -262,62 +291,41 @@ describe('the packages installed from their tarballs into a new project', () => 
       const auth = { authorization: `Bearer ${key}` };
 
       // The host example: the API mounted in the host's own Fastify, a job worker running.
-      const host = spawn(process.execPath, ['host.mjs', '0', database], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      host.stdout.on('data', (b: Buffer) => (out += b.toString()));
-      host.stderr.on('data', (b: Buffer) => (err += b.toString()));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        host.on('close', (code, signal) => resolve({ code, signal })),
-      );
+      const host = await startServer(app, process.execPath, ['host.mjs', '0', database], env, /API at (http:\/\/\S+)\/api/);
       try {
-        const started = Date.now();
-        while (!/API at (\S+)/.test(out) && Date.now() - started < 30_000 && host.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-        const api = /API at (\S+)/.exec(out)?.[1];
-        expect(api, `host.mjs did not start\n${out}\n${err}`).toBeDefined();
-        const base = (api ?? '').replace(/\/api$/, '');
-        expect(await (await fetch(`${base}/hello`)).json()).toEqual({ from: 'host' });
-        expect((await fetch(`${base}/api/health`)).status).toBe(200);
-        const clients = await fetch(`${base}/api/clients?workspaceId=ourco.com`, { headers: auth });
+        expect(await (await fetch(`${host.base}/hello`)).json()).toEqual({ from: 'host' });
+        expect((await fetch(`${host.base}/api/health`)).status).toBe(200);
+        const clients = await fetch(`${host.base}/api/clients?workspaceId=ourco.com`, { headers: auth });
         expect(clients.status).toBe(200);
         expect(((await clients.json()) as unknown[]).length).toBe(truth.clientCount);
-        const anonymous = await fetch(`${base}/api/clients?workspaceId=ourco.com`);
+        const anonymous = await fetch(`${host.base}/api/clients?workspaceId=ourco.com`);
         expect(anonymous.status).toBe(401);
         expect(((await anonymous.json()) as { code?: string }).code).toBe('AUTH_INVALID_KEY');
       } finally {
-        host.kill('SIGTERM');
+        // Closed in the README's order, nothing of ours keeps the process alive: it exits on its own.
+        const end = await host.stop();
+        expect(end, `host.mjs did not exit by itself after SIGTERM\n${host.stdout()}\n${host.stderr()}`).toEqual({ code: 0, signal: null });
+        expect(host.stderr()).toBe('');
       }
-      // Closed in the README's order, nothing of ours keeps the process alive: it exits on its own.
-      const timeout = setTimeout(() => host.kill('SIGKILL'), 20_000);
-      const end = await exited;
-      clearTimeout(timeout);
-      expect(end, `host.mjs did not exit by itself after SIGTERM\n${out}\n${err}`).toEqual({ code: 0, signal: null });
-      expect(err).toBe('');
 
       // The packaged `chs serve`: the API and the dashboard at /, as in a clone.
-      const port = await freePort();
-      const serve = spawn(chs, ['serve', '--port', String(port), '--db', database], {
-        cwd: app,
-        env: cleanEnv({ CHS_DATA_DIR: join(app, 'data'), CHS_SCHEDULER: 'off' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let serveErr = '';
-      serve.stderr.on('data', (b: Buffer) => (serveErr += b.toString()));
-      const served = new Promise<number | null>((resolve) => serve.on('close', (code) => resolve(code)));
+      const serve = await startServer(
+        app,
+        chs,
+        ['serve', '--port', '0', '--db', database],
+        cleanEnv({ CHS_DATA_DIR: join(app, 'data'), CHS_SCHEDULER: 'off' }),
+        /chs: serving (http:\/\/127\.0\.0\.1:\d+)\/api/,
+      );
       try {
-        const started = Date.now();
-        while (!serveErr.includes('chs: serving') && Date.now() - started < 30_000 && serve.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-        expect(serveErr, 'chs serve did not start').toContain(`chs: serving http://127.0.0.1:${port}/api`);
-        expect(serveErr).not.toContain('the dashboard is not built');
-        const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } });
+        expect(serve.stderr()).not.toContain('the dashboard is not built');
+        const page = await fetch(`${serve.base}/`, { headers: { accept: 'text/html' } });
         expect(page.status).toBe(200);
         expect(page.headers.get('content-type')).toMatch(/^text\/html/);
         expect(await page.text()).toContain('<title>Customer Health</title>');
-        expect((await fetch(`http://127.0.0.1:${port}/api/clients?workspaceId=ourco.com`, { headers: auth })).status).toBe(200);
+        expect((await fetch(`${serve.base}/api/clients?workspaceId=ourco.com`, { headers: auth })).status).toBe(200);
       } finally {
-        serve.kill('SIGTERM');
+        expect((await serve.stop()).code, serve.stderr()).toBe(0);
       }
-      expect(await served, serveErr).toBe(0);
     }, 180_000);
   }
 });

@@ -23,8 +23,10 @@ const CLONE_DASHBOARD_DIR = fileURLToPath(new URL('../../../dashboard/dist/', im
 /** The copy `npm pack` puts in the published package (scripts/pack-dashboard.mjs): runner/dist/dashboard. */
 const PACKED_DASHBOARD_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
 
-/** The dashboard `chs serve` serves: the clone's build when there is one (always the fresh one), else the published copy. */
-export const DEFAULT_DASHBOARD_DIR = dashboardBuilt(CLONE_DASHBOARD_DIR) || !dashboardBuilt(PACKED_DASHBOARD_DIR) ? CLONE_DASHBOARD_DIR : PACKED_DASHBOARD_DIR;
+/** The dashboard `chs serve` serves: the clone's build when there is one (always the fresh one), else the published copy; undefined when neither is built. */
+export function findDashboard(): string | undefined {
+  return [CLONE_DASHBOARD_DIR, PACKED_DASHBOARD_DIR].find(dashboardBuilt);
+}
 
 const DASHBOARD_HEADERS: Record<string, string> = {
   'content-security-policy':
@@ -35,7 +37,7 @@ const DASHBOARD_HEADERS: Record<string, string> = {
 };
 
 /** True when `dir` holds a built dashboard. */
-export function dashboardBuilt(dir: string): boolean {
+function dashboardBuilt(dir: string): boolean {
   return existsSync(join(dir, 'index.html'));
 }
 

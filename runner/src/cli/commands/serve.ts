@@ -47,7 +47,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
     { buildMetricsServer, createMetrics, METRICS_PATH },
     { installGracefulShutdown },
     { createJobService },
-    { dashboardBuilt, DEFAULT_DASHBOARD_DIR },
+    { findDashboard },
   ] = await Promise.all([
     import('../../http/app.js'),
     import('../../http/logging.js'),
@@ -57,7 +57,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
     import('../../http/dashboard.js'),
   ]);
   // Built by `npm ci` (the root `prepare`); without it the API is served alone.
-  const dashboard = dashboardBuilt(DEFAULT_DASHBOARD_DIR);
+  const dashboardDir = findDashboard();
   const logger = createLogger({ level: config.logLevel });
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
@@ -74,7 +74,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
       jobs,
       metrics,
       ...(rateLimitStore ? { rateLimitStore } : {}),
-      ...(dashboard ? { dashboardDir: DEFAULT_DASHBOARD_DIR } : {}),
+      ...(dashboardDir ? { dashboardDir } : {}),
     });
     const metricsServer = config.metricsPort === undefined ? undefined : await buildMetricsServer(metrics, config.metricsToken);
     // Closed with the API, so a scraper sees the runner go away with it.
@@ -110,7 +110,7 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const metricsAt = `http://${shownHost}:${config.metricsPort ?? actualPort}${METRICS_PATH}`;
   // stdout is the JSON log stream; these lines are for the human (and the tests) on stderr.
   ctx.stderr.write(`chs: serving http://${shownHost}:${actualPort}/api (database ${engine.store.location}; metrics ${metricsAt}); stop with Ctrl-C\n`);
-  if (dashboard) ctx.stderr.write(`Dashboard: http://${shownHost}:${actualPort}/${signIn ?? ''}\n`);
+  if (dashboardDir) ctx.stderr.write(`Dashboard: http://${shownHost}:${actualPort}/${signIn ?? ''}\n`);
   else ctx.stderr.write('chs: the dashboard is not built (npm run build -w dashboard); serving the API only\n');
   await done;
 }
