@@ -27,3 +27,4 @@ export * from './sync/index.js';
 export { createJobHandlers } from './engine/job-handlers.js';
 export { acceptAndScoreSuggestion } from './engine/suggestions.js';
 export * from './notify/index.js';
+export * from './events/index.js';

@@ -9,6 +9,7 @@ import type { ProviderUrlOverrides } from '../connectors/registry.js';
 import { RateLimiters } from '../connectors/retry.js';
 import type { Db } from '../store/database.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
+import { OutboxEmitter, type EngineEvents } from '../events/emitter.js';
 
 export interface EngineOptions {
   /** A SQLite path, `:memory:`, or a `postgres://` URL; or an already-open Store. */
@@ -35,6 +36,8 @@ export interface EngineOptions {
    * `rebuild`: before each step of the health rebuild) with a 1-based count. Default none.
    */
   faults?: FaultHook;
+  /** How often in-process event listeners (`engine.events`) look for new events (ms). Default 1000. */
+  eventsPollMs?: number;
 }
 
 /** Bounds on the work one message may cause. */
@@ -68,6 +71,11 @@ export interface Engine {
   readonly store: Store;
   readonly logger: Logger;
   readonly clock: Clock;
+  /**
+   * The event catalogue as typed in-process events (docs/events.md): `engine.events.on('client.risk_entered', (e) => …)`.
+   * Listeners hear what is committed after the engine was created, within `eventsPollMs`, and at once after this engine's own ingest, sync and rebuild.
+   */
+  readonly events: EngineEvents;
   /** Ingests a source into a workspace, then rebuilds the health history of the clients and days it touched. */
   ingest(options: IngestOptions): Promise<EngineIngestSummary>;
   /** Syncs a connected provider, then rebuilds the health history it touched. */
@@ -127,13 +135,21 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       { ...options.mailLimits, ...input },
     );
   };
-  const rebuildHealth = (workspaceId: string, touched: ReadonlyMap<string, string>) => rescore(store.db, workspaceId, touched, clock, faults);
+  const events = new OutboxEmitter(store.db, { logger, ...(options.eventsPollMs !== undefined ? { pollMs: options.eventsPollMs } : {}) });
+  await events.begin();
+  const announced = async <T>(work: Promise<T>): Promise<T> => {
+    const result = await work;
+    await events.flush();
+    return result;
+  };
+  const rebuildHealth = (workspaceId: string, touched: ReadonlyMap<string, string>) => announced(rescore(store.db, workspaceId, touched, clock, faults));
   return Object.freeze({
     store,
     logger,
     clock,
+    events,
     async ingest(opts: IngestOptions): Promise<EngineIngestSummary> {
-      const { touched, ...summary } = await ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts });
+      const { touched, ...summary } = await announced(ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts }));
       return { ...summary, health: await rebuildHealth(opts.workspaceId, touched) };
     },
     async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
@@ -142,6 +158,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     },
     readProvider,
     rebuildHealth,
-    close: () => store.close(),
+    close: async () => {
+      events.close();
+      await store.close();
+    },
   });
 }

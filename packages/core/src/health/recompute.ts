@@ -105,12 +105,14 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   // core (batches hold different clients, so they touch different rows). SQLite runs each
   // statement to its end when called, so there writes and scoring simply alternate.
   const maxWriting = dialectOf(db) === 'postgres' ? PG_WRITES_AT_ONCE : 1;
+  // The current scores this rebuild writes are announced (risk entered, cleared, moved…) in each batch's transaction.
+  const announce = { workspaceId, riskThreshold: settings.riskThreshold, minDelta: settings.events.scoreChangeMinDelta, now };
   const writing: Promise<number>[] = [];
   try {
     for (const batch of batchesOf(clients, ctx)) {
       const { rows, scored } = await scoreBatch(db, workspaceId, batch, ctx);
       while (writing.length >= maxWriting) snapshotsWritten += await writing.shift()!;
-      const write = writeSnapshots(db, rows, scored, nowIso).then(() => rows.length);
+      const write = writeSnapshots(db, rows, scored, nowIso, announce).then(() => rows.length);
       // Its failure is thrown where it is awaited (in a later turn or after the loop), not as an unhandled rejection meanwhile.
       write.catch(() => undefined);
       writing.push(write);
@@ -246,13 +248,19 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
         ctx.options,
       );
       rows.push(...clientRows);
-      scored.push({ id: client.id, start, score: last?.score ?? DEFAULT_SCORE, lastInteractionAt: client.last_at });
+      scored.push({
+        id: client.id,
+        start,
+        score: last?.score ?? DEFAULT_SCORE,
+        lastInteractionAt: client.last_at,
+        ...optionalRows(clientRows.at(-1), clientRows.at(-2)),
+      });
     }
   }
 
   const fallback = defaultResult(ctx.options.weights);
   for (const c of noData) {
-    rows.push({
+    const row: SnapshotRow = {
       workspace_id: workspaceId,
       client_id: c.id,
       date: today,
@@ -263,8 +271,9 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
       reason_text: `No interactions yet: default score ${fallback.score.toFixed(1)}.`,
       evidence_json: JSON.stringify({ from: null, to: fallback.score, changes: null, driver: null, day: null, interactionIds: [] }),
       created_at: nowIso,
-    });
-    scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null });
+    };
+    rows.push(row);
+    scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null, latest: row });
   }
   return { rows, scored };
 }
@@ -288,6 +297,10 @@ function evidenceDays(plans: { client: ClientRow; start: string }[], history: Ba
     for (let k = startIdx + 1; k < arr.length; k++) if ((arr[k]?.n ?? 0) > 0) pairs.push({ clientId: client.id, day: history.days[k]! });
   }
   return pairs;
+}
+
+function optionalRows(latest: SnapshotRow | undefined, previous: SnapshotRow | undefined): Pick<ScoredClient, 'latest' | 'previous'> {
+  return { ...(latest ? { latest } : {}), ...(previous ? { previous } : {}) };
 }
 
 function minDay(...days: string[]): string {

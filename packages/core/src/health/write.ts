@@ -7,6 +7,7 @@ import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { insertRows } from '../store/bulk.js';
 import type { SnapshotRow } from './score-client.js';
+import { announceHealth, type AnnounceOptions } from './events.js';
 
 export interface ScoredClient {
   id: string;
@@ -14,9 +15,17 @@ export interface ScoredClient {
   start: string;
   score: number;
   lastInteractionAt: string | null;
+  /** Its newest rebuilt snapshot and the one before it (what an announcement explains). */
+  latest?: SnapshotRow;
+  previous?: SnapshotRow;
 }
 
-export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: ScoredClient[], nowIso: string): Promise<void> {
+/**
+ * `announce`: record what the new current scores change (health/events.ts) in the same
+ * transaction; without it (a rebuild of history only) nothing is announced and the clients' risk
+ * state is left as it was.
+ */
+export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: ScoredClient[], nowIso: string, announce?: AnnounceOptions): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // One delete per distinct first rebuilt day: a daily run deletes a whole batch at once.
     const byStart = new Map<string, string[]>();
@@ -29,10 +38,17 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
       await trx.deleteFrom('health_snapshots').where('client_id', 'in', ids).where('date', '>=', start).execute();
     }
     await insertRows(trx, 'health_snapshots', rows);
+    const states = announce ? await announceHealth(trx, clients, announce) : undefined;
     for (const c of clients) {
+      const st = states?.get(c.id);
       await trx
         .updateTable('clients')
-        .set({ health_score: c.score, health_updated_at: nowIso, last_interaction_at: c.lastInteractionAt })
+        .set({
+          health_score: c.score,
+          health_updated_at: nowIso,
+          last_interaction_at: c.lastInteractionAt,
+          ...(st ? { risk_state: st.riskState, announced_score: st.announcedScore } : {}),
+        })
         .where('id', '=', c.id)
         .execute();
     }

@@ -11,6 +11,7 @@ import type { ResolvedParticipant } from '../resolve/resolve.js';
 import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
 import { insertRows, updateTextColumns } from '../store/bulk.js';
+import { recordEvent } from '../events/outbox.js';
 import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
@@ -335,11 +336,19 @@ export class IngestWriter {
     const now = this.#o.now().toISOString();
     const ws = this.#o.workspaceId;
     if (batch.newClients.length) {
-      await insertRows(
-        trx,
-        'clients',
-        batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now, status: c.status, discovery: c.discovery })),
-      );
+      const rows = batch.newClients.map((c) => newClientRow({ id: c.id, workspaceId: ws, domain: c.domain, now, status: c.status, discovery: c.discovery }));
+      await insertRows(trx, 'clients', rows);
+      // A domain our mail names that did not qualify: the team may accept it (docs/events.md).
+      for (const r of rows) {
+        if (r.status !== 'suggested') continue;
+        await recordEvent(trx, {
+          workspaceId: ws,
+          type: 'client.suggested',
+          occurredAt: this.#o.now(),
+          data: { client: { id: r.id, name: r.name, domain: r.primary_domain }, discovery: r.discovery ?? 'policy' },
+          dedupeKey: `client.suggested:${r.id}`,
+        });
+      }
       await insertRows(
         trx,
         'client_domains',

@@ -4,6 +4,7 @@
  * except `getIntegrationCredentials`.
  */
 import type { Db } from '../store/database.js';
+import { recordEvent } from '../events/outbox.js';
 import type { IntegrationsTable } from '../store/schema.js';
 import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
@@ -312,11 +313,27 @@ export async function updateIntegrationTokens<P extends Provider>(
 
 /** The credentials are dead: keep the row (and its checkpoint elsewhere) until a reconnect. Every account without `account`. */
 export async function markNeedsReauth(db: Db, workspaceId: string, provider: Provider, reason: string, account?: string): Promise<void> {
-  await db
-    .updateTable('integrations')
-    .set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() })
-    .where(scoped({ workspaceId, provider, account }))
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    // Accounts that were fine until now: each is announced once (integration.needs_reauth), in this transaction.
+    const turning = await trx
+      .selectFrom('integrations')
+      .select(['account'])
+      .where(scoped({ workspaceId, provider, account }))
+      .where('status', '<>', 'needs_reauth')
+      .execute();
+    await trx
+      .updateTable('integrations')
+      .set({ status: 'needs_reauth', last_error: reason.slice(0, 1000), updated_at: nowIso() })
+      .where(scoped({ workspaceId, provider, account }))
+      .execute();
+    for (const r of turning)
+      await recordEvent(trx, {
+        workspaceId,
+        type: 'integration.needs_reauth',
+        occurredAt: new Date(),
+        data: { provider, account: r.account || null, reason: reason.slice(0, 1000) },
+      });
+  });
 }
 
 /** A sync finished with a problem the user should see in the integration (items it could not read). */

@@ -4,6 +4,7 @@
  * `FOR UPDATE SKIP LOCKED`; SQLite: one UPDATE with a sub-select under its single writer lock).
  */
 import type { Kysely, Transaction } from 'kysely';
+import { recordEvent } from '../events/outbox.js';
 import type { Db } from '../store/database.js';
 import type { Database, JobsTable } from '../store/schema.js';
 import { dialectOf } from '../store/dialect.js';
@@ -267,6 +268,24 @@ export interface TransitionPatch {
   error?: Omit<JobError, 'at'>;
 }
 
+/** job.completed or job.failed for a job that just ended, in the transaction that ended it. */
+async function recordJobEvent(trx: Executor, job: Job, now: Date): Promise<void> {
+  const ref = {
+    id: job.id,
+    kind: job.kind,
+    source: job.source,
+    itemsProcessed: job.itemsProcessed,
+    itemsAdded: job.itemsAdded,
+    itemsUpdated: job.itemsUpdated,
+    itemsSkipped: job.itemsSkipped,
+    errorsCount: job.errorsCount,
+    startedAt: job.startedAt,
+    completedAt: job.completedAt,
+  };
+  if (job.state === 'completed') await recordEvent(trx, { workspaceId: job.workspaceId, type: 'job.completed', occurredAt: now, data: { job: ref }, dedupeKey: `job.completed:${job.id}` });
+  else await recordEvent(trx, { workspaceId: job.workspaceId, type: 'job.failed', occurredAt: now, data: { job: ref, error: job.lastError ?? 'the job failed' }, dedupeKey: `job.failed:${job.id}` });
+}
+
 /**
  * Moves a job from `from` to `to` if it is still in `from` (and, when given, still leased by
  * `owner`). Returns the updated job, or null when someone else changed it first.
@@ -311,8 +330,10 @@ export async function transitionJob(
     const res = await q.executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return null;
     await appendJobEvent(trx, id, `job:${to}`, { from, ...(opts.event ?? {}), ...(p.lastError ? { error: p.lastError } : {}) }, now);
-    const updated = await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    return toJob(updated);
+    const updated = toJob(await trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+    // The outbox, in the transaction that ends the job (docs/events.md).
+    if (to === 'completed' || to === 'failed') await recordJobEvent(trx, updated, now);
+    return updated;
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);
 }

@@ -60,6 +60,13 @@ export interface WorkspaceSettings {
    * `every_sender`. Other domains our mail names are suggested clients.
    */
   clientDiscovery: DiscoveryPolicy;
+  /** Engine extension: what the events announce (docs/events.md). */
+  events: EventSettings;
+}
+
+export interface EventSettings {
+  /** client.score_changed fires when a score moves at least this much since the score last announced. Default 10. */
+  scoreChangeMinDelta: number;
 }
 
 export const DEFAULT_HEALTH_WEIGHTS: HealthWeights = Object.freeze({
@@ -93,6 +100,7 @@ export function defaultSettings(workspaceId: string, workspaceName: string): Wor
     syncIntervalMinutes: 60,
     replySlaBusinessDays: 2,
     clientDiscovery: DEFAULT_DISCOVERY_POLICY,
+    events: { scoreChangeMinDelta: 10 },
   };
 }
 

@@ -57,6 +57,8 @@ export function newClientRow(c: NewClient): ClientsTable {
     status: c.status ?? 'active',
     discovery: c.discovery ?? null,
     health_score: null,
+    risk_state: null,
+    announced_score: null,
     health_updated_at: null,
     last_interaction_at: null,
     created_at: c.now,

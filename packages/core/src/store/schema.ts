@@ -103,6 +103,10 @@ export interface ClientsTable {
   health_score: number | null;
   health_updated_at: string | null;
   last_interaction_at: string | null;
+  /** 1 at risk, 0 not, null never scored: what client.risk_entered/cleared compare with (migration 015). */
+  risk_state: number | null;
+  /** The score last announced by client.score_changed (or the first score); null until scored. */
+  announced_score: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -379,6 +383,65 @@ export interface FilteredMailTable {
   created_at: string;
 }
 
+/** The outbox (migration 015, docs/events.md): written only by events/outbox.ts. */
+export interface EventsTable {
+  seq: Generated<number>;
+  /** PostgreSQL: the writing transaction's id (its default); SQLite: 0. */
+  txid: Generated<number>;
+  id: string;
+  workspace_id: string;
+  type: string;
+  occurred_at: string;
+  data_json: string;
+  dedupe_key: string | null;
+  created_at: string;
+}
+
+/** Written only by events/endpoints.ts. */
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** `standard` | `slack`. */
+  kind: string;
+  description: string | null;
+  /** JSON array of event types. */
+  events_json: string;
+  enabled: number;
+  /** Why it was disabled: `user`, `gone` (the receiver answered 410), `failing` (failing for days). */
+  disabled_reason: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: string | null;
+  /** First failure since the last success; null when the last delivery succeeded. */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Written only by events/deliveries.ts. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** `pending` | `succeeded` | `failed`. */
+  state: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  /** The last attempts: JSON array of {at, status, error, durationMs}. */
+  attempts_json: string;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_domains: WorkspaceDomainsTable;
@@ -403,4 +466,7 @@ export interface Database {
   external_refs: ExternalRefsTable;
   oauth_states: OAuthStatesTable;
   filtered_mail: FilteredMailTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

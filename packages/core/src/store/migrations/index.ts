@@ -13,6 +13,7 @@ import * as m011 from './011-integration-accounts.js';
 import * as m012 from './012-interaction-index-trim.js';
 import * as m013 from './013-client-discovery.js';
 import * as m014 from './014-live-progress.js';
+import * as m015 from './015-events.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '012-interaction-index-trim': m012,
   '013-client-discovery': m013,
   '014-live-progress': m014,
+  '015-events': m015,
 };
