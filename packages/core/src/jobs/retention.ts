@@ -8,6 +8,11 @@ import { pruneSnapshots } from '../health/write.js';
 import { pruneIngestionRuns } from '../ingest/runs.js';
 import { pruneJobs } from './repository.js';
 import { pruneSessions } from './sessions.js';
+import { pruneDeliveries } from '../events/deliveries.js';
+import { pruneEvents } from '../events/outbox.js';
+
+/** Events and settled webhook deliveries are kept this long (a delivery log to look back on and redeliver from), whatever the data retention. */
+export const EVENT_RETENTION_DAYS = 30;
 
 export interface PruneCounts {
   jobs: number;
@@ -16,11 +21,15 @@ export interface PruneCounts {
   ingestionRuns: number;
   ingestionSessions: number;
   healthSnapshots: number;
+  /** Settled webhook deliveries and the events with none pending (EVENT_RETENTION_DAYS). */
+  webhookDeliveries: number;
+  events: number;
 }
 
 /**
  * Deletes finished jobs (with their events and sessions), ingestion errors and finished runs
- * older than `retentionDays` by the wall clock `now`, and health snapshots dated before the
+ * older than `retentionDays` by the wall clock `now`, events and settled webhook deliveries older
+ * than the shorter of that and EVENT_RETENTION_DAYS, and health snapshots dated before the
  * horizon of the data clock `dataNow` (CHS_NOW). Idempotent: several runners may repeat it.
  */
 export async function pruneHistory(db: Db, workspaceId: string, retentionDays: number, now: Date, dataNow: Date): Promise<PruneCounts> {
@@ -32,6 +41,10 @@ export async function pruneHistory(db: Db, workspaceId: string, retentionDays: n
     const { jobs, jobEvents } = await pruneJobs(trx, workspaceId, horizon);
     const { ingestionErrors, ingestionRuns } = await pruneIngestionRuns(trx, workspaceId, horizon);
     const healthSnapshots = await pruneSnapshots(trx, workspaceId, snapshotHorizon);
-    return { jobs, jobEvents, ingestionErrors, ingestionRuns, ingestionSessions, healthSnapshots };
+    // A pending delivery (still being retried) and its event are kept whatever their age.
+    const eventHorizon = new Date(now.getTime() - Math.min(retentionDays, EVENT_RETENTION_DAYS) * DAY_MS).toISOString();
+    const webhookDeliveries = await pruneDeliveries(trx, workspaceId, eventHorizon);
+    const events = await pruneEvents(trx, workspaceId, eventHorizon);
+    return { jobs, jobEvents, ingestionErrors, ingestionRuns, ingestionSessions, healthSnapshots, webhookDeliveries, events };
   });
 }
