@@ -104,7 +104,7 @@ function parts(e: AnyEngineEvent, o: SlackFormatOptions): Parts {
         title: `💡 Suggested client: ${e.data.client.name}`,
         summary: `Mail names ${e.data.client.domain}, which did not qualify as a client (${e.data.discovery}). Accept it in Suggested clients if it is one.`,
         fields: [['Domain', e.data.client.domain]],
-        ...withLink(o.publicUrl ? { text: 'Review suggestions', url: `${o.publicUrl.replace(/\/+$/, '')}/suggested` } : undefined),
+        ...withLink(o.publicUrl ? { text: 'Review suggestions', url: `${o.publicUrl.replace(/\/+$/, '')}/clients/suggested` } : undefined),
       };
     case 'job.completed':
     case 'job.failed': {
