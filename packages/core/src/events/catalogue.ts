@@ -124,7 +124,7 @@ export function eventSchema(t: EventType): TSchema {
       id: Type.String({ pattern: '^evt_' }),
       type: Type.Literal(t),
       version: Type.Literal(EVENT_VERSION),
-      occurredAt: Type.String({ format: 'date-time' }),
+      occurredAt: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T', description: 'ISO 8601, UTC' }),
       workspaceId: Type.String(),
       data: EVENT_DATA[t],
     },
