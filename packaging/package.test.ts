@@ -273,10 +273,17 @@ describe('the packages installed from their tarballs into a new project', () => 
       expect(Number(read?.[2])).toBeGreaterThan(0);
       expect(Number(read?.[3])).toBe(truth.clientCount);
       expect(first.stdout).toMatch(new RegExp(`^${truth.clientCount} clients, \\d+ at risk$`, 'm'));
+      // The example's engine.events listener heard each client that entered risk, once, with its reason.
+      const atRisk = Number(new RegExp(`^${truth.clientCount} clients, (\\d+) at risk$`, 'm').exec(first.stdout)?.[1]);
+      const heard = first.stdout.split('\n').filter((l) => l.startsWith('at risk: '));
+      expect(atRisk).toBeGreaterThan(0);
+      expect(heard, first.stdout).toHaveLength(atRisk);
+      for (const line of heard) expect(line).toMatch(/^at risk: [^:]+: \S/);
       // Run again: the same mail is not stored twice.
       const again = await run(process.execPath, ['embed.mjs', 'small.mbox', database], { cwd: app, env });
       expectOk(again, 'node embed.mjs (again)');
       expect(again.stdout).toMatch(new RegExp(`^${truth.messages} messages read, 0 added, 0 new clients$`, 'm'));
+      expect(again.stdout).not.toMatch(/^at risk: /m);
 
       // The packaged command line: a key for the HTTP API.
       const chs = join(app, 'node_modules', '.bin', 'chs');
