@@ -44,15 +44,29 @@ export function createApiClient(key: string, baseUrl: string = globalThis.locati
   return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${key}` } });
 }
 
-/** The data of an openapi-fetch answer, or an ApiError that says what went wrong. */
-export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  let r: { data?: T; error?: unknown; response: Response };
+type Answered<T> = { data?: T; error?: unknown; response: Response };
+
+async function settle<T>(call: Promise<Answered<T>>): Promise<Answered<T>> {
+  let r: Answered<T>;
   try {
     r = await call;
   } catch (err) {
     throw new ApiError(0, 'NETWORK_ERROR', `The server could not be reached (${err instanceof Error ? err.message : String(err)}).`);
   }
-  if (r.response.ok && r.data !== undefined) return r.data;
+  if (r.response.ok) return r;
   if (isErrorBody(r.error)) throw new ApiError(r.error.status, r.error.code, r.error.error);
   throw new ApiError(r.response.status, `HTTP_${r.response.status}`, `The server answered ${r.response.status} ${r.response.statusText}`.trim() + '.');
+}
+
+/** The data of an openapi-fetch answer, or an ApiError that says what went wrong. */
+export async function unwrap<T>(call: Promise<Answered<T>>): Promise<T> {
+  const r = await settle(call);
+  if (r.data !== undefined) return r.data;
+  throw new ApiError(r.response.status, `HTTP_${r.response.status}`, `The server answered ${r.response.status} with no body.`);
+}
+
+/** Success of a call whose answer has nothing to read (a 204, a DELETE), or an ApiError. */
+export async function done(call: Promise<Answered<unknown>>): Promise<true> {
+  await settle(call);
+  return true;
 }

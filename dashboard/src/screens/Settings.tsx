@@ -1,13 +1,14 @@
 /**
  * Settings: the workspace (name, time zone, currency, risk threshold, window), notifications
- * (with a test e-mail), and API keys — a new key is shown in full once, with a copy button;
- * listings are masked; a key can be revoked.
+ * (with a test e-mail), API keys — a new key is shown in full once, with a copy button;
+ * listings are masked; a key can be revoked — and webhook endpoints (Webhooks.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap, type Answer } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatDateTime } from '../lib/format.js';
 import { Card, Empty, ErrorText, Loading, TableWrap } from '../components/ui.js';
+import { Webhooks } from './Webhooks.js';
 
 type Settings = Answer<'/api/settings'>;
 type Notifications = Settings['workspace']['notifications'];
@@ -325,6 +326,9 @@ export function SettingsScreen() {
       </div>
       <Card title="API keys">
         <ApiKeys />
+      </Card>
+      <Card title="Webhooks">
+        <Webhooks />
       </Card>
     </main>
   );

@@ -5,8 +5,13 @@
  */
 import { vi } from 'vitest';
 import type { Answer } from '../lib/api.js';
+import type { Webhook, WebhookDelivery, WebhookEventType, WebhookPaths } from '../lib/webhooks-contract.js';
 
-type Handler = (url: URL, init: { method: string; body: unknown; headers: Headers }) => { status?: number; body: unknown } | undefined;
+/** `params`: the values of a route's `:name` segments (`/api/settings/webhooks/:webhookId`). */
+type Handler = (
+  url: URL,
+  init: { method: string; body: unknown; headers: Headers; params: Record<string, string> },
+) => { status?: number; body: unknown } | undefined;
 
 export interface FakeApi {
   calls: { method: string; url: URL; body: unknown; auth: string | null }[];
@@ -14,7 +19,23 @@ export interface FakeApi {
   on(method: string, path: string, handler: Handler): void;
 }
 
-/** Installs the fake as the global fetch; routes are `${METHOD} ${pathname}`. Unknown: a JSON 404. */
+/** The handler of a request: an exact route first, else one whose `:name` segments match. */
+function findRoute(routes: Map<string, Handler>, method: string, pathname: string): { handler: Handler; params: Record<string, string> } | undefined {
+  const exact = routes.get(`${method} ${pathname}`);
+  if (exact) return { handler: exact, params: {} };
+  const parts = pathname.split('/');
+  for (const [key, handler] of routes) {
+    const [m, path] = key.split(' ') as [string, string];
+    const pattern = path.split('/');
+    if (m !== method || pattern.length !== parts.length || !path.includes('/:')) continue;
+    const params: Record<string, string> = {};
+    if (pattern.every((seg, i) => (seg.startsWith(':') ? ((params[seg.slice(1)] = decodeURIComponent(parts[i]!)), true) : seg === parts[i])))
+      return { handler, params };
+  }
+  return undefined;
+}
+
+/** Installs the fake as the global fetch; routes are `${METHOD} ${pathname}` (`:name` segments match any). Unknown: a JSON 404. */
 export function installFakeApi(): FakeApi {
   const api: FakeApi = {
     calls: [],
@@ -29,12 +50,14 @@ export function installFakeApi(): FakeApi {
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
     const body: unknown = text ? JSON.parse(text) : undefined;
     api.calls.push({ method: req.method, url, body, auth: req.headers.get('authorization') });
-    const handler = api.routes.get(`${req.method} ${url.pathname}`);
-    const answer = handler?.(url, { method: req.method, body, headers: req.headers }) ?? {
+    const route = findRoute(api.routes, req.method, url.pathname);
+    const answer = route?.handler(url, { method: req.method, body, headers: req.headers, params: route.params }) ?? {
       status: 404,
       body: { error: `Route ${req.method} ${url.pathname} not found`, code: 'NOT_FOUND', status: 404 },
     };
-    return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'content-type': 'application/json' } });
+    const status = answer.status ?? 200;
+    if (status === 204) return new Response(null, { status });
+    return new Response(JSON.stringify(answer.body), { status, headers: { 'content-type': 'application/json' } });
   });
   return api;
 }
@@ -136,4 +159,169 @@ export function standardRoutes(api: FakeApi): void {
       },
     ],
   }));
+}
+
+type Body<P extends keyof WebhookPaths, M extends 'post' | 'patch'> = WebhookPaths[P] extends {
+  [K in M]: { requestBody: { content: { 'application/json': infer B } } };
+}
+  ? B
+  : never;
+
+const EVENT_TYPES: { type: WebhookEventType; description: string; schema: unknown }[] = [
+  ['client.risk_entered', 'A client’s score fell below the risk threshold (or it was first scored below it).'],
+  ['client.risk_cleared', 'A client at risk is back at or above the threshold.'],
+  ['client.score_changed', 'A client’s score moved by at least the workspace’s minDelta since the score last announced.'],
+  ['client.churn_intent', 'A client said it may leave (a message at most 7 days old).'],
+  ['client.escalation', 'A client is escalating (chasers, several people, mail left unanswered).'],
+  ['client.suggested', 'Mail named a domain that did not qualify as a client: the team may accept it.'],
+  ['job.completed', 'A sync, backfill or ingestion job finished.'],
+  ['job.failed', 'A job failed for good (it will not be retried).'],
+  ['integration.needs_reauth', 'A connected account’s credentials were refused: someone must connect it again.'],
+].map(([type, description]) => ({ type: type as WebhookEventType, description: description!, schema: { type: 'object' } }));
+
+export function webhook(id: string, url: string, extra: Partial<Webhook> = {}): Webhook {
+  return {
+    id,
+    url,
+    events: ['client.risk_entered'],
+    kind: 'standard',
+    enabled: true,
+    disabledReason: null,
+    description: null,
+    failingSince: null,
+    createdAt: '2025-06-01T09:00:00.000Z',
+    updatedAt: '2025-06-01T09:00:00.000Z',
+    ...extra,
+  };
+}
+
+export function delivery(id: string, extra: Partial<WebhookDelivery> = {}): WebhookDelivery {
+  return {
+    id,
+    eventId: `evt_${id}`,
+    eventType: 'client.risk_entered',
+    state: 'succeeded',
+    attempts: 1,
+    nextAttemptAt: null,
+    lastStatus: 200,
+    lastError: null,
+    lastAttemptAt: '2025-06-29T10:00:00.000Z',
+    deliveredAt: '2025-06-29T10:00:00.000Z',
+    createdAt: '2025-06-29T10:00:00.000Z',
+    history: [{ at: '2025-06-29T10:00:00.000Z', status: 200, error: null, durationMs: 42 }],
+    ...extra,
+  };
+}
+
+/** The fake's webhook state, for a test to seed and read. */
+export interface WebhookState {
+  webhooks: Webhook[];
+  /** Per endpoint id, newest first. */
+  deliveries: Map<string, WebhookDelivery[]>;
+}
+
+const failure = (status: number, code: string, error: string) => ({ status, body: { error, code, status } });
+
+/** Why the server refuses a target URL, as the engine words it (packages/core/src/events/endpoints.ts). */
+function refusedUrl(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `url: not a URL (${raw})`;
+  }
+  if (url.protocol !== 'https:') return `url: must be https (got ${url.protocol.replace(':', '')})`;
+  const host = url.hostname;
+  const range = /^127\.|^localhost$/.test(host) ? 'loopback' : /^10\.|^192\.168\./.test(host) ? 'private' : /^169\.254\./.test(host) ? 'linkLocal' : null;
+  return range
+    ? `url: ${host} is not a public address (${host} is a ${range} address); an operator can allow private targets with CHS_WEBHOOKS_ALLOW_PRIVATE=1`
+    : null;
+}
+
+/** The webhook routes of the settings (issue 26), stateful: what a test creates, it lists. */
+export function webhookRoutes(api: FakeApi): WebhookState {
+  const state: WebhookState = { webhooks: [], deliveries: new Map() };
+  let seq = 0;
+  const now = () => new Date().toISOString();
+  const find = (id: string) => state.webhooks.find((w) => w.id === id);
+  const notFound = (id: string) => failure(404, 'NOT_FOUND', `webhook endpoint ${id} not found`);
+  const secret = () => `whsec_${btoa(`fake-secret-${++seq}-${'x'.repeat(20)}`)}`;
+
+  api.on('GET', '/api/settings/webhooks/event-types', () => ({ body: { eventTypes: EVENT_TYPES } }));
+  api.on('GET', '/api/settings/webhooks', () => ({ body: { webhooks: state.webhooks } }));
+  api.on('POST', '/api/settings/webhooks', (_url, { body }) => {
+    const b = body as Body<'/api/settings/webhooks', 'post'>;
+    const refused = refusedUrl(b.url);
+    if (refused) return failure(400, 'INVALID_INPUT', refused);
+    if (b.events.length === 0) return failure(400, 'INVALID_INPUT', 'events: choose at least one event type');
+    const w = webhook(`wh_${++seq}`, b.url, {
+      events: b.events,
+      kind: b.kind ?? 'standard',
+      description: b.description ?? null,
+      createdAt: now(),
+      updatedAt: now(),
+    });
+    state.webhooks.push(w);
+    return { status: 201, body: { webhook: { ...w, secret: secret() } } };
+  });
+  api.on('PATCH', '/api/settings/webhooks/:webhookId', (_url, { body, params }) => {
+    const w = find(params.webhookId!);
+    if (!w) return notFound(params.webhookId!);
+    const b = body as Body<'/api/settings/webhooks/{webhookId}', 'patch'>;
+    if (b.url !== undefined) {
+      const refused = refusedUrl(b.url);
+      if (refused) return failure(400, 'INVALID_INPUT', refused);
+      w.url = b.url;
+    }
+    if (b.events !== undefined) w.events = b.events;
+    if (b.description !== undefined) w.description = b.description;
+    if (b.enabled === true) Object.assign(w, { enabled: true, disabledReason: null, failingSince: null });
+    if (b.enabled === false) Object.assign(w, { enabled: false, disabledReason: 'user' });
+    w.updatedAt = now();
+    return { body: { webhook: w } };
+  });
+  api.on('DELETE', '/api/settings/webhooks/:webhookId', (_url, { params }) => {
+    const i = state.webhooks.findIndex((w) => w.id === params.webhookId);
+    if (i < 0) return notFound(params.webhookId!);
+    state.webhooks.splice(i, 1);
+    state.deliveries.delete(params.webhookId!);
+    return { status: 204, body: null };
+  });
+  api.on('POST', '/api/settings/webhooks/:webhookId/test', (_url, { params }) => {
+    const w = find(params.webhookId!);
+    if (!w) return notFound(params.webhookId!);
+    const d = delivery(`dl_${++seq}`, {
+      eventType: 'webhook.test',
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: now(),
+      lastStatus: null,
+      lastAttemptAt: null,
+      deliveredAt: null,
+      createdAt: now(),
+      history: [],
+    });
+    state.deliveries.set(w.id, [d, ...(state.deliveries.get(w.id) ?? [])]);
+    return { status: 202, body: { eventId: d.eventId, deliveryId: d.id } };
+  });
+  api.on('POST', '/api/settings/webhooks/:webhookId/rotate-secret', (_url, { params }) => {
+    const w = find(params.webhookId!);
+    if (!w) return notFound(params.webhookId!);
+    w.updatedAt = now();
+    return { body: { webhook: w, secret: secret(), previousSecretValidUntil: new Date(Date.now() + 86_400_000).toISOString() } };
+  });
+  api.on('GET', '/api/settings/webhooks/:webhookId/deliveries', (url, { params }) => {
+    if (!find(params.webhookId!)) return notFound(params.webhookId!);
+    const q = url.searchParams;
+    const all = (state.deliveries.get(params.webhookId!) ?? []).filter((d) => !q.get('state') || d.state === q.get('state'));
+    const offset = Number(q.get('offset') ?? 0);
+    return { body: { deliveries: all.slice(offset, offset + Number(q.get('limit') ?? 50)), total: all.length } };
+  });
+  api.on('POST', '/api/settings/webhooks/:webhookId/deliveries/:deliveryId/redeliver', (_url, { params }) => {
+    const d = state.deliveries.get(params.webhookId!)?.find((x) => x.id === params.deliveryId);
+    if (!d) return failure(404, 'NOT_FOUND', `delivery ${params.deliveryId} not found`);
+    Object.assign(d, { state: 'pending', nextAttemptAt: now() });
+    return { status: 202, body: { delivery: d } };
+  });
+  return state;
 }
