@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '@chs/core';
 import { loadConfig, loadSecretInputs } from './config.js';
 
 const PG = 'postgres://chs@db.internal:5432/chs';
@@ -96,5 +97,48 @@ describe('the HTTP sign-in settings', () => {
     // Independent of Google's.
     expect(loadConfig({ CHS_HUBSPOT_CLIENT_ID: 'a', CHS_HUBSPOT_CLIENT_SECRET: 'b' }).googleOAuth).toBeUndefined();
     expect(loadConfig({ CHS_HUBSPOT_AUTH_URL: 'http://127.0.0.1:9/oauth/authorize' }).providers.hubspotAuth).toBe('http://127.0.0.1:9/oauth/authorize');
+  });
+});
+
+describe('webhook settings', () => {
+  it('defaults: public https targets only, 15 s per attempt, 8 at once, 1 s poll, the core retry schedule, disabled after 5 days', () => {
+    const w = loadConfig({}).webhooks;
+    expect(w).toEqual({
+      allowPrivate: false,
+      allowHttp: false,
+      timeoutMs: 15_000,
+      concurrency: 8,
+      pollMs: 1000,
+      retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
+      disableAfterMs: 5 * 86_400_000,
+    });
+    expect(Object.isFrozen(w)).toBe(true);
+  });
+
+  it('CHS_WEBHOOKS_ALLOW_PRIVATE=1 allows private targets and http; CHS_WEBHOOKS_ALLOW_HTTP=1 allows http alone; anything but 1/0/true/false fails', () => {
+    expect(loadConfig({ CHS_WEBHOOKS_ALLOW_PRIVATE: '1' }).webhooks).toMatchObject({ allowPrivate: true, allowHttp: true });
+    expect(loadConfig({ CHS_WEBHOOKS_ALLOW_HTTP: '1' }).webhooks).toMatchObject({ allowPrivate: false, allowHttp: true });
+    expect(loadConfig({ CHS_WEBHOOKS_ALLOW_PRIVATE: 'true', CHS_WEBHOOKS_ALLOW_HTTP: '0' }).webhooks).toMatchObject({ allowPrivate: true, allowHttp: true });
+    expect(loadConfig({ CHS_WEBHOOKS_ALLOW_PRIVATE: '0', CHS_WEBHOOKS_ALLOW_HTTP: '' }).webhooks).toMatchObject({ allowPrivate: false, allowHttp: false });
+    expect(() => loadConfig({ CHS_WEBHOOKS_ALLOW_PRIVATE: 'yes' })).toThrow(/CHS_WEBHOOKS_ALLOW_PRIVATE must be 1 or 0/);
+    expect(() => loadConfig({ CHS_WEBHOOKS_ALLOW_HTTP: 'on' })).toThrow(/CHS_WEBHOOKS_ALLOW_HTTP must be 1 or 0/);
+  });
+
+  it('CHS_WEBHOOK_TIMEOUT_MS, _CONCURRENCY, _POLL_MS, _DISABLE_AFTER_MS: positive integers; _RETRY_SCHEDULE_MS: comma-separated milliseconds', () => {
+    const w = loadConfig({
+      CHS_WEBHOOK_TIMEOUT_MS: '2000',
+      CHS_WEBHOOK_CONCURRENCY: '3',
+      CHS_WEBHOOK_POLL_MS: '100',
+      CHS_WEBHOOK_DISABLE_AFTER_MS: '60000',
+      CHS_WEBHOOK_RETRY_SCHEDULE_MS: '200, 500,1000',
+    }).webhooks;
+    expect(w).toMatchObject({ timeoutMs: 2000, concurrency: 3, pollMs: 100, disableAfterMs: 60_000, retryScheduleMs: [200, 500, 1000] });
+    for (const name of ['CHS_WEBHOOK_TIMEOUT_MS', 'CHS_WEBHOOK_CONCURRENCY', 'CHS_WEBHOOK_POLL_MS', 'CHS_WEBHOOK_DISABLE_AFTER_MS']) {
+      expect(() => loadConfig({ [name]: '0' }), name).toThrow(new RegExp(`${name} must be a positive integer`));
+      expect(() => loadConfig({ [name]: '1.5' }), name).toThrow(new RegExp(name));
+    }
+    for (const bad of ['5s,10s', '100,,200', '-1', '100;200']) {
+      expect(() => loadConfig({ CHS_WEBHOOK_RETRY_SCHEDULE_MS: bad }), bad).toThrow(/CHS_WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated whole numbers/);
+    }
   });
 });

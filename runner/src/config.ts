@@ -3,7 +3,16 @@
  * start-up. The core reads no environment: everything it needs is passed from here.
  */
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_MAX_ACTIVE_KEYS, DEFAULT_PARSE_BUDGET_MS, isPostgresUrl, isValidEmail, MAX_MESSAGE_BYTES, type FaultPoint, type MailLimits } from '@chs/core';
+import {
+  DEFAULT_MAX_ACTIVE_KEYS,
+  DEFAULT_PARSE_BUDGET_MS,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  isPostgresUrl,
+  isValidEmail,
+  MAX_MESSAGE_BYTES,
+  type FaultPoint,
+  type MailLimits,
+} from '@chs/core';
 
 export interface RateLimitConfig {
   /** Per key, per minute. Default 100. */
@@ -60,6 +69,37 @@ export const DEFAULT_JOBS_CONFIG: JobsConfig = Object.freeze({
   shutdownMs: 10_000,
   schedulerTickMs: 60_000,
   schedulerEnabled: true,
+});
+
+/** Webhook delivery inside `chs serve` and the targets endpoints may have (CHS_WEBHOOK_*, CHS_WEBHOOKS_ALLOW_*; docs/events.md). */
+export interface WebhooksConfig {
+  /**
+   * Endpoints may point at loopback, private, link-local and other non-public addresses
+   * (CHS_WEBHOOKS_ALLOW_PRIVATE=1: intranets, tests); implies `allowHttp`. Default false.
+   */
+  allowPrivate: boolean;
+  /** Endpoints may use `http:` (CHS_WEBHOOKS_ALLOW_HTTP=1). Default false (true with allowPrivate). */
+  allowHttp: boolean;
+  /** Time budget of one delivery attempt (CHS_WEBHOOK_TIMEOUT_MS). Default 15000. */
+  timeoutMs: number;
+  /** Attempts one runner makes at once (CHS_WEBHOOK_CONCURRENCY). Default 8. */
+  concurrency: number;
+  /** Idle poll for due deliveries (CHS_WEBHOOK_POLL_MS). Default 1000. */
+  pollMs: number;
+  /** Delay before each retry, comma-separated (CHS_WEBHOOK_RETRY_SCHEDULE_MS). Default the core's: 5 s … 24 h, about three days. */
+  retryScheduleMs: readonly number[];
+  /** An endpoint failing this long without a success is disabled and its admins e-mailed (CHS_WEBHOOK_DISABLE_AFTER_MS). Default 5 days. */
+  disableAfterMs: number;
+}
+
+export const DEFAULT_WEBHOOKS_CONFIG: WebhooksConfig = Object.freeze({
+  allowPrivate: false,
+  allowHttp: false,
+  timeoutMs: 15_000,
+  concurrency: 8,
+  pollMs: 1000,
+  retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
+  disableAfterMs: 5 * 86_400_000,
 });
 
 /** Timeouts of the HTTP server (CHS_HTTP_*_MS); see docs/api.md#timeouts. */
@@ -120,6 +160,8 @@ export interface RunnerConfig {
   hubspotOAuth?: { clientId: string; clientSecret: string } | undefined;
   /** Job runner settings. Default DEFAULT_JOBS_CONFIG. */
   jobs?: JobsConfig;
+  /** Webhook delivery and the targets endpoints may have. Default DEFAULT_WEBHOOKS_CONFIG. */
+  webhooks?: WebhooksConfig;
   /**
    * PostgreSQL connections this runner may hold (CHS_PG_POOL_SIZE), shared by HTTP requests, job
    * workers and the scheduler; requests beyond it wait for a free connection. Default 10. See
@@ -271,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { db?: s
     googleOAuth: oauthClientEnv(env, 'CHS_GOOGLE', 'the OAuth client of the HTTP Google sign-in'),
     hubspotOAuth: oauthClientEnv(env, 'CHS_HUBSPOT', 'the public app of the HTTP HubSpot install'),
     jobs,
+    webhooks: loadWebhooksConfig(env),
     pgPoolSize,
     metricsToken: optional(env, 'CHS_METRICS_TOKEN'),
     trustProxy: trustProxyEnv(optional(env, 'CHS_TRUST_PROXY')),
@@ -372,5 +415,37 @@ function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
     shutdownMs: intEnv(env, 'CHS_JOB_SHUTDOWN_MS', DEFAULT_JOBS_CONFIG.shutdownMs),
     schedulerTickMs: intEnv(env, 'CHS_SCHEDULER_TICK_MS', DEFAULT_JOBS_CONFIG.schedulerTickMs),
     schedulerEnabled: scheduler !== 'off',
+  });
+}
+
+/** `1`/`true` or `0`/`false`; unset or empty: the fallback. */
+function flagEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const v = optional(env, name);
+  if (v === undefined) return fallback;
+  if (v === '1' || v === 'true') return true;
+  if (v === '0' || v === 'false') return false;
+  throw new Error(`${name} must be 1 or 0 (true or false), got "${v}"`);
+}
+
+function loadWebhooksConfig(env: NodeJS.ProcessEnv): WebhooksConfig {
+  const d = DEFAULT_WEBHOOKS_CONFIG;
+  const allowPrivate = flagEnv(env, 'CHS_WEBHOOKS_ALLOW_PRIVATE', d.allowPrivate);
+  const schedule = optional(env, 'CHS_WEBHOOK_RETRY_SCHEDULE_MS');
+  let retryScheduleMs = d.retryScheduleMs;
+  if (schedule !== undefined) {
+    const parts = schedule.split(',').map((p) => p.trim());
+    if (!parts.every((p) => /^\d+$/.test(p))) {
+      throw new Error(`CHS_WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated whole numbers of milliseconds (the delay before each retry), got "${schedule}"`);
+    }
+    retryScheduleMs = Object.freeze(parts.map(Number));
+  }
+  return Object.freeze({
+    allowPrivate,
+    allowHttp: allowPrivate || flagEnv(env, 'CHS_WEBHOOKS_ALLOW_HTTP', d.allowHttp),
+    timeoutMs: intEnv(env, 'CHS_WEBHOOK_TIMEOUT_MS', d.timeoutMs),
+    concurrency: intEnv(env, 'CHS_WEBHOOK_CONCURRENCY', d.concurrency),
+    pollMs: intEnv(env, 'CHS_WEBHOOK_POLL_MS', d.pollMs),
+    retryScheduleMs,
+    disableAfterMs: intEnv(env, 'CHS_WEBHOOK_DISABLE_AFTER_MS', d.disableAfterMs),
   });
 }
