@@ -22,9 +22,7 @@ export type DeliveryState = (typeof DELIVERY_STATES)[number];
  * Delay before each retry, after the first attempt (made at once): the Standard Webhooks
  * example schedule, about three days in all (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h).
  */
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze(
-  [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000),
-);
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000));
 
 export interface DeliveryAttempt {
   at: string;
@@ -135,7 +133,14 @@ export interface ClaimedDelivery {
  * (an attempt's timeout and some margin): pending, due, and not leased by a live attempt.
  * PostgreSQL: rows another runner is claiming are skipped (SKIP LOCKED).
  */
-export async function claimDue(db: Db, owner: string, leaseMs: number, limit: number, now: Date = new Date(), exceptEndpoints: ReadonlySet<string> = new Set()): Promise<ClaimedDelivery[]> {
+export async function claimDue(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  now: Date = new Date(),
+  exceptEndpoints: ReadonlySet<string> = new Set(),
+): Promise<ClaimedDelivery[]> {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   const pg = dialectOf(db) === 'postgres';
@@ -146,9 +151,7 @@ export async function claimDue(db: Db, owner: string, leaseMs: number, limit: nu
       .where('d.state', '=', 'pending')
       .where('d.next_attempt_at', '<=', at)
       .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<', at)]))
-      .where((eb) =>
-        eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.enabled', '=', 1)),
-      );
+      .where((eb) => eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.enabled', '=', 1)));
     if (exceptEndpoints.size) pick = pick.where('d.endpoint_id', 'not in', [...exceptEndpoints]);
     pick = pick.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
     const rows = await (pg ? pick.forUpdate('d').skipLocked() : pick).execute();

@@ -16,8 +16,25 @@ import { toError } from '../errors.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 import { getSettings } from '../settings/settings.js';
 import type { AnyEngineEvent } from './catalogue.js';
-import { claimDue, DEFAULT_RETRY_SCHEDULE_MS, releaseClaim, settleAttempt, type AttemptVerdict, type ClaimedDelivery, type DeliveryState } from './deliveries.js';
-import { endpointFailed, endpointGone, endpointSucceeded, endpointTarget, getEndpoint, type DisabledReason, type EndpointKind, type WebhookEndpoint } from './endpoints.js';
+import {
+  claimDue,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  releaseClaim,
+  settleAttempt,
+  type AttemptVerdict,
+  type ClaimedDelivery,
+  type DeliveryState,
+} from './deliveries.js';
+import {
+  endpointFailed,
+  endpointGone,
+  endpointSucceeded,
+  endpointTarget,
+  getEndpoint,
+  type DisabledReason,
+  type EndpointKind,
+  type WebhookEndpoint,
+} from './endpoints.js';
 import { getEvent } from './outbox.js';
 import { createSender, type Sender } from './send.js';
 import { slackMessage } from './slack.js';
@@ -68,7 +85,8 @@ const DAY_MS = 86_400_000;
 const MAX_RETRY_AFTER_MS = DAY_MS;
 
 export class WebhookDispatcher {
-  readonly #o: Required<Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'timeoutMs' | 'retryScheduleMs' | 'disableAfterMs' | 'slackIntervalMs'>> & DispatcherOptions;
+  readonly #o: Required<Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'timeoutMs' | 'retryScheduleMs' | 'disableAfterMs' | 'slackIntervalMs'>> &
+    DispatcherOptions;
   readonly #logger: Logger;
   readonly #owner: string;
   readonly #sender: Sender;
@@ -190,7 +208,13 @@ export class WebhookDispatcher {
       const now = new Date();
       const [target, event] = await Promise.all([endpointTarget(db, this.#secretKey(), c.endpointId, now, this.#secrets), getEvent(db, c.eventId)]);
       if (!target || !event) {
-        await settleAttempt(db, c, this.#owner, { at: now.toISOString(), status: null, error: 'the event or its endpoint is no longer stored', durationMs: 0 }, { kind: 'give_up' });
+        await settleAttempt(
+          db,
+          c,
+          this.#owner,
+          { at: now.toISOString(), status: null, error: 'the event or its endpoint is no longer stored', durationMs: 0 },
+          { kind: 'give_up' },
+        );
         return;
       }
       if (!this.#running && this.#loop) {
@@ -203,7 +227,14 @@ export class WebhookDispatcher {
         const wait = (this.#slackNext.get(target.id) ?? 0) - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
-      const body = slack ? JSON.stringify(slackMessage(event, { ...(this.#o.publicUrl ? { publicUrl: this.#o.publicUrl } : {}), currency: (await getSettings(db, event.workspaceId)).currency })) : JSON.stringify(event);
+      const body = slack
+        ? JSON.stringify(
+            slackMessage(event, {
+              ...(this.#o.publicUrl ? { publicUrl: this.#o.publicUrl } : {}),
+              currency: (await getSettings(db, event.workspaceId)).currency,
+            }),
+          )
+        : JSON.stringify(event);
       const headers = slack ? {} : signatureHeaders(event, body, target.secrets, new Date());
       const at = new Date();
       const r = await this.#sender.send(target.url, headers, body, this.#o.timeoutMs);
@@ -212,7 +243,14 @@ export class WebhookDispatcher {
         this.#slackBusy.delete(target.id);
       }
       const verdict = judge(r.status, r.retryAfter);
-      const settled = await settleAttempt(db, c, this.#owner, { at: at.toISOString(), status: r.status, error: r.error, durationMs: r.durationMs }, verdict, this.#o.retryScheduleMs);
+      const settled = await settleAttempt(
+        db,
+        c,
+        this.#owner,
+        { at: at.toISOString(), status: r.status, error: r.error, durationMs: r.durationMs },
+        verdict,
+        this.#o.retryScheduleMs,
+      );
       if (!settled) {
         this.#logger.warn({ deliveryId: c.id }, 'webhook delivery: lease lost before the attempt was recorded; another runner will send it again');
         return;
@@ -228,7 +266,11 @@ export class WebhookDispatcher {
       });
       const log = { deliveryId: c.id, endpointId: target.id, eventId: event.id, type: event.type, status: r.status, attempt: c.attempts + 1, ms: r.durationMs };
       if (settled.state === 'succeeded') this.#logger.debug(log, 'webhook delivered');
-      else this.#logger.warn({ ...log, error: r.error, next: settled.nextAttemptAt }, settled.state === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+      else
+        this.#logger.warn(
+          { ...log, error: r.error, next: settled.nextAttemptAt },
+          settled.state === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
+        );
     } catch (err) {
       this.#logger.error({ deliveryId: c.id, err: toError(err).message }, 'webhook delivery could not be attempted; it stays queued');
       this.#slackBusy.delete(c.endpointId);
@@ -246,7 +288,10 @@ export class WebhookDispatcher {
     if (!disabled || !this.#o.onDisabled) return;
     const row = await db.selectFrom('webhook_endpoints').select('workspace_id').where('id', '=', endpointId).executeTakeFirst();
     const ep = row ? await getEndpoint(db, row.workspace_id, endpointId) : null;
-    if (ep) await Promise.resolve(this.#o.onDisabled(ep, disabled)).catch((err: unknown) => this.#logger.error({ endpointId, err: toError(err).message }, 'could not report a disabled webhook endpoint'));
+    if (ep)
+      await Promise.resolve(this.#o.onDisabled(ep, disabled)).catch((err: unknown) =>
+        this.#logger.error({ endpointId, err: toError(err).message }, 'could not report a disabled webhook endpoint'),
+      );
   }
 }
 

@@ -115,7 +115,11 @@ export async function checkTargetUrl(raw: string, policy: TargetPolicy = {}): Pr
   if (addresses.length === 0) throw new ChsError('INVALID_INPUT', `url: ${host} does not resolve`);
   for (const a of addresses) {
     const why = refusedAddress(a);
-    if (why) throw new ChsError('INVALID_INPUT', `url: ${host} is not a public address (${why}); an operator can allow private targets with CHS_WEBHOOKS_ALLOW_PRIVATE=1`);
+    if (why)
+      throw new ChsError(
+        'INVALID_INPUT',
+        `url: ${host} is not a public address (${why}); an operator can allow private targets with CHS_WEBHOOKS_ALLOW_PRIVATE=1`,
+      );
   }
   return url;
 }
@@ -235,7 +239,13 @@ export async function deleteEndpoint(db: Db, workspaceId: string, id: string): P
 }
 
 /** A new secret; the current one keeps signing (beside it) for SECRET_GRACE_MS. Returned here only. */
-export async function rotateEndpointSecret(db: Db, key: SecretKeyInput, workspaceId: string, id: string, now: Date = new Date()): Promise<{ endpoint: WebhookEndpoint; secret: string; previousValidUntil: string }> {
+export async function rotateEndpointSecret(
+  db: Db,
+  key: SecretKeyInput,
+  workspaceId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<{ endpoint: WebhookEndpoint; secret: string; previousValidUntil: string }> {
   const row = await db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound(id);
   const secret = newWebhookSecret();
@@ -266,7 +276,13 @@ export interface EndpointTarget {
 }
 
 /** The endpoint's target with its secrets opened; null when it is gone. */
-export async function endpointTarget(db: Executor, key: SecretKeyInput, id: string, now: Date = new Date(), cache?: Map<string, string>): Promise<EndpointTarget | null> {
+export async function endpointTarget(
+  db: Executor,
+  key: SecretKeyInput,
+  id: string,
+  now: Date = new Date(),
+  cache?: Map<string, string>,
+): Promise<EndpointTarget | null> {
   const r = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
   if (!r) return null;
   const open = async (sealed: string): Promise<string> => {

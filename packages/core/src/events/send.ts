@@ -85,7 +85,12 @@ export function createSender(options: { allowPrivate?: boolean; userAgent?: stri
             finish({
               status,
               ...(ra ? { retryAfter: ra } : {}),
-              error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `redirect to ${String(res.headers.location ?? '?').slice(0, 200)} not followed` : `HTTP ${status}`,
+              error:
+                status >= 200 && status < 300
+                  ? null
+                  : status >= 300 && status < 400
+                    ? `redirect to ${String(res.headers.location ?? '?').slice(0, 200)} not followed`
+                    : `HTTP ${status}`,
               body: text,
             });
           };

@@ -87,7 +87,8 @@ function parts(e: AnyEngineEvent, o: SlackFormatOptions): Parts {
       const c = d.client;
       return {
         title: e.type === 'client.churn_intent' ? `⚠️ ${c.name} says it may leave` : `🔥 ${c.name} is escalating`,
-        summary: e.type === 'client.churn_intent' ? 'A client wrote that it may cancel or move away.' : 'Chasers, several people writing, or mail left unanswered.',
+        summary:
+          e.type === 'client.churn_intent' ? 'A client wrote that it may cancel or move away.' : 'Chasers, several people writing, or mail left unanswered.',
         quote: d.text,
         fields: [
           ['Score', score(d.score)],
@@ -152,7 +153,10 @@ export function slackMessage(e: AnyEngineEvent, o: SlackFormatOptions = {}): Sla
       type: 'actions',
       elements: [{ type: 'button', text: { type: 'plain_text', text: cut(p.link.text, SLACK_LIMITS.buttonText) }, url: p.link.url }],
     });
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: cut(escape(`${e.type} · ${e.workspaceId} · ${e.occurredAt}`), SLACK_LIMITS.sectionText) }] });
+  blocks.push({
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: cut(escape(`${e.type} · ${e.workspaceId} · ${e.occurredAt}`), SLACK_LIMITS.sectionText) }],
+  });
   const text = cut(`${p.title}: ${p.summary}`, SLACK_LIMITS.text);
   return { text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
