@@ -44,7 +44,6 @@ export function createSender(options: { allowPrivate?: boolean; userAgent?: stri
   return {
     send(url, headers, body, timeoutMs) {
       const started = performance.now();
-      const startedAt = Date.now();
       return new Promise<SendResult>((resolve) => {
         let done = false;
         const finish = (r: Omit<SendResult, 'durationMs'>) => {
@@ -57,7 +56,8 @@ export function createSender(options: { allowPrivate?: boolean; userAgent?: stri
         try {
           target = new URL(url);
         } catch {
-          finish({ status: null, error: 'the endpoint URL is not valid' });
+          // Not through `finish`: its timer does not exist yet.
+          resolve({ status: null, error: 'the endpoint URL is not valid', durationMs: 0 });
           return;
         }
         const lib = target.protocol === 'https:' ? https : http;
@@ -71,6 +71,8 @@ export function createSender(options: { allowPrivate?: boolean; userAgent?: stri
         }, timeoutMs);
         req.on('error', (err) => finish({ status: null, error: err.message.slice(0, 500) }));
         req.on('response', (res) => {
+          // Retry-After's seconds count from the answer, not from when the request left.
+          const answeredAt = Date.now();
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {
@@ -81,7 +83,7 @@ export function createSender(options: { allowPrivate?: boolean; userAgent?: stri
           const end = () => {
             const status = res.statusCode ?? 0;
             const text = Buffer.concat(chunks).toString('utf8').slice(0, 1024);
-            const ra = retryAfter(typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined, startedAt);
+            const ra = retryAfter(typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined, answeredAt);
             finish({
               status,
               ...(ra ? { retryAfter: ra } : {}),
