@@ -59,7 +59,7 @@ function toDelivery(r: Pick<DeliveryRow, keyof DeliveryRow>): Delivery {
     id: r.id,
     endpointId: r.endpoint_id,
     eventId: r.event_id,
-    eventType: (isEventType(r.event_type) ? r.event_type : 'webhook.test') as EventType,
+    eventType: isEventType(r.event_type) ? r.event_type : 'webhook.test',
     state: (DELIVERY_STATES as readonly string[]).includes(r.state) ? (r.state as DeliveryState) : 'failed',
     attempts: r.attempts,
     nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
@@ -129,8 +129,9 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled endpoints for `owner`, with a lease of `leaseMs`
- * (an attempt's timeout and some margin): pending, due, and not leased by a live attempt.
+ * Claims up to `limit` due deliveries of enabled endpoints (and test events, enabled or not) for
+ * `owner`, with a lease of `leaseMs` (an attempt's timeout and some margin): pending, due, and not
+ * leased by a live attempt.
  * PostgreSQL: rows another runner is claiming are skipped (SKIP LOCKED).
  */
 export async function claimDue(
@@ -151,7 +152,13 @@ export async function claimDue(
       .where('d.state', '=', 'pending')
       .where('d.next_attempt_at', '<=', at)
       .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<', at)]))
-      .where((eb) => eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.enabled', '=', 1)));
+      // A test event goes to a disabled endpoint too: "send test event" is how one checks a receiver before enabling it again.
+      .where((eb) =>
+        eb.or([
+          eb('d.event_type', '=', 'webhook.test'),
+          eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.enabled', '=', 1)),
+        ]),
+      );
     if (exceptEndpoints.size) pick = pick.where('d.endpoint_id', 'not in', [...exceptEndpoints]);
     pick = pick.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
     const rows = await (pg ? pick.forUpdate('d').skipLocked() : pick).execute();
