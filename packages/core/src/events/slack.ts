@@ -26,8 +26,14 @@ function escape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** At most `max` characters, ending in `…` when cut: never half a surrogate pair, nor half an escape (`&am…`). */
 function cut(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+  if (s.length <= max) return s;
+  const head = s
+    .slice(0, max - 1)
+    .replace(/[\uD800-\uDBFF]$/, '')
+    .replace(/&[a-z]{0,4}$/, '');
+  return `${head}…`;
 }
 
 function money(v: number | null, currency: string): string {
@@ -139,7 +145,7 @@ function withLink(link: Parts['link']): Pick<Parts, 'link'> {
 export function slackMessage(e: AnyEngineEvent, o: SlackFormatOptions = {}): SlackMessage {
   const p = parts(e, o);
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: cut(p.title, SLACK_LIMITS.headerText), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: cut(escape(p.title), SLACK_LIMITS.headerText), emoji: true } },
     { type: 'section', text: { type: 'mrkdwn', text: cut(escape(p.summary), SLACK_LIMITS.sectionText) } },
   ];
   if (p.quote) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: cut(`> ${escape(p.quote).replace(/\n/g, '\n> ')}`, SLACK_LIMITS.sectionText) } });
@@ -157,6 +163,7 @@ export function slackMessage(e: AnyEngineEvent, o: SlackFormatOptions = {}): Sla
     type: 'context',
     elements: [{ type: 'mrkdwn', text: cut(escape(`${e.type} · ${e.workspaceId} · ${e.occurredAt}`), SLACK_LIMITS.sectionText) }],
   });
-  const text = cut(`${p.title}: ${p.summary}`, SLACK_LIMITS.text);
+  // The fallback is mrkdwn too (notifications, clients without blocks): escaped like the blocks.
+  const text = cut(escape(`${p.title}: ${p.summary}`), SLACK_LIMITS.text);
   return { text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
