@@ -84,23 +84,17 @@ export async function readOutbox(db: Db, cursor: OutboxCursor, limit = 500): Pro
   let next = cursor;
   for (const r of rows) {
     next = { txid: Number(r.txid), seq: Number(r.seq) };
-    if (!isEventType(r.type)) continue;
-    events.push({
-      id: r.id,
-      type: r.type,
-      version: EVENT_VERSION,
-      occurredAt: r.occurred_at,
-      workspaceId: r.workspace_id,
-      data: readJson(r.data_json, isRecord, 'events.data_json'),
-    } as AnyEngineEvent);
+    const e = toEvent(r);
+    if (e) events.push(e);
   }
   return { events, cursor: next };
 }
 
-/** One stored event by id, as delivered. */
-export async function getEvent(db: Executor, id: string): Promise<AnyEngineEvent | null> {
-  const r = await db.selectFrom('events').select(['id', 'workspace_id', 'type', 'occurred_at', 'data_json']).where('id', '=', id).executeTakeFirst();
-  if (!r || !isEventType(r.type)) return null;
+type EventRow = Pick<Database['events'], 'id' | 'workspace_id' | 'type' | 'occurred_at' | 'data_json'>;
+
+/** A stored event as delivered; null for a type this version does not know (a newer runner's). */
+function toEvent(r: EventRow): AnyEngineEvent | null {
+  if (!isEventType(r.type)) return null;
   return {
     id: r.id,
     type: r.type,
@@ -109,6 +103,12 @@ export async function getEvent(db: Executor, id: string): Promise<AnyEngineEvent
     workspaceId: r.workspace_id,
     data: readJson(r.data_json, isRecord, 'events.data_json'),
   } as AnyEngineEvent;
+}
+
+/** One stored event by id, as delivered. */
+export async function getEvent(db: Executor, id: string): Promise<AnyEngineEvent | null> {
+  const r = await db.selectFrom('events').select(['id', 'workspace_id', 'type', 'occurred_at', 'data_json']).where('id', '=', id).executeTakeFirst();
+  return r ? toEvent(r) : null;
 }
 
 /** Retention: deletes the workspace's events recorded before `horizon` (ISO) whose deliveries are all settled. */
