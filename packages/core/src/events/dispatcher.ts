@@ -91,7 +91,7 @@ export class WebhookDispatcher {
   readonly #owner: string;
   readonly #sender: Sender;
   readonly #secrets = new Map<string, string>();
-  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #inFlight = new Map<string, Promise<unknown>>();
   /** Slack endpoints: when the next message may go. */
   readonly #slackNext = new Map<string, number>();
   readonly #slackBusy = new Set<string>();
@@ -148,8 +148,8 @@ export class WebhookDispatcher {
     for (;;) {
       const claimed = await claimDue(this.#o.db, this.#owner, this.#leaseMs(), this.#o.concurrency, now, this.#slackBlocked());
       if (claimed.length === 0) return n;
-      await Promise.all(claimed.map((c) => this.#attempt(c)));
-      n += claimed.length;
+      const made = await Promise.all(claimed.map((c) => this.#attempt(c)));
+      n += made.filter(Boolean).length;
     }
   }
 
@@ -202,8 +202,10 @@ export class WebhookDispatcher {
     return this.#key;
   }
 
-  async #attempt(c: ClaimedDelivery): Promise<void> {
+  /** One attempt of a claimed delivery; false when it was given back untried. */
+  async #attempt(c: ClaimedDelivery): Promise<boolean> {
     const db = this.#o.db;
+    let slackHeld = false;
     try {
       const now = new Date();
       const [target, event] = await Promise.all([endpointTarget(db, this.#secretKey(), c.endpointId, now, this.#secrets), getEvent(db, c.eventId)]);
@@ -215,15 +217,23 @@ export class WebhookDispatcher {
           { at: now.toISOString(), status: null, error: 'the event or its endpoint is no longer stored', durationMs: 0 },
           { kind: 'give_up' },
         );
-        return;
+        return true;
       }
       if (!this.#running && this.#loop) {
         await releaseClaim(db, c.id, this.#owner);
-        return;
+        return false;
       }
       const slack = target.kind === 'slack';
       if (slack) {
+        // One message at a time per Slack endpoint: a claim can hold several of its deliveries
+        // (its kind is known only now), and those would go at once. The others are given back;
+        // claims skip the endpoint while it is busy or waiting (#slackBlocked).
+        if (this.#slackBusy.has(target.id)) {
+          await releaseClaim(db, c.id, this.#owner);
+          return false;
+        }
         this.#slackBusy.add(target.id);
+        slackHeld = true;
         const wait = (this.#slackNext.get(target.id) ?? 0) - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
@@ -239,8 +249,11 @@ export class WebhookDispatcher {
       const at = new Date();
       const r = await this.#sender.send(target.url, headers, body, this.#o.timeoutMs);
       if (slack) {
-        this.#slackNext.set(target.id, Date.now() + this.#o.slackIntervalMs);
+        // Slack's 429 (Retry-After) holds for the whole webhook, not only this message.
+        const retryAt = Math.min(r.retryAfter?.getTime() ?? 0, Date.now() + MAX_RETRY_AFTER_MS);
+        this.#slackNext.set(target.id, Math.max(Date.now() + this.#o.slackIntervalMs, retryAt));
         this.#slackBusy.delete(target.id);
+        slackHeld = false;
       }
       const verdict = judge(r.status, r.retryAfter);
       const settled = await settleAttempt(
@@ -253,7 +266,7 @@ export class WebhookDispatcher {
       );
       if (!settled) {
         this.#logger.warn({ deliveryId: c.id }, 'webhook delivery: lease lost before the attempt was recorded; another runner will send it again');
-        return;
+        return true;
       }
       await this.#afterAttempt(target.id, verdict, settled.state, at);
       this.#o.onAttempt?.({
@@ -271,10 +284,12 @@ export class WebhookDispatcher {
           { ...log, error: r.error, next: settled.nextAttemptAt },
           settled.state === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
         );
+      return true;
     } catch (err) {
       this.#logger.error({ deliveryId: c.id, err: toError(err).message }, 'webhook delivery could not be attempted; it stays queued');
-      this.#slackBusy.delete(c.endpointId);
+      if (slackHeld) this.#slackBusy.delete(c.endpointId);
       await releaseClaim(db, c.id, this.#owner).catch(() => undefined);
+      return false;
     }
   }
 
