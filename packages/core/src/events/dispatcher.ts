@@ -286,9 +286,11 @@ export class WebhookDispatcher {
         );
       return true;
     } catch (err) {
-      this.#logger.error({ deliveryId: c.id, err: toError(err).message }, 'webhook delivery could not be attempted; it stays queued');
+      // Not given back due at once: a fault that persists (a secret this key cannot open, the
+      // database refusing) would be claimed and hit again in a tight loop. The claim keeps its
+      // lease, and the delivery is taken up again, by any runner, once the lease has run out.
+      this.#logger.error({ deliveryId: c.id, err: toError(err).message }, 'webhook delivery could not be attempted; it stays queued until its lease runs out');
       if (slackHeld) this.#slackBusy.delete(c.endpointId);
-      await releaseClaim(db, c.id, this.#owner).catch(() => undefined);
       return false;
     }
   }
