@@ -49,6 +49,24 @@ export async function getOwner(db: Db, workspaceId: string): Promise<User | null
   return row ? toUser(row) : null;
 }
 
+/** Roles that administer a workspace: they are told when something of it needs a person (a webhook endpoint disabled). */
+export const ADMIN_ROLES: readonly string[] = Object.freeze(['owner', 'admin']);
+
+/** The workspace's administrators (ADMIN_ROLES), earliest first; the owner (getOwner) when none has such a role. */
+export async function listWorkspaceAdmins(db: Db, workspaceId: string): Promise<User[]> {
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('role', 'in', [...ADMIN_ROLES])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  if (rows.length > 0) return rows.map(toUser);
+  const owner = await getOwner(db, workspaceId);
+  return owner ? [owner] : [];
+}
+
 export interface ProfilePatch {
   name?: string;
   /** Set at once, unconfirmed: for trusted callers only. The API goes through requestEmailChange. */

@@ -12,6 +12,7 @@ import {
   getWorkspace,
   KeyUsageTracker,
   listApiKeys,
+  listWorkspaceAdmins,
   maskApiKey,
   normaliseWorkspaceDomain,
   setApiKeyActive,
@@ -170,6 +171,46 @@ describe.each(dialects.map((d) => [d.name, d] as const))('workspace store on %s'
       await expect(updateUserProfile(db, owner.id, { email: 'bo@acme.com' })).rejects.toMatchObject({ code: 'CONFLICT' });
       expect((await completeOnboarding(db, owner.id)).hasCompletedOnboarding).toBe(true);
       expect((await completeOnboarding(db, owner.id)).hasCompletedOnboarding).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.each(dialects.map((d) => [d.name, d] as const))('workspace admins on %s', (_name, dialect) => {
+  it('lists the owner and admins of the workspace, earliest first, never members or another workspace’s', async () => {
+    const store = await dialect.open();
+    try {
+      const db = store.db;
+      const { owner } = await createWorkspace(db, { domain: 'acme.com', name: 'Acme', ownerEmail: 'ana@acme.com' });
+      await createWorkspace(db, { domain: 'globex.com', name: 'Globex', ownerEmail: 'gil@globex.com' });
+      const user = (id: string, workspace_id: string, email: string, role: string, at: string) => ({
+        id,
+        workspace_id,
+        email,
+        name: id,
+        title: '',
+        role,
+        has_completed_onboarding: 0,
+        created_at: at,
+        last_login_at: null,
+      });
+      await db
+        .insertInto('users')
+        .values([
+          user('usr_member', 'acme.com', 'mo@acme.com', 'member', '2020-01-01T00:00:00.000Z'),
+          user('usr_admin', 'acme.com', 'ada@acme.com', 'admin', '2020-01-02T00:00:00.000Z'),
+          user('usr_other_admin', 'globex.com', 'oz@globex.com', 'admin', '2020-01-01T00:00:00.000Z'),
+        ])
+        .execute();
+      expect((await listWorkspaceAdmins(db, 'acme.com')).map((u) => [u.email, u.role])).toEqual([
+        ['ada@acme.com', 'admin'],
+        [owner.email, 'owner'],
+      ]);
+      // A workspace whose users all lost their roles still has its earliest user to tell.
+      await db.updateTable('users').set({ role: 'member' }).where('workspace_id', '=', 'acme.com').execute();
+      expect((await listWorkspaceAdmins(db, 'acme.com')).map((u) => u.email)).toEqual(['mo@acme.com']);
+      expect(await listWorkspaceAdmins(db, 'initech.com')).toEqual([]);
     } finally {
       await store.close();
     }
