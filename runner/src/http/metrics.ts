@@ -7,12 +7,16 @@
  *   (`/api/clients/:clientId`, never the raw URL: bounded cardinality); unknown paths are `unmatched`.
  * - `chs_rate_limited_total`: requests refused with 429.
  * - `chs_jobs{kind,state}` and `chs_job_queue_depth`: read from the store at each scrape.
+ * - `chs_webhook_deliveries_total{kind,outcome}`, `chs_webhook_delivery_duration_seconds{kind}`
+ *   and `chs_webhook_delivery_lag_seconds{kind}` (the event's recording → its delivery): this
+ *   runner's delivery attempts (`webhookAttempt`, the dispatcher's onAttempt);
+ *   `chs_webhook_backlog{state}` and `chs_webhook_oldest_due_seconds`: the store's queue, read at each scrape.
  * - the process and Node.js defaults (CPU, memory, event-loop lag, GC).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { countJobsByState, type Engine } from '@chs/core';
+import { countJobsByState, deliveryBacklog, type AttemptReport, type Engine } from '@chs/core';
 import { mappingOf } from './errors.js';
 import { RUNNER_VERSION } from '../version.js';
 
@@ -22,6 +26,8 @@ export interface AppMetrics {
   readonly registry: Registry;
   /** Records one answer (the app's onResponse hook). */
   observe(request: FastifyRequest, reply: FastifyReply): void;
+  /** Records one webhook delivery attempt (the dispatcher's `onAttempt`). */
+  webhookAttempt(report: AttemptReport): void;
 }
 
 export function createMetrics(engine: Engine): AppMetrics {
@@ -74,8 +80,58 @@ export function createMetrics(engine: Engine): AppMetrics {
     registers: [registry],
     collect: refresh,
   });
+  const deliveries = new Counter({
+    name: 'chs_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by this runner, by endpoint kind and outcome (delivered; retry: failed, will be tried again; failed: given up)',
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  });
+  const attemptDuration = new Histogram({
+    name: 'chs_webhook_delivery_duration_seconds',
+    help: 'Duration of one webhook delivery attempt in seconds (connection to answer), by endpoint kind',
+    labelNames: ['kind'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'chs_webhook_delivery_lag_seconds',
+    help: 'From an event being recorded to its successful delivery, in seconds (retries included), by endpoint kind',
+    labelNames: ['kind'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600, 86_400, 259_200],
+    registers: [registry],
+  });
+  let backlogScrape: Promise<void> | undefined;
+  const refreshBacklog = (): Promise<void> =>
+    (backlogScrape ??= deliveryBacklog(engine.store.db)
+      .then((b) => {
+        backlog.set({ state: 'pending' }, b.pending);
+        backlog.set({ state: 'due' }, b.due);
+        // The earliest pending delivery's time: in the past, it is how long the oldest due one has waited.
+        oldestDue.set(b.oldestDueAt ? Math.max(0, (Date.now() - Date.parse(b.oldestDueAt)) / 1000) : 0);
+      })
+      .finally(() => {
+        backlogScrape = undefined;
+      }));
+  const backlog = new Gauge({
+    name: 'chs_webhook_backlog',
+    help: 'Webhook deliveries waiting in the store: pending (due now or retrying later) and due (their time has come)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect: refreshBacklog,
+  });
+  const oldestDue = new Gauge({
+    name: 'chs_webhook_oldest_due_seconds',
+    help: 'How long the oldest due webhook delivery has waited, in seconds (0 when none is due)',
+    registers: [registry],
+    collect: refreshBacklog,
+  });
   return {
     registry,
+    webhookAttempt(report) {
+      deliveries.inc({ kind: report.kind, outcome: report.outcome });
+      attemptDuration.observe({ kind: report.kind }, report.durationMs / 1000);
+      if (report.outcome === 'delivered') lag.observe({ kind: report.kind }, Math.max(0, report.lagMs) / 1000);
+    },
     observe(request, reply) {
       const route = request.routeOptions.url ?? 'unmatched';
       duration.observe({ method: request.method, route: request.is404 ? 'unmatched' : route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);

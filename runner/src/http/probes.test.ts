@@ -7,12 +7,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countJobsByState, enqueueJob } from '@chs/core';
+import { countJobsByState, enqueueJob, loadOrCreateSecretKey, WebhookDispatcher } from '@chs/core';
 import { createTestDatabase, postgresAvailable, TEST_PG_URL, type TestDatabase } from '../../../packages/core/src/store/testing.js';
 import { CHS_BIN, killServes, serve, startTcpProxy, until, type Serve } from '../jobs/testing.js';
 import { RedisRateLimitStore } from './redis-rate-limit.js';
 import { startTestApp, type TestApp } from './testing.js';
-import { loadConfig } from '../config.js';
+import { DEFAULT_WEBHOOKS_CONFIG, loadConfig } from '../config.js';
+import { startWebhookReceiver } from './webhook-testing.js';
 
 const apps: TestApp[] = [];
 const serves: Serve[] = [];
@@ -177,6 +178,61 @@ describe('Prometheus metrics', () => {
     expect(text).toMatch(/^chs_job_queue_depth 1$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
 
+    const tool = promtool();
+    if (tool) {
+      const out = spawnSync(tool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(out.status, `${out.stdout}${out.stderr}`).toBe(0);
+    }
+  });
+
+  it('counts webhook deliveries by kind and outcome, their durations and lag, and the backlog; text promtool accepts', async () => {
+    const receiver = await startWebhookReceiver((_d, n) => (n === 1 ? { status: 200 } : { status: 500 }));
+    cleanup.push(() => receiver.close());
+    const a = await app({ config: { webhooks: { ...DEFAULT_WEBHOOKS_CONFIG, allowPrivate: true, allowHttp: true } } });
+    const scrape = async () => (await a.request('/metrics', { key: null })).text();
+    // Before any delivery: the backlog is empty, the counter has no series yet.
+    const empty = await scrape();
+    expect(empty).toMatch(/^chs_webhook_backlog\{state="pending"\} 0$/m);
+    expect(empty).toMatch(/^chs_webhook_oldest_due_seconds 0$/m);
+    expect(empty).toContain('# TYPE chs_webhook_deliveries_total counter');
+    expect(empty).toContain('# TYPE chs_webhook_delivery_duration_seconds histogram');
+    expect(empty).toContain('# TYPE chs_webhook_delivery_lag_seconds histogram');
+
+    const created = await a.request(`/api/settings/webhooks?workspaceId=${a.workspaceId}`, {
+      method: 'POST',
+      json: { url: receiver.url, events: ['job.failed'] },
+    });
+    const { webhook } = (await created.json()) as { webhook: { id: string } };
+    for (let i = 0; i < 3; i++)
+      expect((await a.request(`/api/settings/webhooks/${webhook.id}/test?workspaceId=${a.workspaceId}`, { method: 'POST' })).status).toBe(202);
+    // Three due, none sent yet (this app runs no dispatcher).
+    await new Promise((r) => setTimeout(r, 20));
+    const queued = await scrape();
+    expect(queued).toMatch(/^chs_webhook_backlog\{state="pending"\} 3$/m);
+    expect(queued).toMatch(/^chs_webhook_backlog\{state="due"\} 3$/m);
+    expect(Number(/^chs_webhook_oldest_due_seconds (\S+)$/m.exec(queued)?.[1])).toBeGreaterThan(0);
+
+    // One delivered, two answered 500 (retried later), one attempt at a time.
+    const dispatcher = new WebhookDispatcher({
+      db: a.engine.store.db,
+      secretKey: () => loadOrCreateSecretKey(a.config.dataDir, a.config.secretKey),
+      allowPrivate: true,
+      concurrency: 1,
+      onAttempt: (r) => a.metrics.webhookAttempt(r),
+    });
+    expect(await dispatcher.drain()).toBe(3);
+    await dispatcher.stop(100);
+    const text = await scrape();
+    expect(text).toMatch(/^chs_webhook_deliveries_total\{kind="standard",outcome="delivered"\} 1$/m);
+    expect(text).toMatch(/^chs_webhook_deliveries_total\{kind="standard",outcome="retry"\} 2$/m);
+    expect(text).toMatch(/^chs_webhook_delivery_duration_seconds_count\{kind="standard"\} 3$/m);
+    // Lag is of deliveries that succeeded.
+    expect(text).toMatch(/^chs_webhook_delivery_lag_seconds_count\{kind="standard"\} 1$/m);
+    expect(Number(/^chs_webhook_delivery_lag_seconds_sum\{kind="standard"\} (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    // The two retries wait for their time (5 s on the default schedule).
+    expect(text).toMatch(/^chs_webhook_backlog\{state="pending"\} 2$/m);
+    expect(text).toMatch(/^chs_webhook_backlog\{state="due"\} 0$/m);
+    expect(text).toMatch(/^chs_webhook_oldest_due_seconds 0$/m);
     const tool = promtool();
     if (tool) {
       const out = spawnSync(tool, ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -11,6 +11,7 @@ import { defaultTestDialect, dropTestSchema, type TestDialect } from '@chs/core/
 import type { RunnerConfig } from '../config.js';
 import { createLogger } from './logging.js';
 import { buildApp } from './app.js';
+import { createMetrics, type AppMetrics } from './metrics.js';
 import { checkResponsesAgainstSchemas } from './contract-check.js';
 import type { AppDeps } from './types.js';
 
@@ -41,6 +42,8 @@ export interface TestApp {
   apiKey: string;
   apiKeyId: string;
   ownerId: string;
+  /** The app's Prometheus registry and recorders (given, or made here). */
+  metrics: AppMetrics;
   /** fetch against the app; `key` (default: the owner's key, `null` for none) goes in `Authorization: Bearer`. */
   request(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
   /** Answers that did not match their operation's response schema (each was turned into a 500). */
@@ -67,7 +70,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   const engine = await createEngine({ database: store, clock: clock ?? (now ? fixedClock(now) : systemClock) });
   const config = testConfig(overrides);
   const created = await createWorkspace(engine.store.db, { domain: workspace, name: 'Acme', ownerEmail: `ana@${workspace}`, ownerName: 'Ana Lima' });
-  const app = await buildApp({ engine, config, logger: createLogger({ level: config.logLevel }), ...rest });
+  const metrics = rest.metrics ?? createMetrics(engine);
+  const app = await buildApp({ engine, config, logger: createLogger({ level: config.logLevel }), ...rest, metrics });
   // Every answer is checked against the response schema of its operation (see contract-check.ts).
   const contract = checkResponsesAgainstSchemas(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -83,6 +87,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     apiKey: created.apiKey.key,
     apiKeyId: created.apiKey.id,
     ownerId: created.owner.id,
+    metrics,
     request(path, init = {}) {
       const { key = created.apiKey.key, json, headers, ...rest } = init;
       const h = new Headers(headers);

@@ -19,6 +19,8 @@ export interface AppDeps {
   keyUsage?: KeyUsageTracker;
   /** The in-process job worker, woken right after a route queues a job. Default none: queued jobs wait for the next poll of whichever runner works the queue. */
   jobs?: { nudge(): void };
+  /** The in-process webhook dispatcher, woken right after a route queues a delivery (a test event, a redelivery). Default none: it waits for the next poll of whichever runner delivers. */
+  webhooks?: { nudge(): void };
   /** Prometheus registry and recorders. Default: a new one (`chs serve` passes its own to serve CHS_METRICS_PORT). */
   metrics?: AppMetrics;
   /** A built dashboard (dashboard/dist) to serve at `/` (dashboard.ts). Default none: the API only. */

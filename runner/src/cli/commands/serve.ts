@@ -62,16 +62,18 @@ export async function serve(ctx: CliContext, config: RunnerConfig, flags: { port
   const engine = await ctx.openEngine(config);
   const stops: Array<() => Promise<void>> = [];
   let app;
-  // The job runner: routes wake its worker when they queue a job; it starts with the background services.
-  const jobs = createJobService({ engine, config, logger });
+  const metrics = createMetrics(engine);
+  // The job runner: routes wake its worker when they queue a job (and its webhook dispatcher when
+  // they queue a delivery); it starts with the background services.
+  const jobs = createJobService({ engine, config, logger, onWebhookAttempt: (a) => metrics.webhookAttempt(a) });
   try {
     const rateLimitStore = await sharedRateLimitStore(config, logger);
-    const metrics = createMetrics(engine);
     app = await buildApp({
       engine,
       config,
       logger,
       jobs,
+      webhooks: jobs.webhooks,
       metrics,
       ...(rateLimitStore ? { rateLimitStore } : {}),
       ...(dashboardDir ? { dashboardDir } : {}),
