@@ -1,4 +1,4 @@
-export { loadConfig, type RunnerConfig, type RateLimitConfig, type ProviderUrls, type JobsConfig, type HttpTimeouts } from './config.js';
+export { loadConfig, type RunnerConfig, type RateLimitConfig, type ProviderUrls, type JobsConfig, type HttpTimeouts, type WebhooksConfig } from './config.js';
 export { main as runCli, buildProgram } from './cli/main.js';
 /**
  * The HTTP API as a Fastify instance of its own, built from injected dependencies: another

@@ -725,6 +725,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event types an endpoint may choose, each with its JSON Schema (docs/events.md) */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace’s webhook endpoints (without their secrets) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint; its signing secret is in this answer only
+         * @description At most 20 endpoints per workspace (409 CONFLICT beyond). A URL that is not https, or whose host is (or resolves to) a loopback, private, link-local or metadata address, is 400 INVALID_INPUT unless the operator allows it (CHS_WEBHOOKS_ALLOW_HTTP, CHS_WEBHOOKS_ALLOW_PRIVATE); an unknown event type is 400 INVALID_INPUT naming the known ones.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint (without its secret) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its deliveries for good */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint’s URL, event types or description, or disable and enable it */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/settings/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a `webhook.test` event for this endpoint only
+         * @description The event is delivered like any other (signed, retried): watch it in GET …/deliveries. A disabled endpoint gets it once enabled again.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, in this answer only; the previous one still signs (beside it) until previousSecretValidUntil */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint’s deliveries, newest first, with their attempts */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again, now, with the same event id (`webhook-id`) */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -943,6 +1071,11 @@ export interface operations {
                             replySlaBusinessDays: number;
                             /** @description Engine extension: who becomes a scored client from mail. crm_only: only clients from the CRM or an import; conversations (default): we wrote to them, or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested). */
                             clientDiscovery: "crm_only" | "conversations" | "every_sender";
+                            /** @description Engine extension: what the events (webhooks, engine.events) announce (docs/events.md) */
+                            events: {
+                                /** @description client.score_changed fires when a client’s score moved at least this much (points, 0-100) since the score it last announced; default 10 */
+                                scoreChangeMinDelta: number;
+                            };
                         };
                     };
                 };
@@ -1041,6 +1174,11 @@ export interface operations {
                         replySlaBusinessDays?: number;
                         /** @description Engine extension: who becomes a scored client from mail. crm_only: only clients from the CRM or an import; conversations (default): we wrote to them, or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested). */
                         clientDiscovery?: "crm_only" | "conversations" | "every_sender";
+                        /** @description Engine extension: what the events (webhooks, engine.events) announce (docs/events.md) */
+                        events?: {
+                            /** @description client.score_changed fires when a client’s score moved at least this much (points, 0-100) since the score it last announced; default 10 */
+                            scoreChangeMinDelta?: number;
+                        };
                     };
                 };
             };
@@ -4345,6 +4483,799 @@ export interface operations {
                             message: string;
                             recoverable: boolean;
                         }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventTypes: {
+                            /** @description The event type, e.g. `client.risk_entered` */
+                            type: string;
+                            description: string;
+                            /** @description The JSON Schema of a whole payload of this type (envelope and `data`) */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: {
+                            /** @description The endpoint id (`wh_…`) */
+                            id: string;
+                            /** @description Where deliveries are POSTed */
+                            url: string;
+                            /** @description The event types it receives */
+                            events: ("client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth")[];
+                            /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                            kind: "standard" | "slack";
+                            enabled: boolean;
+                            disabledReason: ("user" | "gone" | "failing") | null;
+                            description: string | null;
+                            /** @description The first failed delivery since the last success; null while deliveries succeed */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https URL the deliveries are POSTed to (a Slack incoming-webhook URL for kind `slack`). Its host must resolve to public addresses only, unless the operator allows private targets (CHS_WEBHOOKS_ALLOW_PRIVATE); http only when allowed (CHS_WEBHOOKS_ALLOW_HTTP). Checked again at every delivery. */
+                    url: string;
+                    /** @description Event types to receive, at least one: client.risk_entered, client.risk_cleared, client.score_changed, client.churn_intent, client.escalation, client.suggested, job.completed, job.failed, integration.needs_reauth (GET /settings/webhooks/event-types) */
+                    events: string[];
+                    /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                    kind?: "standard" | "slack";
+                    /** @description What the endpoint is for (at most 500 characters) */
+                    description?: string | null;
+                    /** @description The workspace domain, e.g. acme.com */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            /** @description The endpoint id (`wh_…`) */
+                            id: string;
+                            /** @description Where deliveries are POSTed */
+                            url: string;
+                            /** @description The event types it receives */
+                            events: ("client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth")[];
+                            /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                            kind: "standard" | "slack";
+                            enabled: boolean;
+                            disabledReason: ("user" | "gone" | "failing") | null;
+                            description: string | null;
+                            /** @description The first failed delivery since the last success; null while deliveries succeed */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The signing secret (`whsec_` + base64), shown in this answer only: verify deliveries with it (Standard Webhooks) */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            /** @description The endpoint id (`wh_…`) */
+                            id: string;
+                            /** @description Where deliveries are POSTed */
+                            url: string;
+                            /** @description The event types it receives */
+                            events: ("client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth")[];
+                            /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                            kind: "standard" | "slack";
+                            enabled: boolean;
+                            disabledReason: ("user" | "gone" | "failing") | null;
+                            description: string | null;
+                            /** @description The first failed delivery since the last success; null while deliveries succeed */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https URL the deliveries are POSTed to (a Slack incoming-webhook URL for kind `slack`). Its host must resolve to public addresses only, unless the operator allows private targets (CHS_WEBHOOKS_ALLOW_PRIVATE); http only when allowed (CHS_WEBHOOKS_ALLOW_HTTP). Checked again at every delivery. */
+                    url?: string;
+                    /** @description Event types to receive, at least one: client.risk_entered, client.risk_cleared, client.score_changed, client.churn_intent, client.escalation, client.suggested, job.completed, job.failed, integration.needs_reauth (GET /settings/webhooks/event-types) */
+                    events?: string[];
+                    /** @description What the endpoint is for (at most 500 characters) */
+                    description?: string | null;
+                    /** @description `false` disables it (disabledReason `user`); `true` enables it again and clears its failure streak: its pending deliveries go out */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            /** @description The endpoint id (`wh_…`) */
+                            id: string;
+                            /** @description Where deliveries are POSTed */
+                            url: string;
+                            /** @description The event types it receives */
+                            events: ("client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth")[];
+                            /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                            kind: "standard" | "slack";
+                            enabled: boolean;
+                            disabledReason: ("user" | "gone" | "failing") | null;
+                            description: string | null;
+                            /** @description The first failed delivery since the last success; null while deliveries succeed */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The test event’s id: its deliveries carry it as `webhook-id` */
+                        eventId: string;
+                        deliveryId: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            /** @description The endpoint id (`wh_…`) */
+                            id: string;
+                            /** @description Where deliveries are POSTed */
+                            url: string;
+                            /** @description The event types it receives */
+                            events: ("client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth")[];
+                            /** @description `standard`: signed Standard Webhooks deliveries of the event as JSON; `slack`: a Slack incoming webhook, sent readable Block Kit messages */
+                            kind: "standard" | "slack";
+                            enabled: boolean;
+                            disabledReason: ("user" | "gone" | "failing") | null;
+                            description: string | null;
+                            /** @description The first failed delivery since the last success; null while deliveries succeed */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description The signing secret (`whsec_` + base64), shown in this answer only: verify deliveries with it (Standard Webhooks) */
+                        secret: string;
+                        /**
+                         * Format: date-time
+                         * @description Until then every delivery carries two signatures, one per secret, so a receiver can switch at its own pace
+                         */
+                        previousSecretValidUntil: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description `pending` (due, or waiting for its next retry), `succeeded` (a 2xx answer), `failed` (given up: retries spent, or 410) */
+                state?: "pending" | "succeeded" | "failed";
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description Items to skip (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            /** @description The delivery id (`dlv_…`) */
+                            id: string;
+                            /** @description The event id (`evt_…`), sent as `webhook-id`: the same on every attempt and redelivery */
+                            eventId: string;
+                            /** @description The event’s type (`webhook.test` for a test event) */
+                            eventType: "client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth" | "webhook.test";
+                            /** @description `pending` (due, or waiting for its next retry), `succeeded` (a 2xx answer), `failed` (given up: retries spent, or 410) */
+                            state: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            /** @description When it is tried next (pending only) */
+                            nextAttemptAt: string | null;
+                            lastStatus: number | null;
+                            lastError: string | null;
+                            lastAttemptAt: string | null;
+                            deliveredAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The attempts, oldest first (the latest 20) */
+                            history: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The receiver’s HTTP status; null when none came (refused, timed out, address not allowed) */
+                                status: number | null;
+                                error: string | null;
+                                durationMs: number;
+                            }[];
+                        }[];
+                        /** @description Deliveries matching (all pages) */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`wh_…`) */
+                webhookId: string;
+                /** @description The delivery id (`dlv_…`) */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: {
+                            /** @description The delivery id (`dlv_…`) */
+                            id: string;
+                            /** @description The event id (`evt_…`), sent as `webhook-id`: the same on every attempt and redelivery */
+                            eventId: string;
+                            /** @description The event’s type (`webhook.test` for a test event) */
+                            eventType: "client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth" | "webhook.test";
+                            /** @description `pending` (due, or waiting for its next retry), `succeeded` (a 2xx answer), `failed` (given up: retries spent, or 410) */
+                            state: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            /** @description When it is tried next (pending only) */
+                            nextAttemptAt: string | null;
+                            lastStatus: number | null;
+                            lastError: string | null;
+                            lastAttemptAt: string | null;
+                            deliveredAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The attempts, oldest first (the latest 20) */
+                            history: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The receiver’s HTTP status; null when none came (refused, timed out, address not allowed) */
+                                status: number | null;
+                                error: string | null;
+                                durationMs: number;
+                            }[];
+                        };
                     };
                 };
             };

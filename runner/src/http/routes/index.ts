@@ -8,6 +8,7 @@ import { ingestRoutes } from './ingest.js';
 import { integrationSyncRoutes } from './integrations-sync.js';
 import { integrationConnectRoutes } from './integrations-connect.js';
 import { ingestV2Routes } from './ingest-v2.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every route module of the API, registered under `/api` in this order. */
 export const routeModules: RouteModule[] = [
@@ -20,4 +21,5 @@ export const routeModules: RouteModule[] = [
   integrationSyncRoutes,
   integrationConnectRoutes,
   ingestV2Routes,
+  webhookRoutes,
 ];

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getSettings } from '@chs/core';
 import { dropTestSchemas, testDialects } from '@chs/core/testing';
 import { startTestApp, type TestApp } from '../testing.js';
 
@@ -114,6 +115,10 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
     ['domain changed', { workspace: { domain: 'globex.com' } }],
     ['profile not an object', { profile: 'Ana' }],
     ['body an array', [{ profile: {} }]],
+    ['scoreChangeMinDelta below 0', { workspace: { events: { scoreChangeMinDelta: -1 } } }],
+    ['scoreChangeMinDelta above 100', { workspace: { events: { scoreChangeMinDelta: 101 } } }],
+    ['scoreChangeMinDelta as text', { workspace: { events: { scoreChangeMinDelta: '10' } } }],
+    ['unknown events field', { workspace: { events: { minDelta: 5 } } }],
   ];
 
   it(`refuses each of ${invalid.length} invalid bodies with 400 VALIDATION_ERROR and changes nothing`, async () => {
@@ -134,6 +139,16 @@ describe.each(dialects.map((d) => [d.name, d] as const))('settings on %s', (_nam
     });
     expect(res.status).toBe(200);
     expect((await get()).workspace).toMatchObject({ riskThreshold: 0, defaultWindowDays: 365, dataRetentionDays: 1 });
+  });
+
+  it('events.scoreChangeMinDelta: 10 by default, set by a PUT (0 and fractions allowed), and used by the engine', async () => {
+    expect((await get()).workspace.events).toEqual({ scoreChangeMinDelta: 10 });
+    for (const delta of [25, 0, 2.5]) {
+      const res = await put({ workspace: { events: { scoreChangeMinDelta: delta } } });
+      expect(res.status).toBe(200);
+      expect((await get()).workspace.events).toEqual({ scoreChangeMinDelta: delta });
+      expect((await getSettings(t.engine.store.db, t.workspaceId)).events.scoreChangeMinDelta).toBe(delta);
+    }
   });
 
   it('refuses a missing or non-JSON body for PUT', async () => {

@@ -71,6 +71,17 @@ const HealthWeights = Type.Object(
   { ...strict, description: 'Engine extension: relative weights of the health components (normalised; not all zero)' },
 );
 
+const EventSettings = Type.Object(
+  {
+    scoreChangeMinDelta: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'client.score_changed fires when a client’s score moved at least this much (points, 0-100) since the score it last announced; default 10',
+    }),
+  },
+  { ...strict, description: 'Engine extension: what the events (webhooks, engine.events) announce (docs/events.md)' },
+);
+
 const WorkspaceSettingsSchema = Type.Object(
   {
     workspaceName: Type.String({ minLength: 1, maxLength: 200 }),
@@ -97,6 +108,7 @@ const WorkspaceSettingsSchema = Type.Object(
           'or a person there wrote to us directly; every_sender: any external sender. Every other domain our mail names is a suggested client (GET /clients/suggested).',
       },
     ),
+    events: EventSettings,
   },
   strict,
 );
@@ -127,6 +139,7 @@ const SettingsPatch = Type.Object(
               strict,
             ),
             healthWeights: Type.Partial(HealthWeights, strict),
+            events: Type.Partial(EventSettings, strict),
           },
           strict,
         ),
@@ -214,6 +227,7 @@ function settingsView(user: User, s: WorkspaceSettings): Static<typeof SettingsR
       syncIntervalMinutes: s.syncIntervalMinutes,
       replySlaBusinessDays: s.replySlaBusinessDays,
       clientDiscovery: s.clientDiscovery,
+      events: { scoreChangeMinDelta: s.events.scoreChangeMinDelta },
     },
   };
 }
