@@ -43,6 +43,12 @@ const DISABLED_REASON: Record<NonNullable<Webhook['disabledReason']>, string> = 
 const DELIVERY_STATE: Record<DeliveryState, string> = { pending: 'pending', succeeded: 'delivered', failed: 'failed' };
 const PAGE = 20;
 
+/** An attempt's answer: its status, and its error when that says more (the engine's error for a bad status is just `HTTP 500`). */
+function answer(status: number | null, error: string | null, attempted: boolean): { status: string; error: string | null } {
+  const s = status !== null ? `HTTP ${status}` : attempted ? 'no answer' : '—';
+  return { status: s, error: error && error !== s ? error : null };
+}
+
 function stateInWords(w: Webhook): string {
   if (w.enabled) return 'Enabled';
   return `Disabled: ${w.disabledReason ? DISABLED_REASON[w.disabledReason] : 'disabled'}`;
@@ -283,57 +289,67 @@ function Deliveries(props: { webhook: Webhook; tick: number }) {
               </tr>
             </thead>
             <tbody>
-              {data.deliveries.map((d) => (
-                <tr key={d.id} data-delivery-id={d.id} data-state={d.state}>
-                  <td>{formatDateTime(d.createdAt, locale)}</td>
-                  <td>
-                    <code>{d.eventType}</code>
-                  </td>
-                  <td>
-                    <span class={`badge ${d.state === 'succeeded' ? 'positive' : d.state === 'failed' ? 'negative' : ''}`}>{DELIVERY_STATE[d.state]}</span>
-                  </td>
-                  <td>
-                    {d.history.length > 0 ? (
-                      <details>
-                        <summary>{d.attempts}</summary>
-                        <ol class="attempts">
-                          {d.history.map((a, i) => (
-                            <li key={i}>
-                              {formatDateTime(a.at, locale)}: {a.status === null ? 'no answer' : `HTTP ${a.status}`}
-                              {a.error ? ` — ${a.error}` : ''} ({a.durationMs} ms)
-                            </li>
-                          ))}
-                        </ol>
-                      </details>
-                    ) : (
-                      d.attempts
-                    )}
-                  </td>
-                  <td data-col="last">
-                    {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.attempts > 0 ? 'no answer' : '—'}
-                    {d.lastError && <div class="problem-text">{d.lastError}</div>}
-                  </td>
-                  <td title={d.state === 'pending' && d.nextAttemptAt ? formatDateTime(d.nextAttemptAt, locale) : undefined}>
-                    {d.state === 'pending' ? formatRelative(d.nextAttemptAt) : '—'}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={redeliver.busy}
-                      onClick={async () => {
-                        setNote(undefined);
-                        if (await redeliver.run(d.id)) {
-                          setNote(`The ${d.eventType} delivery goes out again within seconds, with the same webhook-id.`);
-                          list.reload();
-                        }
-                      }}
-                    >
-                      Redeliver
-                    </button>
-                  </td>
-                </tr>
-              ))}
+              {data.deliveries.map((d) => {
+                const last = answer(d.lastStatus, d.lastError, d.attempts > 0);
+                return (
+                  <tr key={d.id} data-delivery-id={d.id} data-state={d.state}>
+                    <td>{formatDateTime(d.createdAt, locale)}</td>
+                    <td>
+                      <code>{d.eventType}</code>
+                    </td>
+                    <td>
+                      <span class={`badge ${d.state === 'succeeded' ? 'positive' : d.state === 'failed' ? 'negative' : ''}`}>{DELIVERY_STATE[d.state]}</span>
+                    </td>
+                    <td>
+                      {d.history.length > 0 ? (
+                        <details>
+                          <summary>{d.attempts}</summary>
+                          <ol class="attempts">
+                            {d.history.map((a, i) => {
+                              const said = answer(a.status, a.error, true);
+                              return (
+                                <li key={i}>
+                                  {formatDateTime(a.at, locale)}: {said.status}
+                                  {said.error ? ` — ${said.error}` : ''} ({a.durationMs} ms)
+                                </li>
+                              );
+                            })}
+                          </ol>
+                        </details>
+                      ) : (
+                        d.attempts
+                      )}
+                    </td>
+                    <td data-col="last">
+                      {last.status}
+                      {last.error && <div class="problem-text">{last.error}</div>}
+                    </td>
+                    <td title={d.state === 'pending' && d.nextAttemptAt ? formatDateTime(d.nextAttemptAt, locale) : undefined}>
+                      {d.state === 'pending' ? formatRelative(d.nextAttemptAt) : '—'}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={redeliver.busy}
+                        onClick={async () => {
+                          setNote(undefined);
+                          if (await redeliver.run(d.id)) {
+                            setNote(
+                              w.enabled || d.eventType === 'webhook.test'
+                                ? `The ${d.eventType} delivery goes out again within seconds, with the same webhook-id.`
+                                : `The ${d.eventType} delivery goes out again, with the same webhook-id, once you enable the endpoint.`,
+                            );
+                            list.reload();
+                          }
+                        }}
+                      >
+                        Redeliver
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </TableWrap>
@@ -460,7 +476,7 @@ function Endpoint(props: {
                 const r = await test.run();
                 if (r) {
                   setNote(
-                    `Test event queued: it goes out within seconds${w.enabled ? '' : ' (test events go even to a disabled endpoint)'}. Its delivery is listed below.`,
+                    `Test event queued: it goes out within seconds${w.enabled ? '' : ', even to a disabled endpoint (other events wait until you enable it)'}. Its delivery is listed below.`,
                   );
                   setOpen(true);
                   setTick((t) => t + 1);

@@ -143,6 +143,11 @@ describe('webhook endpoints in the settings', () => {
     expect(patch.map((c) => c.body)).toEqual([{ enabled: false }]);
     expect(patch[0]!.url.searchParams.get('workspaceId')).toBe('acme.com');
 
+    // A test event still goes: it is how one checks a receiver before enabling it again.
+    fireEvent.click(within(await endpoint('https://a.example.com/hook')).getByRole('button', { name: 'Send test event' }));
+    expect((await within(await endpoint('https://a.example.com/hook')).findByRole('status')).textContent).toContain(
+      'even to a disabled endpoint (other events wait until you enable it)',
+    );
     fireEvent.click(within(await endpoint('https://a.example.com/hook')).getByRole('button', { name: 'Enable' }));
     await waitFor(async () => expect(await state('https://a.example.com/hook')).toBe('Enabled'));
     fireEvent.click(within(await endpoint('https://gone.example.com/hook')).getByRole('button', { name: 'Enable' }));
@@ -156,12 +161,13 @@ describe('webhook endpoints in the settings', () => {
         eventType: 'client.churn_intent',
         state: 'failed',
         attempts: 10,
-        lastStatus: 500,
-        lastError: 'the receiver answered 500 Internal Server Error',
+        lastStatus: 302,
+        lastError: 'redirect to http://169.254.169.254/latest not followed',
         deliveredAt: null,
         history: [
           { at: '2025-06-26T10:00:00.000Z', status: null, error: 'connect ECONNREFUSED', durationMs: 3 },
-          { at: '2025-06-29T10:00:00.000Z', status: 500, error: 'the receiver answered 500 Internal Server Error', durationMs: 120 },
+          { at: '2025-06-27T10:00:00.000Z', status: 500, error: 'HTTP 500', durationMs: 120 },
+          { at: '2025-06-29T10:00:00.000Z', status: 302, error: 'redirect to http://169.254.169.254/latest not followed', durationMs: 80 },
         ],
       }),
       delivery('dl_ok'),
@@ -170,6 +176,7 @@ describe('webhook endpoints in the settings', () => {
         state: 'pending',
         attempts: 2,
         lastStatus: 503,
+        lastError: 'HTTP 503',
         nextAttemptAt: new Date(Date.now() + 2 * 3_600_000).toISOString(),
         deliveredAt: null,
       }),
@@ -185,12 +192,17 @@ describe('webhook endpoints in the settings', () => {
     const failed = row('dl_fail');
     expect(failed.textContent).toContain('client.churn_intent');
     expect(failed.textContent).toContain('failed');
-    expect(failed.querySelector('[data-col="last"]')!.textContent).toBe('HTTP 500the receiver answered 500 Internal Server Error');
-    // Its attempts, one by one.
-    expect(failed.querySelector('details')!.textContent).toContain('no answer — connect ECONNREFUSED (3 ms)');
+    expect(failed.querySelector('[data-col="last"]')!.textContent).toBe('HTTP 302redirect to http://169.254.169.254/latest not followed');
+    // Its attempts, one by one (a bad status said once).
+    const attempts = [...failed.querySelectorAll('details li')].map((li) => li.textContent.replace(/^.*?: /, ''));
+    expect(attempts).toEqual([
+      'no answer — connect ECONNREFUSED (3 ms)',
+      'HTTP 500 (120 ms)',
+      'HTTP 302 — redirect to http://169.254.169.254/latest not followed (80 ms)',
+    ]);
     expect(row('dl_ok').textContent).toContain('delivered');
     expect(row('dl_wait').textContent).toContain('in about 2 h');
-    expect(row('dl_wait').textContent).toContain('HTTP 503');
+    expect(row('dl_wait').querySelector('[data-col="last"]')!.textContent).toBe('HTTP 503');
 
     fireEvent.click(within(failed).getByRole('button', { name: 'Redeliver' }));
     expect((await within(item).findByRole('status')).textContent).toContain('goes out again within seconds, with the same webhook-id');
