@@ -15,6 +15,7 @@ const MODULES: readonly (readonly [names: readonly string[], load: CommandModule
   [['init'], () => import('./init.js')],
   [['serve'], () => import('./serve.js')],
   [['keys'], () => import('./keys.js')],
+  [['webhooks'], () => import('./webhooks.js')],
   [['clients'], () => import('./clients.js')],
   [['ingest'], () => import('./ingest.js')],
   [['sentiment'], () => import('./sentiment.js')],
