@@ -11,9 +11,9 @@ import ipaddr from 'ipaddr.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Db } from '../store/database.js';
-import { ChsError } from '../errors.js';
+import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
-import { decryptSecret, encryptSecret, type SecretKeyInput } from '../integrations/secrets.js';
+import { decryptSecret, encryptSecret, toSecretKey, type SecretKeyInput } from '../integrations/secrets.js';
 import { EVENT_TYPES, type EventType, type SubscribableEventType } from './catalogue.js';
 import { endpointTypes, insertDelivery } from './deliveries.js';
 import { recordEvent } from './outbox.js';
@@ -356,14 +356,31 @@ export async function sendTestEvent(db: Db, workspaceId: string, id: string, now
   });
 }
 
-/** Re-seals every endpoint secret of the store under a new key (`chs secrets rotate`). Returns how many values. */
+/**
+ * Re-seals every endpoint secret of the store under a new key (`chs secrets rotate`, in its
+ * transaction). An endpoint already under the new key (a rotation run again after its transaction
+ * committed) is left alone. Returns how many values were re-sealed.
+ */
 export async function resealEndpointSecrets(trx: Executor, from: SecretKeyInput, to: SecretKeyInput): Promise<number> {
+  const fromKey = toSecretKey(from);
+  const toKey = toSecretKey(to);
+  const same = fromKey.equals(toKey);
   const rows = await trx.selectFrom('webhook_endpoints').select(['id', 'workspace_id', 'secret_enc', 'previous_secret_enc']).execute();
   let n = 0;
   for (const r of rows) {
     const b = binding(r.workspace_id, r.id);
-    const secret = await encryptSecret(to, await decryptSecret(from, r.secret_enc, b), b);
-    const previous = r.previous_secret_enc ? await encryptSecret(to, await decryptSecret(from, r.previous_secret_enc, b), b) : null;
+    let plain: string;
+    try {
+      plain = await decryptSecret(fromKey, r.secret_enc, b);
+    } catch (err) {
+      if (same || !isChsError(err, 'CREDENTIALS_UNREADABLE') || err.details?.reason !== 'key') throw err;
+      await decryptSecret(toKey, r.secret_enc, b).catch(() => {
+        throw err;
+      });
+      continue;
+    }
+    const secret = await encryptSecret(toKey, plain, b);
+    const previous = r.previous_secret_enc ? await encryptSecret(toKey, await decryptSecret(fromKey, r.previous_secret_enc, b), b) : null;
     await trx.updateTable('webhook_endpoints').set({ secret_enc: secret, previous_secret_enc: previous }).where('id', '=', r.id).execute();
     n += previous ? 2 : 1;
   }

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../store/database.js';
 import { recordEvent } from '../events/outbox.js';
+import { resealEndpointSecrets } from '../events/endpoints.js';
 import type { IntegrationsTable } from '../store/schema.js';
 import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
@@ -410,6 +411,8 @@ export interface SecretRotation {
   upgradedFromV1: number;
   /** Rows already sealed (v2) under the new key, left as they were (a rotation run again). */
   alreadyCurrent: number;
+  /** Webhook signing secrets (an endpoint's, and its previous one during a rotation's grace) re-sealed in the same transaction. */
+  webhookSecrets: number;
 }
 
 /**
@@ -419,6 +422,8 @@ export interface SecretRotation {
  * row that neither key opens, or that was copied from another row, fails the whole rotation
  * (CREDENTIALS_UNREADABLE names it); `chs disconnect` it, then rotate.
  * `from` equal to `to` re-seals every row under the same key (upgrades v1 values).
+ * The webhook endpoints' signing secrets, sealed with the same key, are re-sealed in the same
+ * transaction (resealEndpointSecrets).
  */
 export async function rotateIntegrationSecrets(db: Db, from: SecretKeyInput, to: SecretKeyInput): Promise<SecretRotation> {
   const oldKey = toSecretKey(from);
@@ -431,7 +436,7 @@ export async function rotateIntegrationSecrets(db: Db, from: SecretKeyInput, to:
       .where('credentials_enc', '!=', '')
       .orderBy('id')
       .execute();
-    const out: SecretRotation = { rows: rows.length, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 0 };
+    const out: SecretRotation = { rows: rows.length, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 0, webhookSecrets: 0 };
     for (const r of rows) {
       const binding = { workspaceId: r.workspace_id, provider: r.provider };
       const version = sealedVersion(r.credentials_enc);
@@ -453,6 +458,7 @@ export async function rotateIntegrationSecrets(db: Db, from: SecretKeyInput, to:
       out.resealed += 1;
       if (version === 'v1') out.upgradedFromV1 += 1;
     }
+    out.webhookSecrets = await resealEndpointSecrets(trx, oldKey, newKey);
     return out;
   });
 }

@@ -4,15 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import {
+  createEndpoint,
   createEngine,
   createWorkspace,
   getIntegrationCredentials,
   loadOrCreateSecretKey,
   parseSecretKey,
+  rotateEndpointSecret,
   rotateIntegrationSecrets,
+  sendTestEvent,
+  WebhookDispatcher,
   type SecretKey,
 } from '@chs/core';
+import { startWebhookReceiver } from '../../http/webhook-testing.js';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
@@ -81,7 +87,14 @@ describe('chs secrets rotate', () => {
     const r = await chs({}, ['--db', db, 'secrets', 'rotate', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ rows: 2, resealed: 2, upgradedFromV1: 0, alreadyCurrent: 0, keyFile: join(dataDir, 'secret.key') });
+    expect(JSON.parse(r.stdout)).toEqual({
+      rows: 2,
+      resealed: 2,
+      upgradedFromV1: 0,
+      alreadyCurrent: 0,
+      webhookSecrets: 0,
+      keyFile: join(dataDir, 'secret.key'),
+    });
     const newKey = loadOrCreateSecretKey(dataDir);
     expect(newKey.equals(oldKey)).toBe(false);
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
@@ -107,6 +120,76 @@ describe('chs secrets rotate', () => {
     );
     expect(readFileSync(join(dataDir, 'secret.key'), 'utf8').trim()).toBe(pending);
     expect(await tokens(db, parseSecretKey(pending))).toEqual(['pat-acme', 'pat-beta']);
+  });
+
+  it('re-seals the webhook signing secrets in the same transaction: deliveries by runners with the new key carry the same signatures', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const db = await setup();
+      const dataDir = join(db, '..');
+      const oldKey = loadOrCreateSecretKey(dataDir);
+      const engine = await createEngine({ database: db });
+      let endpoints: Array<{ id: string; workspaceId: string; secrets: string[] }>;
+      try {
+        const policy = { allowPrivate: true };
+        const a = await createEndpoint(engine.store.db, oldKey, { workspaceId: 'acme.test', url: `${receiver.url}/a`, events: ['job.failed'] }, policy);
+        const b = await createEndpoint(engine.store.db, oldKey, { workspaceId: 'beta.test', url: `${receiver.url}/b`, events: ['job.failed'] }, policy);
+        // b is in a rotation's grace: two secrets sign its deliveries.
+        const bNext = await rotateEndpointSecret(engine.store.db, oldKey, 'beta.test', b.endpoint.id);
+        endpoints = [
+          { id: a.endpoint.id, workspaceId: 'acme.test', secrets: [a.secret] },
+          { id: b.endpoint.id, workspaceId: 'beta.test', secrets: [bNext.secret, b.secret] },
+        ];
+      } finally {
+        await engine.close();
+      }
+
+      const r = await chs({}, ['--db', db, 'secrets', 'rotate', '--json']);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toMatchObject({ rows: 2, resealed: 2, webhookSecrets: 3 });
+      const newKey = loadOrCreateSecretKey(dataDir);
+      expect(newKey.equals(oldKey)).toBe(false);
+
+      // A runner with the new key sends every endpoint's deliveries signed with its same secrets.
+      const delivered = await createEngine({ database: db });
+      const dispatch = (key: SecretKey) => new WebhookDispatcher({ db: delivered.store.db, secretKey: key, allowPrivate: true });
+      try {
+        for (const e of endpoints) await sendTestEvent(delivered.store.db, e.workspaceId, e.id);
+        const stale = dispatch(oldKey);
+        // The old key opens none of them any more: no attempt is made (they stay queued, under a lease).
+        expect(await stale.drain()).toBe(0);
+        await stale.stop(100);
+        expect(receiver.received).toHaveLength(0);
+        const fresh = dispatch(newKey);
+        // Past the stale runner's lease.
+        expect(await fresh.drain(new Date(Date.now() + 120_000))).toBe(2);
+        await fresh.stop(100);
+      } finally {
+        await delivered.close();
+      }
+      expect(receiver.received.map((d) => d.path).sort()).toEqual(['/a', '/b']);
+      for (const e of endpoints) {
+        const got = receiver.received.find((d) => d.path === (e.workspaceId === 'acme.test' ? '/a' : '/b'))!;
+        expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(e.secrets.length);
+        for (const secret of e.secrets)
+          expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+      }
+
+      // Interrupted after the commit (the key file not yet replaced) and run again: nothing left to re-seal, nothing broken.
+      const pending = randomBytes(32).toString('base64');
+      writeFileSync(join(dataDir, 'secret.key.new'), `${pending}\n`, { mode: 0o600 });
+      const e2 = await createEngine({ database: db });
+      await rotateIntegrationSecrets(e2.store.db, newKey, parseSecretKey(pending));
+      await e2.close();
+      const again = await chs({}, ['--db', db, 'secrets', 'rotate']);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/^Re-sealed 0 of 2 stored credentials \(0 from the old v1 format\); 2 were already under the new key\.\nThe new key is in /);
+      expect(readFileSync(join(dataDir, 'secret.key'), 'utf8').trim()).toBe(pending);
+      const last = await chs({ CHS_SECRET_KEY: pending, CHS_NEW_SECRET_KEY: randomBytes(32).toString('hex') }, ['--db', db, 'secrets', 'rotate']);
+      expect(last.stdout).toContain('Re-sealed 3 webhook signing secrets (receivers keep the same secrets).\n');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('with CHS_SECRET_KEY: the new key from CHS_NEW_SECRET_KEY, a file or stdin, never argv; then CHS_SECRET_KEY changes', async () => {
@@ -138,6 +221,7 @@ describe('chs secrets rotate', () => {
       resealed: 0,
       upgradedFromV1: 0,
       alreadyCurrent: 2,
+      webhookSecrets: 0,
     });
 
     const viaStdin = await chs({ CHS_SECRET_KEY: k2 }, ['--db', db, 'secrets', 'rotate', '--new-key-stdin', '--json'], [`${k3}\n`]);

@@ -1,6 +1,6 @@
 /**
- * `chs secrets rotate`: re-seals every stored provider credential under a new secret key (and
- * upgrades values of the legacy v1 format). The procedure is in the README ("Secret key and
+ * `chs secrets rotate`: re-seals every stored provider credential and webhook signing secret under
+ * a new secret key, in one transaction (and upgrades values of the legacy v1 format). The procedure is in the README ("Secret key and
  * rotation").
  *
  * - CHS_SECRET_KEY set: the new key comes from --new-key-file, --new-key-stdin or
@@ -75,6 +75,9 @@ async function rotate(ctx: CliContext, cmd: Command, flags: RotateFlags): Promis
   }
   ctx.stdout.write(
     `Re-sealed ${result.resealed} of ${result.rows} stored credentials (${result.upgradedFromV1} from the old v1 format); ${result.alreadyCurrent} were already under the new key.\n` +
+      (result.webhookSecrets > 0
+        ? `Re-sealed ${result.webhookSecrets} webhook signing secret${result.webhookSecrets === 1 ? '' : 's'} (receivers keep the same secrets).\n`
+        : '') +
       (writesKeyFile
         ? `The new key is in ${keyFile}; restart every runner that uses it.\n`
         : flags.keepKey
@@ -87,13 +90,13 @@ export const register: RegisterCommand = (program, ctx) => {
   const secrets = program.command('secrets').description('manage the key that encrypts stored provider credentials');
   secrets
     .command('rotate')
-    .description('re-encrypt every stored provider credential under a new key (one transaction; safe to run again)')
+    .description('re-encrypt every stored provider credential and webhook signing secret under a new key (one transaction; safe to run again)')
     .option(
       '--new-key-file <path>',
       `the new key (64 hex, base64 of 32 bytes, or a passphrase of ≥ 32 characters) from a file ("-": stdin); or ${SECRET_INPUT_ENV.newSecretKey}`,
     )
     .option('--new-key-stdin', 'read the new key from stdin')
     .option('--keep-key', 're-seal under the current key (upgrades values of the old format)')
-    .option('--json', 'print {"rows","resealed","upgradedFromV1","alreadyCurrent","keyFile"?}')
+    .option('--json', 'print {"rows","resealed","upgradedFromV1","alreadyCurrent","webhookSecrets","keyFile"?}')
     .action(async (flags: RotateFlags, cmd: Command) => rotate(ctx, cmd, flags));
 };
