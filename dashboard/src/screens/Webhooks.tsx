@@ -7,22 +7,23 @@
  * component's state only.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { done, unwrap, type ApiError } from '../lib/api.js';
+import { done, unwrap, type Answer, type ApiError } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatDateTime, formatRelative } from '../lib/format.js';
-import { webhooksApi, type Webhook, type WebhookDelivery, type WebhookEventType } from '../lib/webhooks-contract.js';
 import { Empty, ErrorText, Loading, TableWrap } from '../components/ui.js';
 
+type Webhook = Answer<'/api/settings/webhooks'>['webhooks'][number];
+type WebhookDelivery = Answer<'/api/settings/webhooks/{webhookId}/deliveries'>['deliveries'][number];
 type Kind = Webhook['kind'];
 type DeliveryState = WebhookDelivery['state'];
 interface EventTypeInfo {
-  type: WebhookEventType;
+  type: string;
   description: string;
 }
 interface EndpointInput {
   url: string;
   kind: Kind;
-  events: WebhookEventType[];
+  events: string[];
   description: string;
 }
 /** A secret to show once: after the endpoint's creation, or after a rotation. */
@@ -112,7 +113,7 @@ function EndpointForm(props: {
   const init = props.initial;
   const [kind, setKind] = useState<Kind>(init?.kind ?? 'standard');
   const [url, setUrl] = useState(init?.url ?? '');
-  const [events, setEvents] = useState<WebhookEventType[]>(init?.events ?? []);
+  const [events, setEvents] = useState<string[]>(init?.events ?? []);
   const [description, setDescription] = useState(init?.description ?? '');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const name = (id: string) => `${init?.id ?? 'new'}-${id}`;
@@ -219,7 +220,7 @@ function Deliveries(props: { webhook: Webhook; tick: number }) {
   const list = useQuery(
     ({ api, workspace }) =>
       unwrap(
-        webhooksApi(api).GET('/api/settings/webhooks/{webhookId}/deliveries', {
+        api.GET('/api/settings/webhooks/{webhookId}/deliveries', {
           params: { path: { webhookId: w.id }, query: { workspaceId: workspace, limit: PAGE, offset, ...(state ? { state } : {}) } },
         }),
       ),
@@ -227,7 +228,7 @@ function Deliveries(props: { webhook: Webhook; tick: number }) {
   );
   const redeliver = useAction(({ api, workspace }, deliveryId: string) =>
     unwrap(
-      webhooksApi(api).POST('/api/settings/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', {
+      api.POST('/api/settings/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', {
         params: { path: { webhookId: w.id, deliveryId }, query: { workspaceId: workspace } },
       }),
     ),
@@ -388,16 +389,14 @@ function Endpoint(props: {
   const [note, setNote] = useState<string | undefined>(undefined);
   const path = (workspace: string) => ({ path: { webhookId: w.id }, query: { workspaceId: workspace } });
 
-  const update = useAction(({ api, workspace }, body: { url?: string; events?: WebhookEventType[]; description?: string; enabled?: boolean }) =>
-    unwrap(webhooksApi(api).PATCH('/api/settings/webhooks/{webhookId}', { params: path(workspace), body })),
+  const update = useAction(({ api, workspace }, body: { url?: string; events?: string[]; description?: string; enabled?: boolean }) =>
+    unwrap(api.PATCH('/api/settings/webhooks/{webhookId}', { params: path(workspace), body })),
   );
-  const remove = useAction(({ api, workspace }) => done(webhooksApi(api).DELETE('/api/settings/webhooks/{webhookId}', { params: path(workspace) })));
-  const test = useAction(({ api, workspace }) => unwrap(webhooksApi(api).POST('/api/settings/webhooks/{webhookId}/test', { params: path(workspace) })));
-  const rotate = useAction(({ api, workspace }) =>
-    unwrap(webhooksApi(api).POST('/api/settings/webhooks/{webhookId}/rotate-secret', { params: path(workspace) })),
-  );
+  const remove = useAction(({ api, workspace }) => done(api.DELETE('/api/settings/webhooks/{webhookId}', { params: path(workspace) })));
+  const test = useAction(({ api, workspace }) => unwrap(api.POST('/api/settings/webhooks/{webhookId}/test', { params: path(workspace) })));
+  const rotate = useAction(({ api, workspace }) => unwrap(api.POST('/api/settings/webhooks/{webhookId}/rotate-secret', { params: path(workspace) })));
   const busy = update.busy || remove.busy || test.busy || rotate.busy;
-  const describe = (type: WebhookEventType) => props.eventTypes?.find((t) => t.type === type)?.description;
+  const describe = (type: string) => props.eventTypes?.find((t) => t.type === type)?.description;
 
   return (
     <li>
@@ -549,17 +548,14 @@ function Endpoint(props: {
 
 export function Webhooks() {
   const { workspace } = useApp();
-  const list = useQuery(({ api }) => unwrap(webhooksApi(api).GET('/api/settings/webhooks', { params: { query: { workspaceId: workspace } } })), [workspace]);
-  const types = useQuery(
-    ({ api }) => unwrap(webhooksApi(api).GET('/api/settings/webhooks/event-types', { params: { query: { workspaceId: workspace } } })),
-    [workspace],
-  );
+  const list = useQuery(({ api }) => unwrap(api.GET('/api/settings/webhooks', { params: { query: { workspaceId: workspace } } })), [workspace]);
+  const types = useQuery(({ api }) => unwrap(api.GET('/api/settings/webhooks/event-types', { params: { query: { workspaceId: workspace } } })), [workspace]);
   const eventTypes = types.data?.eventTypes.map((t) => ({ type: t.type, description: t.description }));
   const [secret, setSecret] = useState<ShownSecret | undefined>(undefined);
   const [added, setAdded] = useState<string | undefined>(undefined);
   const create = useAction(({ api }, input: EndpointInput) =>
     unwrap(
-      webhooksApi(api).POST('/api/settings/webhooks', {
+      api.POST('/api/settings/webhooks', {
         params: { query: { workspaceId: workspace } },
         body: { url: input.url, events: input.events, kind: input.kind, ...(input.description ? { description: input.description } : {}) },
       }),

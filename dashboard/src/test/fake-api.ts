@@ -5,7 +5,7 @@
  */
 import { vi } from 'vitest';
 import type { Answer } from '../lib/api.js';
-import type { Webhook, WebhookDelivery, WebhookEventType, WebhookPaths } from '../lib/webhooks-contract.js';
+import type { paths } from '../../../runner/src/http/openapi-types.js';
 
 /** `params`: the values of a route's `:name` segments (`/api/settings/webhooks/:webhookId`). */
 type Handler = (
@@ -87,6 +87,7 @@ const SETTINGS: Answer<'/api/settings'> = {
     syncIntervalMinutes: 60,
     replySlaBusinessDays: 2,
     clientDiscovery: 'conversations',
+    events: { scoreChangeMinDelta: 10 },
   },
 };
 
@@ -161,11 +162,10 @@ export function standardRoutes(api: FakeApi): void {
   }));
 }
 
-type Body<P extends keyof WebhookPaths, M extends 'post' | 'patch'> = WebhookPaths[P] extends {
-  [K in M]: { requestBody: { content: { 'application/json': infer B } } };
-}
-  ? B
-  : never;
+type Webhook = Answer<'/api/settings/webhooks'>['webhooks'][number];
+type WebhookEventType = Webhook['events'][number];
+type WebhookDelivery = Answer<'/api/settings/webhooks/{webhookId}/deliveries'>['deliveries'][number];
+type Body<P extends keyof paths, M extends 'post' | 'patch'> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
 const EVENT_TYPES: { type: WebhookEventType; description: string; schema: unknown }[] = [
   ['client.risk_entered', 'A client’s score fell below the risk threshold (or it was first scored below it).'],
@@ -222,6 +222,14 @@ export interface WebhookState {
 
 const failure = (status: number, code: string, error: string) => ({ status, body: { error, code, status } });
 
+/** The event types asked for, or why the server refuses them. */
+function eventTypes(events: string[]): WebhookEventType[] | string {
+  const known = events.filter((e): e is WebhookEventType => EVENT_TYPES.some((t) => t.type === e));
+  if (events.length === 0) return 'events: choose at least one event type';
+  if (known.length < events.length) return `events: unknown type(s) ${events.filter((e) => !(known as string[]).includes(e)).join(', ')}`;
+  return known;
+}
+
 /** Why the server refuses a target URL, as the engine words it (packages/core/src/events/endpoints.ts). */
 function refusedUrl(raw: string): string | null {
   let url: URL;
@@ -253,9 +261,10 @@ export function webhookRoutes(api: FakeApi): WebhookState {
     const b = body as Body<'/api/settings/webhooks', 'post'>;
     const refused = refusedUrl(b.url);
     if (refused) return failure(400, 'INVALID_INPUT', refused);
-    if (b.events.length === 0) return failure(400, 'INVALID_INPUT', 'events: choose at least one event type');
+    const events = eventTypes(b.events);
+    if (typeof events === 'string') return failure(400, 'INVALID_INPUT', events);
     const w = webhook(`wh_${++seq}`, b.url, {
-      events: b.events,
+      events,
       kind: b.kind ?? 'standard',
       description: b.description ?? null,
       createdAt: now(),
@@ -268,12 +277,12 @@ export function webhookRoutes(api: FakeApi): WebhookState {
     const w = find(params.webhookId!);
     if (!w) return notFound(params.webhookId!);
     const b = body as Body<'/api/settings/webhooks/{webhookId}', 'patch'>;
-    if (b.url !== undefined) {
-      const refused = refusedUrl(b.url);
-      if (refused) return failure(400, 'INVALID_INPUT', refused);
-      w.url = b.url;
-    }
-    if (b.events !== undefined) w.events = b.events;
+    const refused = b.url !== undefined ? refusedUrl(b.url) : null;
+    if (refused) return failure(400, 'INVALID_INPUT', refused);
+    const events = b.events !== undefined ? eventTypes(b.events) : undefined;
+    if (typeof events === 'string') return failure(400, 'INVALID_INPUT', events);
+    if (b.url !== undefined) w.url = b.url;
+    if (events) w.events = events;
     if (b.description !== undefined) w.description = b.description;
     if (b.enabled === true) Object.assign(w, { enabled: true, disabledReason: null, failingSince: null });
     if (b.enabled === false) Object.assign(w, { enabled: false, disabledReason: 'user' });
