@@ -3,9 +3,10 @@
  * link) in a child process, and Debian's Chromium (/usr/bin/chromium, headless) driven by
  * playwright-core. One server, one browser; the tests run in order on one page, as a CS lead
  * would: sign in through the fragment, see who is at risk and why, open a client, change its
- * MRR, reach a score move's reason with the keyboard alone, manage keys, start a backfill of Gmail
- * (a local fake Gmail behind a slow proxy, connected with `chs connect google`) and follow then
- * cancel its job, fall back to sign-in on a 401.
+ * MRR, reach a score move's reason with the keyboard alone, manage keys, add a webhook endpoint
+ * (a local receiver on 127.0.0.1, so the demo runs with CHS_WEBHOOKS_ALLOW_PRIVATE=1) and follow its
+ * deliveries, start a backfill of Gmail (a local fake Gmail behind a slow proxy, connected with
+ * `chs connect google`) and follow then cancel its job, fall back to sign-in on a 401.
  *
  * Needs the dashboard built (`npm ci` does it; `npm run build -w dashboard`) and Chromium
  * (`apt-get install chromium`; CHS_CHROMIUM names another binary). CHS_SCREENSHOTS_DIR=docs/dashboard
@@ -18,8 +19,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook as SignatureCheck } from 'standardwebhooks';
 import { createTestDatabase, startFakeGmailServer, type FakeGmailServer, type TestDatabase } from '@chs/core/testing';
 import { connectStaleGoogle, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../runner/src/http/webhook-testing.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
@@ -36,6 +39,8 @@ let context: BrowserContext;
 let page: Page;
 let gmail: FakeGmailServer;
 let slowGmail: { url: string; close(): Promise<void> };
+/** Where the webhook endpoint added from the settings delivers. */
+let receiver: WebhookReceiver;
 /** The demo's environment (its database, folder and Gmail at the fake), for `chs connect` too. */
 let demoEnv: Env;
 /** Console errors and page errors, per test (reset by each). */
@@ -57,6 +62,11 @@ function startDemo(): Promise<string> {
     CHS_GOOGLE_API_URL: slowGmail.url,
     CHS_GOOGLE_TOKEN_URL: gmail.tokenUrl,
     CHS_JOB_POLL_MS: '200',
+    // The webhook receiver is on 127.0.0.1, over http; a delivery it refuses is retried once, a second
+    // later, then given up: the settings show it failed within seconds.
+    CHS_WEBHOOKS_ALLOW_PRIVATE: '1',
+    CHS_WEBHOOK_RETRY_SCHEDULE_MS: '1000',
+    CHS_WEBHOOK_POLL_MS: '200',
   };
   delete (env as Record<string, string | undefined>).CHS_NOW;
   demoEnv = env;
@@ -94,6 +104,14 @@ async function apiStatus(path: string, key: string): Promise<number> {
   return res.status;
 }
 
+/** The JSON of a GET on the API with the page's key, from the test. */
+async function apiJson(path: string): Promise<unknown> {
+  const { key } = JSON.parse((await page.evaluate(() => sessionStorage.getItem('chs.session')))!) as { key: string };
+  const res = await fetch(`${origin}/api${path}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dashboard/dist/index.html'))) throw new Error('dashboard/dist is not built: run `npm run build -w dashboard` (npm ci does it)');
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHS_CHROMIUM)`);
@@ -107,6 +125,7 @@ beforeAll(async () => {
     emailAddress: 'rep@ourco.com',
   });
   slowGmail = await startDelayProxy(gmail.apiUrl, 150);
+  receiver = await startWebhookReceiver();
   link = await startDemo();
   origin = new URL(link).origin;
   // A CSM's mailbox connected to the demo workspace (an expired token: the first read refreshes it).
@@ -125,6 +144,7 @@ afterAll(async () => {
   server?.kill('SIGTERM');
   await new Promise((r) => (server && server.exitCode === null ? server.once('exit', r) : r(null)));
   await slowGmail?.close();
+  await receiver?.close();
   await gmail?.close();
   await db?.drop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -253,6 +273,78 @@ describe('the dashboard on the demo data', () => {
     expect(await apiStatus('/settings/user?workspaceId=ourco.com', full)).toBe(401);
     expect(problems).toEqual([]);
   });
+
+  it('adds a webhook endpoint, its secret shown once; a test event arrives signed with it; a failed delivery is redelivered; disabled, deleted', async () => {
+    problems = [];
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+    await form.getByLabel(/client\.risk_entered/).check();
+    await form.getByLabel(/job\.failed/).check();
+    await form.getByLabel('Description (optional)').fill('e2e receiver');
+    // An address the server refuses: its words under the form, nothing added.
+    await form.getByLabel('Endpoint URL').fill('ftp://127.0.0.1/hooks');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await form.getByRole('alert').innerText()).toMatch(/must be https/);
+    expect(await page.getByRole('article').count()).toBe(0);
+
+    const url = `${receiver.url}/hooks/chs`;
+    await form.getByLabel('Endpoint URL').fill(url);
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const notice = page.getByTestId('webhook-secret');
+    expect(await notice.innerText()).toContain('You will not see it again.');
+    const secret = await notice.getByTestId('webhook-secret-value').innerText();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const item = page.getByRole('article', { name: url });
+    await item.waitFor();
+    expect(await item.innerText()).toMatch(/Kind\s+Standard/);
+    expect(await item.getByRole('list', { name: 'Events sent' }).innerText()).toMatch(/^client\.risk_entered\s+job\.failed$/);
+    expect(await item.getByTestId('webhook-state').innerText()).toBe('Enabled');
+    // Shown once: gone after Done, in no listing, not on the page after a reload.
+    await notice.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(secret);
+    const listed = (await apiJson('/settings/webhooks?workspaceId=ourco.com')) as { webhooks: Record<string, unknown>[] };
+    expect(listed.webhooks.map((w) => [w.url, w.description, w.enabled])).toEqual([[url, 'e2e receiver', true]]);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    await page.reload();
+    await item.waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    // A test event: the receiver gets it, signed with that secret (checked by the standardwebhooks package).
+    await item.getByRole('button', { name: 'Send test event' }).click();
+    const [test] = await receiver.waitFor(1, 15_000);
+    expect(new SignatureCheck(secret).verify(test!.body, test!.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    const deliveries = item.getByTestId('webhook-deliveries');
+    const rows = deliveries.locator('tbody tr');
+    await expect.poll(() => rows.first().getAttribute('data-state'), { timeout: 15_000 }).toBe('succeeded');
+    expect(await rows.first().innerText()).toMatch(/webhook\.test\s+delivered\s+1\s+HTTP 200/);
+
+    // The receiver fails: tried again, then given up, with its answer; sent again once it is back, with the same webhook-id.
+    receiver.answer = () => ({ status: 500 });
+    await item.getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    const failed = deliveries.locator(`tr[data-delivery-id="${await rows.first().getAttribute('data-delivery-id')}"]`);
+    await expect.poll(() => failed.getAttribute('data-state'), { timeout: 30_000 }).toBe('failed');
+    expect(await failed.locator('[data-col="last"]').innerText()).toBe('HTTP 500');
+    expect(await failed.innerText()).toMatch(/webhook\.test\s+failed\s+2\s+HTTP 500/);
+    await shot('settings-webhooks');
+    receiver.answer = () => ({ status: 200 });
+    await failed.getByRole('button', { name: 'Redeliver' }).click();
+    await item.getByRole('status').filter({ hasText: 'goes out again within seconds, with the same webhook-id' }).waitFor();
+    await expect.poll(() => failed.getAttribute('data-state'), { timeout: 15_000 }).toBe('succeeded');
+    const again = receiver.received.slice(1).map((d) => d.id);
+    expect(again).toHaveLength(3);
+    expect(new Set(again).size).toBe(1);
+    expect(again[0]).not.toBe(test!.id);
+
+    await item.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => item.getByTestId('webhook-state').innerText()).toBe('Disabled: disabled by you');
+    await item.getByRole('button', { name: 'Delete', exact: true }).click();
+    await item.getByRole('button', { name: 'Delete for good' }).click();
+    await expect.poll(() => item.count()).toBe(0);
+    expect(await apiJson('/settings/webhooks?workspaceId=ourco.com')).toEqual({ webhooks: [] });
+    // The only errors: the browser's own line for the refused address.
+    expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
+  }, 90_000);
 
   it('shows sources and jobs: the connected mailbox, a bad backfill range refused, a backfill followed to its end, another cancelled', async () => {
     problems = [];
