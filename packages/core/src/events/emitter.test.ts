@@ -86,7 +86,7 @@ describe.each(await testDialects())('engine.events ($name)', (dialect) => {
 
   it('an embedding service hears a new client at risk as soon as engine.ingest returns', async () => {
     const { url, schema } = await dialect.url();
-    const engine = await createEngine({ database: url, ...(schema ? { schema } : {}), clock: fixedClock(new Date('2025-03-20T00:00:00Z')) });
+    const engine = await createEngine({ database: url, ...(schema ? { schema } : {}), clock: fixedClock('2025-03-20T00:00:00Z') });
     try {
       await createWorkspace(engine.store.db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
       const atRisk: string[] = [];

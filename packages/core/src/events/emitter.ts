@@ -47,6 +47,8 @@ export class OutboxEmitter implements EngineEvents {
     return this.#cursor.then(() => undefined);
   }
 
+  on<T extends EventType>(type: T, listener: EventListener<T>): () => void;
+  on(type: '*', listener: AnyListener): () => void;
   on(type: string, listener: AnyListener): () => void {
     void this.begin();
     const set = this.#listeners.get(type) ?? new Set();
