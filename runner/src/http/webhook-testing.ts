@@ -17,7 +17,7 @@ export interface ReceivedDelivery {
 }
 
 /** How the receiver answers one delivery: a status (with headers), or hold the request open. */
-export type ReceiverAnswer = { status: number; headers?: Record<string, string> } | 'hang';
+type ReceiverAnswer = { status: number; headers?: Record<string, string> } | 'hang';
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:<port>` */

@@ -37,7 +37,7 @@ const REASONS: Record<AnnouncedReason, string> = {
 };
 
 /** The URL shown: its origin (scheme, host, port), never its path or query. */
-export function shownTarget(url: string): string {
+function shownTarget(url: string): string {
   try {
     const u = new URL(url);
     return u.pathname === '/' && !u.search ? u.origin : `${u.origin}/…`;
@@ -46,7 +46,7 @@ export function shownTarget(url: string): string {
   }
 }
 
-export function webhookDisabledText(endpoint: WebhookEndpoint, reason: AnnouncedReason, publicUrl?: string): { subject: string; text: string } {
+function webhookDisabledText(endpoint: WebhookEndpoint, reason: AnnouncedReason, publicUrl?: string): { subject: string; text: string } {
   const what = `${endpoint.kind === 'slack' ? 'Slack' : 'webhook'} endpoint ${endpoint.id}${endpoint.description ? ` (${endpoint.description})` : ''}`;
   const subject = `Webhook endpoint disabled in ${endpoint.workspaceId}: ${endpoint.description ?? endpoint.id}`;
   const text =
