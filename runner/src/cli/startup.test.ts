@@ -37,7 +37,22 @@ describe('chs loads the command it runs', () => {
 
   it('help and unknown commands see every command; --version needs none', async () => {
     const all = commandNames(await buildProgram(ctx, ['node', 'chs', '--help']));
-    expect(all).toEqual(['clients', 'connect', 'demo', 'disconnect', 'ingest', 'init', 'keys', 'notify', 'profile', 'secrets', 'sentiment', 'serve', 'sync']);
+    expect(all).toEqual([
+      'clients',
+      'connect',
+      'demo',
+      'disconnect',
+      'ingest',
+      'init',
+      'keys',
+      'notify',
+      'profile',
+      'secrets',
+      'sentiment',
+      'serve',
+      'sync',
+      'webhooks',
+    ]);
     expect(commandNames(await buildProgram(ctx, ['node', 'chs', 'nosuch']))).toEqual(all);
     expect(commandNames(await buildProgram(ctx))).toEqual(all);
     expect(commandNames(await buildProgram(ctx, ['node', 'chs', '--version']))).toEqual([]);

@@ -4540,8 +4540,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         eventTypes: {
-                            /** @description The event type, e.g. `client.risk_entered` */
-                            type: string;
+                            /** @description An event type (GET /settings/webhooks/event-types) */
+                            type: "client.risk_entered" | "client.risk_cleared" | "client.score_changed" | "client.churn_intent" | "client.escalation" | "client.suggested" | "job.completed" | "job.failed" | "integration.needs_reauth";
                             description: string;
                             /** @description The JSON Schema of a whole payload of this type (envelope and `data`) */
                             schema: {
