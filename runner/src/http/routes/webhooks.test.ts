@@ -129,6 +129,8 @@ describe.each(dialects.map((d) => [d.name, d] as const))('webhook endpoints over
       ['https://10.0.0.1/hook', /10\.0\.0\.1 is a private address/],
       ['https://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a linkLocal address/],
       ['https://[::1]/hook', /::1 is a loopback address/],
+      // A name is judged by the addresses it resolves to.
+      ['https://localhost:8443/hook', /localhost is not a public address \((127\.0\.0\.1|::1) is a loopback address\)/],
       ['https://0.0.0.0/hook', /not a public address/],
       ['https://user:pass@93.184.215.14/hook', /user name or password/],
       ['not a url', /not a URL/],
