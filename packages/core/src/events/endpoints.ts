@@ -14,7 +14,7 @@ import type { Db } from '../store/database.js';
 import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import { decryptSecret, encryptSecret, toSecretKey, type SecretKeyInput } from '../integrations/secrets.js';
-import { EVENT_TYPES, type EventType, type SubscribableEventType } from './catalogue.js';
+import { EVENT_TYPES, type SubscribableEventType } from './catalogue.js';
 import { endpointTypes, insertDelivery } from './deliveries.js';
 import { recordEvent } from './outbox.js';
 
@@ -132,7 +132,7 @@ function checkTypes(events: readonly string[]): SubscribableEventType[] {
 }
 
 /** A new secret: `whsec_` + 32 random bytes in base64 (Standard Webhooks: 24–64 bytes). */
-export function newWebhookSecret(): string {
+function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
@@ -387,4 +387,3 @@ export async function resealEndpointSecrets(trx: Executor, from: SecretKeyInput,
   return n;
 }
 
-export type { EventType };

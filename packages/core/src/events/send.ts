@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 
-export interface SendResult {
+interface SendResult {
   /** Null when no answer came (refused address, connection error, timeout). */
   status: number | null;
   /** Seconds or a date from `Retry-After`, as a time; undefined when absent or unreadable. */
