@@ -108,7 +108,7 @@ function isCommandSummary(v: unknown): v is CommandSummary {
 }
 
 /** A fresh database for one run: a SQLite file in its own folder, or a new PostgreSQL database. */
-async function freshDatabase(dialect: 'sqlite' | 'postgres', dir: string, pgUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(dialect: 'sqlite' | 'postgres', dir: string, pgUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const folder = mkdtempSync(join(dir, 'cmd-'));
     return { url: join(folder, 'chs.db'), drop: async () => rmSync(folder, { recursive: true, force: true }) };

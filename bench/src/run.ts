@@ -9,16 +9,18 @@ import { apiScenario } from './scenarios/api.js';
 import { gmailScenario } from './scenarios/gmail.js';
 import { ingestScenario } from './scenarios/ingest.js';
 import { memoryScenario } from './scenarios/memory.js';
+import { webhooksScenario } from './scenarios/webhooks.js';
 import { RESULTS_DIR, TMP_DIR } from './paths.js';
 import { scaleOutScenario } from './scale-out.js';
 import { formatTable, SCENARIOS, writeLatest, writeResult, type BenchResult, type ScenarioName } from './results.js';
 
-const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [gmail] [options]]
+const USAGE = `usage: npm run bench [-- [ingest] [memory] [api] [gmail] [webhooks] [options]]
   ingest:  --messages 50000 --profile client|mixed --db <postgres admin URL>|none --baseline-sample <all> --stages-sample 3000
            --workers 2 --parsers <the default; or postal-mime,mailparser> --cpu-prof <dir>
   memory:  --sizes 50000,200000 --profile client|mixed (the whole chs ingest, SQLite)
   api:     --clients 5000 --interactions 1000000 --duration 10 --connections 10
   gmail:   --messages 50000 --quota-scale 10 (Gmail's 15,000 units/min × K, window 60 s) --window-ms 60000 --batch-size 1000 --no-client-limit
+  webhooks: --events 1000 --db <postgres admin URL>|none (a burst delivered beside a read loop and small.mbox ingests)
   scale-out (only when named; PostgreSQL + Redis): --messages 5000 --duration 10 --connections 12
   common:  --tmp-dir bench/tmp --results-dir bench/results`;
 
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
     options: {
       messages: { type: 'string' },
+      events: { type: 'string' },
       'baseline-sample': { type: 'string' },
       'stages-sample': { type: 'string' },
       workers: { type: 'string' },
@@ -115,6 +118,11 @@ async function main(): Promise<void> {
         ...(batchSize ? { batchSize } : {}),
         ...(values['no-client-limit'] ? { clientLimit: false } : {}),
       });
+    } else if (scenario === 'webhooks') {
+      const events = int('events', values.events);
+      if (values.db !== undefined && values.db !== 'none' && !/^postgres(ql)?:\/\//.test(values.db))
+        throw new Error(`--db must be a postgres:// URL or none, got "${values.db}"`);
+      result = await webhooksScenario({ dir, log, ...(events ? { events } : {}), ...(values.db ? { pgUrl: values.db } : {}) });
     } else if (scenario === 'scale-out') {
       const messages = int('messages', values.messages);
       const duration = int('duration', values.duration);

@@ -22,6 +22,7 @@ import {
   type IngestStageTimes,
 } from '@chs/core';
 import { cpuMsSince, RssSampler } from './measure.js';
+import { webhookBurstTask } from './webhook-burst.js';
 
 interface Resources {
   wallMs: number;
@@ -298,5 +299,6 @@ export const TASKS = {
   baseline: baselineTask,
   stages: stagesTask,
   ingest: ingestTask,
+  webhookBurst: webhookBurstTask,
 } as const;
 export type TaskName = keyof typeof TASKS;
