@@ -236,7 +236,16 @@ describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', 
       const r = await new Scheduler({ db, dataClock: () => now }).tick(now);
       expect(r.errors).toEqual([]);
       const pruned = r.daily[0]!.pruned;
-      expect(pruned).toEqual({ jobs: 1, jobEvents: 3, ingestionErrors: 1, ingestionRuns: 1, ingestionSessions: 1, healthSnapshots: 2, webhookDeliveries: 0, events: 0 });
+      expect(pruned).toEqual({
+        jobs: 1,
+        jobEvents: 3,
+        ingestionErrors: 1,
+        ingestionRuns: 1,
+        ingestionSessions: 1,
+        healthSnapshots: 2,
+        webhookDeliveries: 0,
+        events: 0,
+      });
       expect((await db.selectFrom('jobs').select('id').execute()).map((x) => x.id)).toEqual([newJob]);
       expect(await db.selectFrom('job_events').select('id').where('job_id', '=', oldJob).execute()).toEqual([]);
       expect((await db.selectFrom('ingestion_runs').select('id').execute()).map((x) => x.id)).toEqual(['run_new']);
