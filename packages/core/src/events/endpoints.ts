@@ -386,4 +386,3 @@ export async function resealEndpointSecrets(trx: Executor, from: SecretKeyInput,
   }
   return n;
 }
-
