@@ -52,10 +52,10 @@ function webhookDisabledText(endpoint: WebhookEndpoint, reason: AnnouncedReason,
   const text =
     `The Customer Health Service disabled the ${what} of workspace ${endpoint.workspaceId}, which sent events to ${shownTarget(endpoint.url)}.\n\n` +
     `Why: ${REASONS[reason]}${endpoint.failingSince ? ` (failing since ${endpoint.failingSince})` : ''}.\n\n` +
-    'No more events are sent to it; deliveries still pending wait, and new events are not queued for it.\n' +
-    'Once the receiver works again, enable it (its pending deliveries then go out), and send it a test event:\n\n' +
-    `    chs webhooks update ${endpoint.id} --workspace ${endpoint.workspaceId} --enable\n` +
-    `    chs webhooks test ${endpoint.id} --workspace ${endpoint.workspaceId}\n\n` +
+    'No more events are sent to it: deliveries still pending wait, and new events are not queued for it.\n' +
+    'Once the receiver works again, check it with a test event (one goes even to a disabled endpoint), then enable it; its pending deliveries then go out:\n\n' +
+    `    chs webhooks test ${endpoint.id} --workspace ${endpoint.workspaceId}\n` +
+    `    chs webhooks update ${endpoint.id} --workspace ${endpoint.workspaceId} --enable\n\n` +
     `or PATCH /api/settings/webhooks/${endpoint.id}?workspaceId=${endpoint.workspaceId} with {"enabled": true}` +
     `${publicUrl ? `, or the dashboard's Settings at ${publicUrl}/` : ''}.\n` +
     `Its deliveries and their errors: chs webhooks deliveries ${endpoint.id} --workspace ${endpoint.workspaceId}\n`;

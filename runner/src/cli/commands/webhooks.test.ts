@@ -146,6 +146,9 @@ describe('chs webhooks', () => {
     const w = json<Shown>(await chs(s, ['create', '--workspace', 'acme.com', '--url', 'https://93.184.215.14/h', '--events', 'job.failed', '--json']));
     const off = json<Shown>(await chs(s, ['update', w.id, '--workspace', 'acme.com', '--disable', '--events', 'job.completed,job.failed', '--json']));
     expect(off).toMatchObject({ enabled: false, disabledReason: 'user', events: ['job.completed', 'job.failed'] });
+    // A test event goes even to a disabled endpoint (how one checks its receiver); the command says so.
+    const tested = await chs(s, ['test', w.id, '--workspace', 'acme.com']);
+    expect(tested.stdout).toContain('The endpoint is disabled: a test event goes all the same; other events wait until it is enabled');
     const on = await chs(s, ['update', w.id, '--workspace', 'acme.com', '--enable', '--description', 'ops']);
     expect(on.stdout).toBe(`Updated ${w.id} (enabled): https://93.184.215.14/h, receiving job.completed, job.failed.\n`);
     expect((await chs(s, ['update', w.id, '--workspace', 'acme.com'])).stderr).toContain('nothing to change');

@@ -221,7 +221,9 @@ export const register: RegisterCommand = (program, ctx: CliContext) => {
             `the running chs serve (any runner on this database) delivers it within a second or so; ${TAIL(ws.id, id)}\n`,
         );
         if (!endpoint.enabled)
-          ctx.stdout.write(`The endpoint is disabled: the event waits until it is enabled (chs webhooks update ${id} --workspace ${ws.id} --enable).\n`);
+          ctx.stdout.write(
+            `The endpoint is disabled: a test event goes all the same; other events wait until it is enabled (chs webhooks update ${id} --workspace ${ws.id} --enable).\n`,
+          );
       }),
     );
 

@@ -272,7 +272,8 @@ export const webhookRoutes =
           tags,
           operationId: 'testWebhook',
           summary: 'Queue a `webhook.test` event for this endpoint only',
-          description: 'The event is delivered like any other (signed, retried): watch it in GET …/deliveries. A disabled endpoint gets it once enabled again.',
+          description:
+            'The event is delivered like any other (signed, retried): watch it in GET …/deliveries. A disabled endpoint gets it too: it is how one checks a receiver before enabling it again.',
           params: WebhookParams,
           querystring: WorkspaceQuery,
           response: {
