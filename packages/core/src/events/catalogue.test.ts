@@ -19,7 +19,9 @@ describe('the event catalogue', () => {
       const section = doc.split(`### \`${t}\`\n`)[1];
       expect(section, `docs/events.md has no schema section for ${t}: run npm run docs:events -w @chs/core`).toBeDefined();
       const block = /```json\n([\s\S]*?)\n```/.exec(section!)?.[1];
-      expect(JSON.parse(block ?? 'null'), `the schema of ${t} in docs/events.md is stale: run npm run docs:events -w @chs/core`).toEqual(JSON.parse(JSON.stringify(eventSchema(t))));
+      expect(JSON.parse(block ?? 'null'), `the schema of ${t} in docs/events.md is stale: run npm run docs:events -w @chs/core`).toEqual(
+        JSON.parse(JSON.stringify(eventSchema(t))),
+      );
       expect(doc).toContain(`| \`${t}\` |`);
     }
     expect(EVENT_TYPES).not.toContain('webhook.test');

@@ -63,7 +63,11 @@ export const EVENT_DATA = {
   'client.risk_entered': Type.Object(Standing, { ...strict, description: 'A client’s score fell below the risk threshold (or it was first scored below it).' }),
   'client.risk_cleared': Type.Object(Standing, { ...strict, description: 'A client at risk is back at or above the threshold.' }),
   'client.score_changed': Type.Object(
-    { ...Standing, delta: Type.Number({ description: 'score − previousScore' }), minDelta: Type.Number({ description: 'settings.events.scoreChangeMinDelta' }) },
+    {
+      ...Standing,
+      delta: Type.Number({ description: 'score − previousScore' }),
+      minDelta: Type.Number({ description: 'settings.events.scoreChangeMinDelta' }),
+    },
     { ...strict, description: 'A client’s score moved by at least the workspace’s minDelta since the score last announced.' },
   ),
   'client.churn_intent': Type.Object(RiskSignal, { ...strict, description: 'A client said it may leave (a message at most 7 days old).' }),
@@ -71,7 +75,9 @@ export const EVENT_DATA = {
   'client.suggested': Type.Object(
     {
       client: Type.Object({ id: Type.String(), name: Type.String(), domain: Type.String() }, strict),
-      discovery: Type.String({ description: 'Why it is only suggested (docs/client-discovery.md): `cc_only`, `co_recipient`, `mass_mail`, `role_sender`, `policy`…' }),
+      discovery: Type.String({
+        description: 'Why it is only suggested (docs/client-discovery.md): `cc_only`, `co_recipient`, `mass_mail`, `role_sender`, `policy`…',
+      }),
     },
     { ...strict, description: 'Mail named a domain that did not qualify as a client: the team may accept it.' },
   ),

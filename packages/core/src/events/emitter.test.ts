@@ -21,7 +21,18 @@ afterAll(() => dropTestSchemas());
 
 const WS = 'acme.com';
 const job = (id: string) => ({
-  job: { id, kind: 'sync', source: 'google', itemsProcessed: 1, itemsAdded: 1, itemsUpdated: 0, itemsSkipped: 0, errorsCount: 0, startedAt: null, completedAt: null },
+  job: {
+    id,
+    kind: 'sync',
+    source: 'google',
+    itemsProcessed: 1,
+    itemsAdded: 1,
+    itemsUpdated: 0,
+    itemsSkipped: 0,
+    errorsCount: 0,
+    startedAt: null,
+    completedAt: null,
+  },
 });
 
 describe.each(await testDialects())('engine.events ($name)', (dialect) => {
@@ -49,7 +60,9 @@ describe.each(await testDialects())('engine.events ($name)', (dialect) => {
           throw new Error('the change failed');
         }),
       ).rejects.toThrow('the change failed');
-      await store.db.transaction().execute((trx) => recordEvent(trx, { workspaceId: WS, type: 'job.failed', occurredAt: new Date(), data: { ...job('j2'), error: 'x' } }));
+      await store.db
+        .transaction()
+        .execute((trx) => recordEvent(trx, { workspaceId: WS, type: 'job.failed', occurredAt: new Date(), data: { ...job('j2'), error: 'x' } }));
       await until(async () => all.length >= 2, 5000);
       await emitter.flush();
       expect(heard.map((e) => e.data.job.id)).toEqual(['j1']);
@@ -93,7 +106,10 @@ describe.each(await testDialects())('engine.events ($name)', (dialect) => {
       engine.events.on('client.risk_entered', (e) => {
         atRisk.push(e.data.client.domain);
       });
-      await engine.ingest({ workspaceId: 'ourco.com', source: mboxSource(fileURLToPath(new URL('../../../../fixtures/mailboxes/small.mbox', import.meta.url))) });
+      await engine.ingest({
+        workspaceId: 'ourco.com',
+        source: mboxSource(fileURLToPath(new URL('../../../../fixtures/mailboxes/small.mbox', import.meta.url))),
+      });
       // small.mbox's truth: Globex threatens to leave, Initech waits for an answer.
       expect(atRisk.sort()).toEqual(['globex.co.uk', 'initech.com']);
     } finally {

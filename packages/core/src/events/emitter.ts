@@ -4,6 +4,9 @@
  * change that rolled back. Listeners hear events recorded after the engine was created, by this
  * process or any other using the same database, within `pollMs` (and at once after the engine's
  * own ingest, sync and rebuild). A listener that throws is logged and does not stop the others.
+ * Order: by seq, except that an event whose transaction took its seq before a later one's and
+ * committed after it (PostgreSQL) is heard when it commits: a gap in the seqs read is looked for
+ * again for `gapWaitMs` (a rolled-back transaction leaves a gap that never fills).
  * Delivery to a listener is at most once per process: what must not be missed belongs in a
  * webhook endpoint, which retries.
  */
@@ -11,7 +14,7 @@ import type { Db } from '../store/database.js';
 import { toError } from '../errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { EngineEvent, EventType, AnyEngineEvent } from './catalogue.js';
-import { outboxEnd, readOutbox, type OutboxCursor } from './outbox.js';
+import { outboxEnd, readOutbox, readOutboxSeqs, type OutboxRow } from './outbox.js';
 
 export type EventListener<T extends EventType> = (event: EngineEvent<T>) => void | Promise<void>;
 type AnyListener = (event: AnyEngineEvent) => void | Promise<void>;
@@ -25,26 +28,37 @@ export interface EngineEvents {
   flush(): Promise<number>;
 }
 
+/** How long a gap in the seqs read is looked for again before it is taken as a rollback. */
+const GAP_WAIT_MS = 60_000;
+/** Gaps tracked at most (a burst of rollbacks must not grow memory without bound). */
+const MAX_GAPS = 10_000;
+const PAGE = 500;
+
 export class OutboxEmitter implements EngineEvents {
   readonly #db: Db;
   readonly #logger: Logger;
   readonly #pollMs: number;
+  readonly #gapWaitMs: number;
   readonly #listeners = new Map<string, Set<AnyListener>>();
-  #cursor: Promise<OutboxCursor> | undefined;
+  /** The highest seq read (at first: the end of the outbox when listening began). */
+  #high: Promise<number> | undefined;
+  /** Seqs below the highest read and not seen yet → when the gap was first seen (ms). */
+  readonly #gaps = new Map<number, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<number> | undefined;
   #closed = false;
 
-  constructor(db: Db, options: { logger?: Logger; pollMs?: number } = {}) {
+  constructor(db: Db, options: { logger?: Logger; pollMs?: number; gapWaitMs?: number } = {}) {
     this.#db = db;
     this.#logger = options.logger ?? silentLogger;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
   }
 
   /** Marks where listening starts: events recorded from now on. Called when the engine is created. */
-  begin(): Promise<void> {
-    this.#cursor ??= outboxEnd(this.#db);
-    return this.#cursor.then(() => undefined);
+  async begin(): Promise<void> {
+    this.#high ??= outboxEnd(this.#db);
+    await this.#high;
   }
 
   on<T extends EventType>(type: T, listener: EventListener<T>): () => void;
@@ -55,7 +69,7 @@ export class OutboxEmitter implements EngineEvents {
     set.add(listener);
     this.#listeners.set(type, set);
     this.#schedule();
-    return () => this.off(type as EventType, listener);
+    return () => this.off(type, listener);
   }
 
   off(type: string, listener: unknown): void {
@@ -79,20 +93,37 @@ export class OutboxEmitter implements EngineEvents {
   flush(): Promise<number> {
     if (this.#listeners.size === 0 || this.#closed) return Promise.resolve(0);
     // One read at a time, in order.
-    const run = async (): Promise<number> => {
-      let n = 0;
-      let cursor = await (this.#cursor ??= outboxEnd(this.#db));
-      for (;;) {
-        const { events, cursor: next } = await readOutbox(this.#db, cursor);
-        cursor = next;
-        this.#cursor = Promise.resolve(cursor);
-        for (const e of events) n += await this.#emit(e);
-        if (events.length < 500) return n;
-      }
-    };
-    const p = (this.#flushing ?? Promise.resolve(0)).catch(() => 0).then(run);
+    const p = (this.#flushing ?? Promise.resolve(0)).catch(() => 0).then(() => this.#read());
     this.#flushing = p;
     return p;
+  }
+
+  async #read(): Promise<number> {
+    let n = 0;
+    let high = await (this.#high ??= outboxEnd(this.#db));
+    const now = Date.now();
+    for (;;) {
+      const rows = await readOutbox(this.#db, high, PAGE);
+      for (const r of rows) {
+        for (let s = high + 1; s < r.seq && this.#gaps.size < MAX_GAPS; s++) this.#gaps.set(s, now);
+        high = r.seq;
+        this.#high = Promise.resolve(high);
+        n += await this.#emitRow(r);
+      }
+      if (rows.length < PAGE) break;
+    }
+    if (this.#gaps.size > 0) {
+      for (const r of await readOutboxSeqs(this.#db, [...this.#gaps.keys()])) {
+        this.#gaps.delete(r.seq);
+        n += await this.#emitRow(r);
+      }
+      for (const [seq, since] of this.#gaps) if (now - since > this.#gapWaitMs) this.#gaps.delete(seq);
+    }
+    return n;
+  }
+
+  #emitRow(r: OutboxRow): Promise<number> {
+    return r.event ? this.#emit(r.event) : Promise.resolve(0);
   }
 
   async #emit(e: AnyEngineEvent): Promise<number> {

@@ -10,7 +10,7 @@ export {
   type EventType,
   type SubscribableEventType,
 } from './catalogue.js';
-export { outboxEnd, readOutbox, getEvent, recordEvent, type NewEvent, type OutboxCursor } from './outbox.js';
+export { getEvent, recordEvent, type NewEvent } from './outbox.js';
 export {
   DEFAULT_RETRY_SCHEDULE_MS,
   DELIVERY_STATES,

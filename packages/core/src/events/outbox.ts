@@ -3,10 +3,9 @@
  * transaction of the change that causes it, with one delivery per webhook endpoint that chose its
  * type, so the change, the event and its deliveries commit or roll back together.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Db } from '../store/database.js';
-import { dialectOf } from '../store/dialect.js';
 import { newId } from '../util/ids.js';
 import { isRecord, readJson } from '../util/json.js';
 import { EVENT_VERSION, isEventType, type AnyEngineEvent, type EventData, type EventType } from './catalogue.js';
@@ -45,49 +44,43 @@ export async function recordEvent<T extends EventType>(trx: Executor, e: NewEven
   return event;
 }
 
-/** Where a reader of the outbox stands: the last (txid, seq) it has read. */
-export interface OutboxCursor {
-  txid: number;
-  seq: number;
-}
-
-/** The position after every event recorded so far (a new reader starts there). */
-export async function outboxEnd(db: Db): Promise<OutboxCursor> {
+/** The seq of the newest event recorded so far (a new reader starts after it); 0 when none. */
+export async function outboxEnd(db: Db): Promise<number> {
   const row = await db
     .selectFrom('events')
-    .select(['txid', 'seq'])
-    .orderBy('txid', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(1)
+    .select((eb) => eb.fn.max('seq').as('seq'))
     .executeTakeFirst();
-  return row ? { txid: Number(row.txid), seq: Number(row.seq) } : { txid: 0, seq: 0 };
+  return Number(row?.seq ?? 0);
 }
 
+/** A stored event with its place in the outbox; `event` is null for a type this version does not know. */
+export interface OutboxRow {
+  seq: number;
+  event: AnyEngineEvent | null;
+}
+
+const OUTBOX_COLUMNS = ['seq', 'id', 'workspace_id', 'type', 'occurred_at', 'data_json'] as const;
+
 /**
- * Events after `cursor`, oldest first, at most `limit`. On PostgreSQL only rows whose writing
- * transaction has ended are read (txid below the oldest running transaction's), in (txid, seq)
- * order: a transaction that took an earlier seq but commits later is read when it commits, not
- * skipped. SQLite has one writer at a time, so seq is commit order.
+ * Committed events after `afterSeq`, in seq order, at most `limit`. On PostgreSQL a transaction
+ * may take a seq and commit after a later one: a reader that sees a gap looks for it again
+ * (readOutboxSeqs) rather than taking it as lost.
  */
-export async function readOutbox(db: Db, cursor: OutboxCursor, limit = 500): Promise<{ events: AnyEngineEvent[]; cursor: OutboxCursor }> {
-  const pg = dialectOf(db) === 'postgres';
-  let q = db.selectFrom('events').select(['seq', 'txid', 'id', 'workspace_id', 'type', 'occurred_at', 'data_json']);
-  if (pg) {
-    q = q
-      .where(sql<boolean>`txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint`)
-      .where((eb) => eb.or([eb('txid', '>', cursor.txid), eb.and([eb('txid', '=', cursor.txid), eb('seq', '>', cursor.seq)])]))
-      .orderBy('txid')
-      .orderBy('seq');
-  } else q = q.where('seq', '>', cursor.seq).orderBy('seq');
-  const rows = await q.limit(limit).execute();
-  const events: AnyEngineEvent[] = [];
-  let next = cursor;
-  for (const r of rows) {
-    next = { txid: Number(r.txid), seq: Number(r.seq) };
-    const e = toEvent(r);
-    if (e) events.push(e);
-  }
-  return { events, cursor: next };
+export async function readOutbox(db: Db, afterSeq: number, limit = 500): Promise<OutboxRow[]> {
+  const rows = await db.selectFrom('events').select(OUTBOX_COLUMNS).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+  return rows.map((r) => ({ seq: Number(r.seq), event: toEvent(r) }));
+}
+
+/** The events of these seqs that are committed now. */
+export async function readOutboxSeqs(db: Db, seqs: readonly number[]): Promise<OutboxRow[]> {
+  if (seqs.length === 0) return [];
+  const rows = await db
+    .selectFrom('events')
+    .select(OUTBOX_COLUMNS)
+    .where('seq', 'in', [...seqs])
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({ seq: Number(r.seq), event: toEvent(r) }));
 }
 
 type EventRow = Pick<Database['events'], 'id' | 'workspace_id' | 'type' | 'occurred_at' | 'data_json'>;
@@ -118,15 +111,7 @@ export async function pruneEvents(trx: Transaction<Database>, workspaceId: strin
     .where('workspace_id', '=', workspaceId)
     .where('created_at', '<', horizon)
     .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .whereRef('d.event_id', '=', 'events.id')
-            .where('d.state', '=', 'pending'),
-        ),
-      ),
+      eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id').where('d.state', '=', 'pending'))),
     )
     .executeTakeFirst();
   return Number(r.numDeletedRows);

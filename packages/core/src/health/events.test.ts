@@ -27,14 +27,29 @@ function routine(client: string, end = '2024-05-20T09:00:00.000Z', sentiment = 0
   const out: InteractionSpec[] = [];
   for (let d = 90; d >= 8; d -= 7) {
     const t = Date.parse(end) - d * DAY_MS;
-    out.push({ id: `${client}-${d}-in`, clientId: client, at: new Date(t).toISOString(), direction: 'inbound', sentiment, thread: `${client}-${d}`, signals: ASKS });
-    out.push({ id: `${client}-${d}-out`, clientId: client, at: new Date(t + 7_200_000).toISOString(), direction: 'outbound', sentiment: 0.3, thread: `${client}-${d}` });
+    out.push({
+      id: `${client}-${d}-in`,
+      clientId: client,
+      at: new Date(t).toISOString(),
+      direction: 'inbound',
+      sentiment,
+      thread: `${client}-${d}`,
+      signals: ASKS,
+    });
+    out.push({
+      id: `${client}-${d}-out`,
+      clientId: client,
+      at: new Date(t + 7_200_000).toISOString(),
+      direction: 'outbound',
+      sentiment: 0.3,
+      thread: `${client}-${d}`,
+    });
   }
   return out;
 }
 
 async function allEvents(db: Db): Promise<AnyEngineEvent[]> {
-  return (await readOutbox(db, { txid: 0, seq: 0 }, 10_000)).events;
+  return (await readOutbox(db, 0, 10_000)).flatMap((r) => (r.event ? [r.event] : []));
 }
 
 const kinds = (events: AnyEngineEvent[], clientId?: string) =>

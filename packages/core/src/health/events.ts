@@ -49,7 +49,11 @@ export async function announceHealth(
   const rows = await trx
     .selectFrom('clients')
     .select(['id', 'name', 'primary_domain', 'mrr', 'renewal_date', 'csm_owner', 'is_excluded', 'health_score', 'risk_state', 'announced_score'])
-    .where('id', 'in', clients.map((c) => c.id))
+    .where(
+      'id',
+      'in',
+      clients.map((c) => c.id),
+    )
     .execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const c of clients) {
@@ -63,13 +67,27 @@ export async function announceHealth(
     const client = { id: r.id, name: r.name, domain: r.primary_domain, mrr: r.mrr, renewalDate: r.renewal_date, csmOwner: r.csm_owner };
     const cur = c.latest ? readComponents(c.latest.components_json) : null;
     const prev = c.previous ? { score: c.previous.score, components: readComponents(c.previous.components_json) } : null;
-    const why = c.latest?.reason === 'no_data' ? { code: 'no_data', text: c.latest.reason_text ?? 'No interactions yet.' } : explainStanding(c.score, cur, prev);
-    const standing = { client, score: round1(c.score), previousScore: r.health_score === null ? null : round1(r.health_score), threshold: o.riskThreshold, reason: why.code, reasonText: why.text };
+    const why =
+      c.latest?.reason === 'no_data' ? { code: 'no_data', text: c.latest.reason_text ?? 'No interactions yet.' } : explainStanding(c.score, cur, prev);
+    const standing = {
+      client,
+      score: round1(c.score),
+      previousScore: r.health_score === null ? null : round1(r.health_score),
+      threshold: o.riskThreshold,
+      reason: why.code,
+      reasonText: why.text,
+    };
     const enters = atRisk && r.risk_state !== 1;
     const clears = !atRisk && r.risk_state === 1;
-    if (enters || clears) await recordEvent(trx, { workspaceId: o.workspaceId, type: enters ? 'client.risk_entered' : 'client.risk_cleared', occurredAt: o.now, data: standing });
+    if (enters || clears)
+      await recordEvent(trx, { workspaceId: o.workspaceId, type: enters ? 'client.risk_entered' : 'client.risk_cleared', occurredAt: o.now, data: standing });
     if (moved) {
-      const data: EventData<'client.score_changed'> = { ...standing, previousScore: round1(announced), delta: round1(c.score - announced), minDelta: o.minDelta };
+      const data: EventData<'client.score_changed'> = {
+        ...standing,
+        previousScore: round1(announced),
+        delta: round1(c.score - announced),
+        minDelta: o.minDelta,
+      };
       await recordEvent(trx, { workspaceId: o.workspaceId, type: 'client.score_changed', occurredAt: o.now, data });
     }
     if (c.latest && cur && /churn_intent|escalation/.test(c.latest.components_json)) await announceSignals(trx, client, c.score, cur, o);

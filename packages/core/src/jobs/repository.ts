@@ -282,8 +282,16 @@ async function recordJobEvent(trx: Executor, job: Job, now: Date): Promise<void>
     startedAt: job.startedAt,
     completedAt: job.completedAt,
   };
-  if (job.state === 'completed') await recordEvent(trx, { workspaceId: job.workspaceId, type: 'job.completed', occurredAt: now, data: { job: ref }, dedupeKey: `job.completed:${job.id}` });
-  else await recordEvent(trx, { workspaceId: job.workspaceId, type: 'job.failed', occurredAt: now, data: { job: ref, error: job.lastError ?? 'the job failed' }, dedupeKey: `job.failed:${job.id}` });
+  if (job.state === 'completed')
+    await recordEvent(trx, { workspaceId: job.workspaceId, type: 'job.completed', occurredAt: now, data: { job: ref }, dedupeKey: `job.completed:${job.id}` });
+  else
+    await recordEvent(trx, {
+      workspaceId: job.workspaceId,
+      type: 'job.failed',
+      occurredAt: now,
+      data: { job: ref, error: job.lastError ?? 'the job failed' },
+      dedupeKey: `job.failed:${job.id}`,
+    });
 }
 
 /**

@@ -22,10 +22,26 @@ describe.each(await testDialects())('retention of events and deliveries ($name)'
     const db = store.db;
     try {
       await createWorkspace(db, { domain: WS, name: 'Acme', ownerEmail: 'ana@acme.com' });
-      await createEndpoint(db, randomBytes(32), { workspaceId: WS, url: 'https://hooks.example.com/chs', events: ['job.completed'] }, { resolve: async () => ['93.184.215.14'] });
+      await createEndpoint(
+        db,
+        randomBytes(32),
+        { workspaceId: WS, url: 'https://hooks.example.com/chs', events: ['job.completed'] },
+        { resolve: async () => ['93.184.215.14'] },
+      );
       const now = new Date('2024-06-01T00:00:00.000Z');
       const data = (id: string) => ({
-        job: { id, kind: 'sync', source: 'google', itemsProcessed: 0, itemsAdded: 0, itemsUpdated: 0, itemsSkipped: 0, errorsCount: 0, startedAt: null, completedAt: null },
+        job: {
+          id,
+          kind: 'sync',
+          source: 'google',
+          itemsProcessed: 0,
+          itemsAdded: 0,
+          itemsUpdated: 0,
+          itemsSkipped: 0,
+          errorsCount: 0,
+          startedAt: null,
+          completedAt: null,
+        },
       });
       const ids: Record<string, string> = {};
       for (const name of ['old-delivered', 'old-retrying', 'recent']) {

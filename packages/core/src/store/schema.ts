@@ -384,10 +384,8 @@ export interface FilteredMailTable {
 }
 
 /** The outbox (migration 015, docs/events.md): written only by events/outbox.ts. */
-export interface EventsTable {
+interface EventsTable {
   seq: Generated<number>;
-  /** PostgreSQL: the writing transaction's id (its default); SQLite: 0. */
-  txid: Generated<number>;
   id: string;
   workspace_id: string;
   type: string;
@@ -398,7 +396,7 @@ export interface EventsTable {
 }
 
 /** Written only by events/endpoints.ts. */
-export interface WebhookEndpointsTable {
+interface WebhookEndpointsTable {
   id: string;
   workspace_id: string;
   url: string;
@@ -420,7 +418,7 @@ export interface WebhookEndpointsTable {
 }
 
 /** Written only by events/deliveries.ts. */
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   workspace_id: string;
   endpoint_id: string;

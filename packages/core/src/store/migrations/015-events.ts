@@ -1,13 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { dialectOf } from '../dialect.js';
 
 // Immutable once landed. Events out (docs/events.md):
 // - events: the outbox. One row per event, written in the transaction of the change that causes it
 //   (a client entering risk, a job finishing…), so a crash can neither lose one nor invent one.
-//   `seq` orders them; on PostgreSQL `txid` (the writing transaction's id) lets a reader take only
-//   rows whose transaction has ended, in (txid, seq) order, so none is skipped while a concurrent
-//   transaction holds an earlier seq. `dedupe_key` makes "the same fact" one event (a churn threat
-//   is announced once per message, however often history is rebuilt).
+//   `seq` orders them (a reader that finds a gap looks again for the missing seq for a while: a
+//   concurrent transaction may commit an earlier seq later). `dedupe_key` makes "the same fact"
+//   one event (a churn threat is announced once per message, however often history is rebuilt).
 // - webhook_endpoints: where a workspace's events go (`standard`: signed Standard Webhooks; `slack`:
 //   a Slack incoming webhook). Secrets are sealed like provider credentials; a rotated-out secret
 //   stays valid until `previous_secret_expires_at`.
@@ -21,7 +20,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('events')
     .addColumn('seq', pg ? 'bigserial' : 'integer', (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
-    .addColumn('txid', 'bigint', (c) => (pg ? c.notNull().defaultTo(sql`(pg_current_xact_id()::text)::bigint`) : c.notNull().defaultTo(0)))
     .addColumn('id', 'text', (c) => c.notNull().unique())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
@@ -32,7 +30,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('events_workspace_seq').on('events').columns(['workspace_id', 'seq']).execute();
   await db.schema.createIndex('events_dedupe').on('events').columns(['workspace_id', 'dedupe_key']).unique().execute();
-  if (pg) await db.schema.createIndex('events_txid_seq').on('events').columns(['txid', 'seq']).execute();
 
   await db.schema
     .createTable('webhook_endpoints')
