@@ -12,6 +12,8 @@ import { dialectOf } from '../store/dialect.js';
 import { newId } from '../util/ids.js';
 import { arrayOf, readJson, shape } from '../util/json.js';
 import { isEventType, type AnyEngineEvent, type EventType } from './catalogue.js';
+import { toEvent } from './rows.js';
+import type { EndpointTargetRow } from './endpoints.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -125,7 +127,14 @@ export interface ClaimedDelivery {
   eventId: string;
   /** Attempts made before this one. */
   attempts: number;
+  /** When the delivery (and its event) was recorded. */
   createdAt: string;
+  /** Its attempts so far (attempts_json when claimed: only the lease holder changes it). */
+  historyJson: string;
+  /** The event to send; null when it is no longer stored. */
+  event: AnyEngineEvent | null;
+  /** Its endpoint's target columns; null when the endpoint is gone. */
+  endpoint: EndpointTargetRow | null;
 }
 
 /**
@@ -148,7 +157,20 @@ export async function claimDue(
   return db.transaction().execute(async (trx) => {
     let pick = trx
       .selectFrom('webhook_deliveries as d')
-      .select(['d.id', 'd.workspace_id', 'd.endpoint_id', 'd.event_id', 'd.attempts', 'd.created_at'])
+      .leftJoin('events as ev', 'ev.id', 'd.event_id')
+      .select(['d.id', 'd.workspace_id', 'd.endpoint_id', 'd.event_id', 'd.attempts', 'd.created_at', 'd.attempts_json'])
+      .select(['ev.type as ev_type', 'ev.occurred_at as ev_occurred_at', 'ev.data_json as ev_data_json'])
+      .leftJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
+      .select([
+        'ep.id as ep_id',
+        'ep.url as ep_url',
+        'ep.kind as ep_kind',
+        'ep.enabled as ep_enabled',
+        'ep.secret_enc as ep_secret_enc',
+        'ep.previous_secret_enc as ep_previous_secret_enc',
+        'ep.previous_secret_expires_at as ep_previous_secret_expires_at',
+        'ep.updated_at as ep_updated_at',
+      ])
       .where('d.state', '=', 'pending')
       .where('d.next_attempt_at', '<=', at)
       .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<', at)]))
@@ -162,19 +184,62 @@ export async function claimDue(
     if (exceptEndpoints.size) pick = pick.where('d.endpoint_id', 'not in', [...exceptEndpoints]);
     pick = pick.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
     const rows = await (pg ? pick.forUpdate('d').skipLocked() : pick).execute();
-    const claimed: ClaimedDelivery[] = [];
-    for (const r of rows) {
-      const res = await trx
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: owner, lease_expires_at: lease, updated_at: at })
-        .where('id', '=', r.id)
-        .where('state', '=', 'pending')
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', at)]))
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) continue;
-      claimed.push({ id: r.id, workspaceId: r.workspace_id, endpointId: r.endpoint_id, eventId: r.event_id, attempts: r.attempts, createdAt: r.created_at });
+    if (rows.length === 0) return [];
+    // One statement leases the batch; the rows are locked (PostgreSQL) or the transaction is the only writer (SQLite).
+    const res = await trx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_expires_at: lease, updated_at: at })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', at)]))
+      .executeTakeFirst();
+    let ours = rows;
+    if (Number(res.numUpdatedRows) !== rows.length) {
+      const leased = await trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .where('lease_owner', '=', owner)
+        .where('lease_expires_at', '=', lease)
+        .execute();
+      const ids = new Set(leased.map((r) => r.id));
+      ours = rows.filter((r) => ids.has(r.id));
     }
-    return claimed;
+    return ours.map((r) => ({
+      id: r.id,
+      workspaceId: r.workspace_id,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      attempts: r.attempts,
+      createdAt: r.created_at,
+      historyJson: r.attempts_json,
+      event:
+        r.ev_type && r.ev_occurred_at && r.ev_data_json
+          ? toEvent({ id: r.event_id, workspace_id: r.workspace_id, type: r.ev_type, occurred_at: r.ev_occurred_at, data_json: r.ev_data_json })
+          : null,
+      endpoint:
+        r.ep_id !== null && r.ep_url !== null && r.ep_kind !== null && r.ep_enabled !== null && r.ep_secret_enc !== null && r.ep_updated_at !== null
+          ? {
+              id: r.ep_id,
+              workspace_id: r.workspace_id,
+              url: r.ep_url,
+              kind: r.ep_kind,
+              enabled: r.ep_enabled,
+              secret_enc: r.ep_secret_enc,
+              previous_secret_enc: r.ep_previous_secret_enc,
+              previous_secret_expires_at: r.ep_previous_secret_expires_at,
+              updated_at: r.ep_updated_at,
+            }
+          : null,
+    }));
   });
 }
 
@@ -192,16 +257,14 @@ export type AttemptVerdict =
  */
 export async function settleAttempt(
   db: Executor,
-  claimed: Pick<ClaimedDelivery, 'id' | 'attempts'>,
+  claimed: Pick<ClaimedDelivery, 'id' | 'attempts' | 'historyJson'>,
   owner: string,
   attempt: DeliveryAttempt,
   verdict: AttemptVerdict,
   schedule: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS,
 ): Promise<{ state: DeliveryState; nextAttemptAt: string | null } | null> {
-  const row = await db.selectFrom('webhook_deliveries').select(['attempts_json', 'lease_owner', 'state']).where('id', '=', claimed.id).executeTakeFirst();
-  if (!row || row.lease_owner !== owner || row.state !== 'pending') return null;
   const attempts = claimed.attempts + 1;
-  const history = [...readJson(row.attempts_json, arrayOf(isAttempt), 'webhook_deliveries.attempts_json'), attempt].slice(-ATTEMPTS_KEPT);
+  const history = [...readJson(claimed.historyJson, arrayOf(isAttempt), 'webhook_deliveries.attempts_json'), attempt].slice(-ATTEMPTS_KEPT);
   let state: DeliveryState = 'pending';
   let next: string | null = null;
   if (verdict.kind === 'delivered') state = 'succeeded';
@@ -227,7 +290,9 @@ export async function settleAttempt(
       updated_at: now,
     })
     .where('id', '=', claimed.id)
+    // Only the attempt that still holds the lease records it.
     .where('lease_owner', '=', owner)
+    .where('state', '=', 'pending')
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return null;
   return { state, nextAttemptAt: next };

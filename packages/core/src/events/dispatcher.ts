@@ -29,13 +29,12 @@ import {
   endpointFailed,
   endpointGone,
   endpointSucceeded,
-  endpointTarget,
   getEndpoint,
+  openTarget,
   type DisabledReason,
   type EndpointKind,
   type WebhookEndpoint,
 } from './endpoints.js';
-import { getEvent } from './outbox.js';
 import { createSender, type Sender } from './send.js';
 import { slackMessage } from './slack.js';
 
@@ -208,7 +207,8 @@ export class WebhookDispatcher {
     let slackHeld = false;
     try {
       const now = new Date();
-      const [target, event] = await Promise.all([endpointTarget(db, this.#secretKey(), c.endpointId, now, this.#secrets), getEvent(db, c.eventId)]);
+      const event = c.event;
+      const target = c.endpoint ? await openTarget(this.#secretKey(), c.endpoint, now, this.#secrets) : null;
       if (!target || !event) {
         await settleAttempt(
           db,
@@ -268,15 +268,16 @@ export class WebhookDispatcher {
         this.#logger.warn({ deliveryId: c.id }, 'webhook delivery: lease lost before the attempt was recorded; another runner will send it again');
         return true;
       }
-      await this.#afterAttempt(target.id, verdict, settled.state, at);
       this.#o.onAttempt?.({
         kind: target.kind,
         eventType: event.type,
         outcome: settled.state === 'succeeded' ? 'delivered' : settled.state === 'pending' ? 'retry' : 'failed',
         status: r.status,
         durationMs: r.durationMs,
-        lagMs: Date.now() - Date.parse(event.occurredAt),
+        // From the recording (the wall clock), not occurredAt (the data's clock, CHS_NOW when set).
+        lagMs: Date.now() - Date.parse(c.createdAt),
       });
+      await this.#afterAttempt(target.id, verdict, settled.state, at);
       const log = { deliveryId: c.id, endpointId: target.id, eventId: event.id, type: event.type, status: r.status, attempt: c.attempts + 1, ms: r.durationMs };
       if (settled.state === 'succeeded') this.#logger.debug(log, 'webhook delivered');
       else

@@ -284,7 +284,17 @@ export async function endpointTarget(
   cache?: Map<string, string>,
 ): Promise<EndpointTarget | null> {
   const r = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!r) return null;
+  return r ? openTarget(key, r, now, cache) : null;
+}
+
+/** The columns of an endpoint a delivery needs (a claim reads them with the delivery). */
+export type EndpointTargetRow = Pick<
+  EndpointRow,
+  'id' | 'workspace_id' | 'url' | 'kind' | 'enabled' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'updated_at'
+>;
+
+/** The target of an endpoint row, its secrets opened (`cache`: sealed → plain, so a burst opens each once). */
+export async function openTarget(key: SecretKeyInput, r: EndpointTargetRow, now: Date, cache?: Map<string, string>): Promise<EndpointTarget> {
   const open = async (sealed: string): Promise<string> => {
     const hit = cache?.get(sealed);
     if (hit) return hit;
@@ -299,7 +309,7 @@ export async function endpointTarget(
     id: r.id,
     workspaceId: r.workspace_id,
     url: r.url,
-    kind: toEndpoint(r).kind,
+    kind: (ENDPOINT_KINDS as readonly string[]).includes(r.kind) ? (r.kind as EndpointKind) : 'standard',
     enabled: r.enabled === 1,
     secrets,
     version: `${r.secret_enc.length}:${r.updated_at}:${graceLeft ? 2 : 1}`,

@@ -7,9 +7,9 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Db } from '../store/database.js';
 import { newId } from '../util/ids.js';
-import { isRecord, readJson } from '../util/json.js';
-import { EVENT_VERSION, isEventType, type AnyEngineEvent, type EventData, type EventType } from './catalogue.js';
+import { EVENT_VERSION, type AnyEngineEvent, type EventData, type EventType } from './catalogue.js';
 import { fanOut } from './deliveries.js';
+import { toEvent } from './rows.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -81,21 +81,6 @@ export async function readOutboxSeqs(db: Db, seqs: readonly number[]): Promise<O
     .orderBy('seq')
     .execute();
   return rows.map((r) => ({ seq: Number(r.seq), event: toEvent(r) }));
-}
-
-type EventRow = Pick<Database['events'], 'id' | 'workspace_id' | 'type' | 'occurred_at' | 'data_json'>;
-
-/** A stored event as delivered; null for a type this version does not know (a newer runner's). */
-function toEvent(r: EventRow): AnyEngineEvent | null {
-  if (!isEventType(r.type)) return null;
-  return {
-    id: r.id,
-    type: r.type,
-    version: EVENT_VERSION,
-    occurredAt: r.occurred_at,
-    workspaceId: r.workspace_id,
-    data: readJson(r.data_json, isRecord, 'events.data_json'),
-  } as AnyEngineEvent;
 }
 
 /** One stored event by id, as delivered. */
