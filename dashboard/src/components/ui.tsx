@@ -1,5 +1,6 @@
 /** Small shared pieces: loading and empty states, errors in words, links, cards, arrows. */
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { ApiError } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 
@@ -107,6 +108,34 @@ export function TableWrap(props: { children: ComponentChildren; label: string })
   return (
     <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
       {props.children}
+    </div>
+  );
+}
+
+/** A secret shown this once (a new API key, a webhook's signing secret): its value, a copy button, and Done (the caller then forgets it). */
+export function ShownOnce(props: { value: string; testId: string; copyLabel: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="row wrap">
+      <code class="key" data-testid={props.testId}>
+        {props.value}
+      </code>
+      <button
+        type="button"
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(props.value);
+            setCopied(true);
+          } catch {
+            setCopied(false);
+          }
+        }}
+      >
+        {copied ? 'Copied' : props.copyLabel}
+      </button>
+      <button type="button" class="secondary" onClick={props.onDone}>
+        Done
+      </button>
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { unwrap, type Answer } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatDateTime } from '../lib/format.js';
-import { Card, Empty, ErrorText, Loading, TableWrap } from '../components/ui.js';
+import { Card, Empty, ErrorText, Loading, ShownOnce, TableWrap } from '../components/ui.js';
 import { Webhooks } from './Webhooks.js';
 
 type Settings = Answer<'/api/settings'>;
@@ -174,7 +174,6 @@ function ApiKeys() {
   const keys = useQuery(({ api }) => unwrap(api.GET('/api/settings/api-keys', { params: { query: { workspaceId: workspace } } })), [workspace]);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | undefined>(undefined);
-  const [copied, setCopied] = useState(false);
   const [confirming, setConfirming] = useState<string | undefined>(undefined);
   const create = useAction(({ api }, keyName: string) =>
     unwrap(api.POST('/api/settings/api-keys', { params: { query: { workspaceId: workspace } }, body: { name: keyName } })),
@@ -195,7 +194,6 @@ function ApiKeys() {
           const r = await create.run(name.trim());
           if (r) {
             setCreated({ name: r.apiKey.name, key: r.apiKey.key });
-            setCopied(false);
             setName('');
             keys.reload();
           }
@@ -215,27 +213,7 @@ function ApiKeys() {
           <p>
             <strong>Your new key “{created.name}”.</strong> Copy it now: it is shown this once and cannot be retrieved later.
           </p>
-          <div class="row wrap">
-            <code class="key" data-testid="new-key-value">
-              {created.key}
-            </code>
-            <button
-              type="button"
-              onClick={async () => {
-                try {
-                  await navigator.clipboard.writeText(created.key);
-                  setCopied(true);
-                } catch {
-                  setCopied(false);
-                }
-              }}
-            >
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-            <button type="button" class="secondary" onClick={() => setCreated(undefined)}>
-              Done
-            </button>
-          </div>
+          <ShownOnce key={created.key} value={created.key} testId="new-key-value" copyLabel="Copy" onDone={() => setCreated(undefined)} />
         </div>
       )}
       <ErrorText error={keys.error} retry={keys.reload} />

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { done, unwrap, type Answer, type ApiError } from '../lib/api.js';
 import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatDateTime, formatRelative } from '../lib/format.js';
-import { Empty, ErrorText, Loading, TableWrap } from '../components/ui.js';
+import { Empty, ErrorText, Loading, ShownOnce, TableWrap } from '../components/ui.js';
 
 type Webhook = Answer<'/api/settings/webhooks'>['webhooks'][number];
 type WebhookDelivery = Answer<'/api/settings/webhooks/{webhookId}/deliveries'>['deliveries'][number];
@@ -57,7 +57,6 @@ function stateInWords(w: Webhook): string {
 
 function SecretNotice(props: { shown: ShownSecret; onDone: () => void }) {
   const { locale } = useApp();
-  const [copied, setCopied] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   // Focus moves to the secret, so a keyboard or screen reader user lands on it.
   useEffect(() => box.current?.focus(), []);
@@ -73,27 +72,7 @@ function SecretNotice(props: { shown: ShownSecret; onDone: () => void }) {
           The previous secret also signs deliveries until {formatDateTime(shown.previousValidUntil, locale)}: switch the receiver to the new one before then.
         </p>
       )}
-      <div class="row wrap">
-        <code class="key" data-testid="webhook-secret-value">
-          {shown.secret}
-        </code>
-        <button
-          type="button"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(shown.secret);
-              setCopied(true);
-            } catch {
-              setCopied(false);
-            }
-          }}
-        >
-          {copied ? 'Copied' : 'Copy secret'}
-        </button>
-        <button type="button" class="secondary" onClick={props.onDone}>
-          Done
-        </button>
-      </div>
+      <ShownOnce key={shown.secret} value={shown.secret} testId="webhook-secret-value" copyLabel="Copy secret" onDone={props.onDone} />
     </div>
   );
 }

@@ -10,9 +10,8 @@ import { createWorkspace, updateSettings } from '../index.js';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import type { Db } from '../store/database.js';
 import { recomputeHealth } from './recompute.js';
-import { insertInteractions, type InteractionSpec } from './test-fixtures.js';
+import { insertInteractions, weeklyRoutine } from './test-fixtures.js';
 import { seedClient } from '../notify/test-data.js';
-import { DAY_MS } from '../util/time.js';
 import type { AnyEngineEvent } from '../events/catalogue.js';
 import { readOutbox } from '../events/outbox.js';
 
@@ -21,32 +20,6 @@ afterAll(() => dropTestSchemas());
 const WS = 'acme.com';
 const CHURN = 1;
 const ASKS = 4;
-
-/** Weekly friendly exchanges, answered within hours, for three months before `end`. */
-function routine(client: string, end = '2024-05-20T09:00:00.000Z', sentiment = 0.4): InteractionSpec[] {
-  const out: InteractionSpec[] = [];
-  for (let d = 90; d >= 8; d -= 7) {
-    const t = Date.parse(end) - d * DAY_MS;
-    out.push({
-      id: `${client}-${d}-in`,
-      clientId: client,
-      at: new Date(t).toISOString(),
-      direction: 'inbound',
-      sentiment,
-      thread: `${client}-${d}`,
-      signals: ASKS,
-    });
-    out.push({
-      id: `${client}-${d}-out`,
-      clientId: client,
-      at: new Date(t + 7_200_000).toISOString(),
-      direction: 'outbound',
-      sentiment: 0.3,
-      thread: `${client}-${d}`,
-    });
-  }
-  return out;
-}
 
 async function allEvents(db: Db): Promise<AnyEngineEvent[]> {
   return (await readOutbox(db, 0, 10_000)).flatMap((r) => (r.event ? [r.event] : []));
@@ -63,7 +36,7 @@ describe.each(await testDialects())('events of the health rebuild ($name)', (dia
       await createWorkspace(db, { domain: WS, name: 'Acme', ownerEmail: 'ana@acme.com' });
       await seedClient(db, WS, { id: 'globex', name: 'Globex', domain: 'globex.com', mrr: 5000, renewalDate: '2024-07-01', csmOwner: 'cy@acme.com' });
       await seedClient(db, WS, { id: 'initech', name: 'Initech', domain: 'initech.com', mrr: 900 });
-      await insertInteractions(db, WS, [...routine('globex'), ...routine('initech')]);
+      await insertInteractions(db, WS, [...weeklyRoutine('globex'), ...weeklyRoutine('initech')]);
       let now = new Date('2024-05-19T18:00:00.000Z');
       await recomputeHealth(db, { workspaceId: WS, now });
       // Two content clients, first scored: nothing to tell.
@@ -105,7 +78,7 @@ describe.each(await testDialects())('events of the health rebuild ($name)', (dia
       await createWorkspace(db, { domain: WS, name: 'Acme', ownerEmail: 'ana@acme.com' });
       await seedClient(db, WS, { id: 'globex', domain: 'globex.com' });
       await insertInteractions(db, WS, [
-        ...routine('globex', '2023-05-20T09:00:00.000Z'),
+        ...weeklyRoutine('globex', '2023-05-20T09:00:00.000Z'),
         { id: 'old-threat', clientId: 'globex', at: '2023-05-20T10:00:00.000Z', direction: 'inbound', sentiment: -0.6, thread: 'g-x', signals: CHURN | ASKS },
       ]);
       await recomputeHealth(db, { workspaceId: WS, now: new Date('2023-07-20T18:00:00.000Z') });
@@ -124,8 +97,8 @@ describe.each(await testDialects())('events of the health rebuild ($name)', (dia
       await seedClient(db, WS, { id: 'vandelay', domain: 'vandelay.com', excluded: true });
       await db.updateTable('clients').set({ risk_state: 1, announced_score: 25 }).where('id', '=', 'hooli').execute();
       await insertInteractions(db, WS, [
-        ...routine('hooli', '2024-05-20T09:00:00.000Z', 0.7),
-        ...routine('vandelay'),
+        ...weeklyRoutine('hooli', '2024-05-20T09:00:00.000Z', 0.7),
+        ...weeklyRoutine('vandelay'),
         { id: 'v-threat', clientId: 'vandelay', at: '2024-05-20T10:00:00.000Z', direction: 'inbound', sentiment: -0.8, thread: 'v-x', signals: CHURN | ASKS },
       ]);
       await recomputeHealth(db, { workspaceId: WS, now: new Date('2024-05-20T18:00:00.000Z') });
@@ -148,7 +121,7 @@ describe.each(await testDialects())('events of the health rebuild ($name)', (dia
     try {
       await createWorkspace(db, { domain: WS, name: 'Acme', ownerEmail: 'ana@acme.com' });
       await seedClient(db, WS, { id: 'globex', domain: 'globex.com' });
-      await insertInteractions(db, WS, routine('globex'));
+      await insertInteractions(db, WS, weeklyRoutine('globex'));
       await recomputeHealth(db, { workspaceId: WS, now: new Date('2024-05-19T18:00:00.000Z') });
       const first = await db.selectFrom('clients').select(['health_score', 'announced_score']).where('id', '=', 'globex').executeTakeFirstOrThrow();
       expect(first.announced_score).toBe(first.health_score);

@@ -133,3 +133,32 @@ export function snapshotComponents(text: string): StoredComponents & { inputs: R
 export function snapshotEvidence(text: string | null): { interactionIds: string[]; changes?: Record<string, number> } {
   return JSON.parse(text ?? '{}') as { interactionIds: string[]; changes?: Record<string, number> };
 }
+
+/**
+ * A content client's routine: a weekly question (`sentiment`, asking for an answer) answered two
+ * hours later, for the three months before `end` (the last a week before it).
+ */
+export function weeklyRoutine(client: string, end = '2024-05-20T09:00:00.000Z', sentiment = 0.4): InteractionSpec[] {
+  const out: InteractionSpec[] = [];
+  for (let d = 90; d >= 8; d -= 7) {
+    const t = Date.parse(end) - d * 86_400_000;
+    out.push({
+      id: `${client}-${d}-in`,
+      clientId: client,
+      at: new Date(t).toISOString(),
+      direction: 'inbound',
+      sentiment,
+      thread: `${client}-${d}`,
+      signals: 4,
+    });
+    out.push({
+      id: `${client}-${d}-out`,
+      clientId: client,
+      at: new Date(t + 7_200_000).toISOString(),
+      direction: 'outbound',
+      sentiment: 0.3,
+      thread: `${client}-${d}`,
+    });
+  }
+  return out;
+}

@@ -7,44 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace, updateSettings } from '../index.js';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { recomputeHealth } from '../health/recompute.js';
-import { insertInteractions, type InteractionSpec } from '../health/test-fixtures.js';
+import { insertInteractions, weeklyRoutine } from '../health/test-fixtures.js';
 import { planNotifications } from './plan.js';
 import { riskSignalAlerts } from './alerts.js';
 import { seedClient } from './test-data.js';
 import type { RiskSignalAlert } from './types.js';
-import { DAY_MS } from '../util/time.js';
 
 afterAll(() => dropTestSchemas());
 
 const WS = 'acme.com';
 const CHURN = 1;
 const ASKS = 4;
-
-/** Weekly friendly exchanges for three months before 2024-05-13. */
-function routine(client: string): InteractionSpec[] {
-  const out: InteractionSpec[] = [];
-  for (let d = 90; d >= 8; d -= 7) {
-    const t = Date.parse('2024-05-20T09:00:00.000Z') - d * DAY_MS;
-    out.push({
-      id: `${client}-${d}-in`,
-      clientId: client,
-      at: new Date(t).toISOString(),
-      direction: 'inbound',
-      sentiment: 0.4,
-      thread: `${client}-${d}`,
-      signals: ASKS,
-    });
-    out.push({
-      id: `${client}-${d}-out`,
-      clientId: client,
-      at: new Date(t + 7_200_000).toISOString(),
-      direction: 'outbound',
-      sentiment: 0.3,
-      thread: `${client}-${d}`,
-    });
-  }
-  return out;
-}
 
 describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
   it('a threat that reaches us days late (a sync that caught up, a notifier that was down) is still told, once', async () => {
@@ -55,7 +28,7 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       await seedClient(db, WS, { id: 'globex', name: 'Globex', domain: 'globex.com', mrr: 5000 });
       // Friday's "we will not renew" first seen by the health rebuild on Monday.
       await insertInteractions(db, WS, [
-        ...routine('globex'),
+        ...weeklyRoutine('globex'),
         {
           id: 'late-threat',
           clientId: 'globex',
@@ -83,8 +56,8 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       await seedClient(db, WS, { id: 'globex', name: 'Globex', domain: 'globex.com', mrr: 5000, csmOwner: 'cy@acme.com' });
       await seedClient(db, WS, { id: 'initech', name: 'Initech', domain: 'initech.com', mrr: 900 });
       await insertInteractions(db, WS, [
-        ...routine('globex'),
-        ...routine('initech'),
+        ...weeklyRoutine('globex'),
+        ...weeklyRoutine('initech'),
         { id: 'threat-1', clientId: 'globex', at: '2024-05-20T10:00:00.000Z', direction: 'inbound', sentiment: -0.6, thread: 'g-x', signals: CHURN | ASKS },
       ]);
       let now = new Date('2024-05-20T18:00:00.000Z');
