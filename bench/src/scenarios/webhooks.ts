@@ -99,7 +99,7 @@ export async function webhooksScenario(o: WebhooksScenarioOptions = {}): Promise
         'read p50 during the burst ÷ without (mean of before and after)',
       );
       m[`webhooks.${d}.read.p99Slowdown`] = metric(round(read.during.p99Ms / readBase.p99, 2), '×', 'latency', 'read p99 during the burst ÷ without');
-      m[`ratio.webhooks.${d}.readRate`] = metric(round(rate(read.during) / readBase.rate, 2), '×', 'ratio', 'reads per second during the burst ÷ without');
+      m[`ratio.webhooks.${d}.readRate`] = metric(round(rate(read.during) / readBase.rate, 4), '×', 'ratio', 'reads per second during the burst ÷ without');
       m[`webhooks.${d}.read.maxMs`] = metric(
         round(read.during.maxMs, 1),
         'ms',

@@ -281,7 +281,7 @@ describe('integrations repository', async () => {
             .where('workspace_id', '=', 'beta.test')
             .execute();
 
-          expect(await rotateIntegrationSecrets(db, oldKey, newKey)).toEqual({ rows: 3, resealed: 3, upgradedFromV1: 1, alreadyCurrent: 0 });
+          expect(await rotateIntegrationSecrets(db, oldKey, newKey)).toEqual({ rows: 3, resealed: 3, upgradedFromV1: 1, alreadyCurrent: 0, webhookSecrets: 0 });
           for (const [ws, provider, token] of [
             ['acme.test', 'google', 'g-acme'],
             ['acme.test', 'hubspot', 'h-acme'],
@@ -293,7 +293,7 @@ describe('integrations repository', async () => {
           const rows = await db.selectFrom('integrations').select('credentials_enc').execute();
           expect(rows.every((r) => r.credentials_enc.startsWith('v2.') && r.credentials_enc.split('.')[2]!.startsWith('scrypt-'))).toBe(true);
           // Run again (e.g. after a crash before the new key was put in place): nothing to do.
-          expect(await rotateIntegrationSecrets(db, oldKey, newKey)).toEqual({ rows: 3, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 3 });
+          expect(await rotateIntegrationSecrets(db, oldKey, newKey)).toEqual({ rows: 3, resealed: 0, upgradedFromV1: 0, alreadyCurrent: 3, webhookSecrets: 0 });
 
           // A row neither key opens: the rotation fails naming it, and no row changes.
           const before = await db.selectFrom('integrations').select(['id', 'credentials_enc']).orderBy('id').execute();
