@@ -169,7 +169,6 @@ export async function claimDue(
         'ep.secret_enc as ep_secret_enc',
         'ep.previous_secret_enc as ep_previous_secret_enc',
         'ep.previous_secret_expires_at as ep_previous_secret_expires_at',
-        'ep.updated_at as ep_updated_at',
       ])
       .where('d.state', '=', 'pending')
       .where('d.next_attempt_at', '<=', at)
@@ -226,7 +225,7 @@ export async function claimDue(
           ? toEvent({ id: r.event_id, workspace_id: r.workspace_id, type: r.ev_type, occurred_at: r.ev_occurred_at, data_json: r.ev_data_json })
           : null,
       endpoint:
-        r.ep_id !== null && r.ep_url !== null && r.ep_kind !== null && r.ep_enabled !== null && r.ep_secret_enc !== null && r.ep_updated_at !== null
+        r.ep_id !== null && r.ep_url !== null && r.ep_kind !== null && r.ep_enabled !== null && r.ep_secret_enc !== null
           ? {
               id: r.ep_id,
               workspace_id: r.workspace_id,
@@ -236,7 +235,6 @@ export async function claimDue(
               secret_enc: r.ep_secret_enc,
               previous_secret_enc: r.ep_previous_secret_enc,
               previous_secret_expires_at: r.ep_previous_secret_expires_at,
-              updated_at: r.ep_updated_at,
             }
           : null,
     }));

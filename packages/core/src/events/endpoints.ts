@@ -271,8 +271,6 @@ export interface EndpointTarget {
   kind: EndpointKind;
   enabled: boolean;
   secrets: string[];
-  /** Changes whenever the secrets do (cache key). */
-  version: string;
 }
 
 /** The endpoint's target with its secrets opened; null when it is gone. */
@@ -290,7 +288,7 @@ export async function endpointTarget(
 /** The columns of an endpoint a delivery needs (a claim reads them with the delivery). */
 export type EndpointTargetRow = Pick<
   EndpointRow,
-  'id' | 'workspace_id' | 'url' | 'kind' | 'enabled' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'updated_at'
+  'id' | 'workspace_id' | 'url' | 'kind' | 'enabled' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'
 >;
 
 /** The target of an endpoint row, its secrets opened (`cache`: sealed → plain, so a burst opens each once). */
@@ -312,7 +310,6 @@ export async function openTarget(key: SecretKeyInput, r: EndpointTargetRow, now:
     kind: (ENDPOINT_KINDS as readonly string[]).includes(r.kind) ? (r.kind as EndpointKind) : 'standard',
     enabled: r.enabled === 1,
     secrets,
-    version: `${r.secret_enc.length}:${r.updated_at}:${graceLeft ? 2 : 1}`,
   };
 }
 
