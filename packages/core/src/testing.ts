@@ -33,4 +33,7 @@ export {
   type FakeIntercomPart,
   type FakeIntercomStats,
 } from './connectors/intercom/fake-intercom-server.js';
+export { readSnapshots, type TestSnapshot } from './health/test-fixtures.js';
+export { storeSnapshots } from './health/write.js';
+export type { SnapshotRow } from './health/score-client.js';
 export { judgeProgress, type ProgressSample, type ProgressJudgement } from './test-support/progress.js';

@@ -305,7 +305,12 @@ describe('counts that survive a crash (chs serve SIGKILLed by CHS_TEST_FAULT, th
       expect(r.final).toMatchObject(exact);
       expect(r.reads.after).toBe(r.reads.before); // the second attempt fetched no message
       store ??= await openStore({ url: database!.url });
-      const scored = await store.db.selectFrom('health_snapshots').select('client_id').where('workspace_id', '=', 'acme.com').groupBy('client_id').execute();
+      const scored = await store.db
+        .selectFrom('health_snapshots')
+        .select('client_id')
+        .where('client_id', 'in', store.db.selectFrom('clients').select('id').where('workspace_id', '=', 'acme.com'))
+        .groupBy('client_id')
+        .execute();
       expect(scored).toHaveLength(5); // every client touched by the first attempt has its health history
       console.info(`[follow] (b3) killed during the rebuild; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     },

@@ -12,7 +12,7 @@ import {
   updateSettings,
   type Db,
 } from '@chs/core';
-import { dropTestSchemas, testDialects } from '@chs/core/testing';
+import { dropTestSchemas, storeSnapshots, testDialects } from '@chs/core/testing';
 import { Scheduler } from './scheduler.js';
 
 afterAll(async () => {
@@ -73,7 +73,14 @@ async function seedClient(db: Db, ws: string, at: string): Promise<void> {
 }
 
 const snapshotDays = async (db: Db, ws: string) =>
-  (await db.selectFrom('health_snapshots').select('date').where('workspace_id', '=', ws).orderBy('date').execute()).map((r) => r.date);
+  (
+    await db
+      .selectFrom('health_snapshots')
+      .select('date')
+      .where('client_id', 'in', db.selectFrom('clients').select('id').where('workspace_id', '=', ws))
+      .orderBy('date')
+      .execute()
+  ).map((r) => r.date);
 
 describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', (dialect) => {
   it('queues quick syncs per interval, runs the daily snapshot once per local day of each workspace, and treats JOB_CONFLICT as "already active"', async () => {
@@ -222,16 +229,12 @@ describe.each(await testDialects())('Scheduler.tick with a fake clock ($name)', 
         date,
         score: 60,
         confidence: 1,
-        components_json: '{}',
+        components: {},
         reason: null,
         reason_text: null,
-        evidence_json: null,
-        created_at: now.toISOString(),
+        evidence: null,
       });
-      await db
-        .insertInto('health_snapshots')
-        .values([snap('2024-04-10'), snap('2024-04-19'), snap('2024-04-20'), snap('2024-05-01')])
-        .execute();
+      await storeSnapshots(db, [snap('2024-04-10'), snap('2024-04-19'), snap('2024-04-20'), snap('2024-05-01')]);
 
       const r = await new Scheduler({ db, dataClock: () => now }).tick(now);
       expect(r.errors).toEqual([]);

@@ -19,6 +19,7 @@ import { getSummary } from '../metrics/summary.js';
 import { riskSignalAlerts } from '../notify/alerts.js';
 import { acceptAndScoreSuggestion } from '../engine/suggestions.js';
 import { ignoreSuggestedClient, listSuggestedClients } from './suggestions.js';
+import { readSnapshots } from '../health/test-fixtures.js';
 
 afterAll(() => dropTestSchemas());
 
@@ -250,7 +251,7 @@ describe.each(await testDialects())('client discovery on $name', (dialect) => {
       const [client] = await listClients(db, WS);
       expect(client!.domain).toBe('fjord-analytics.no');
       expect(client!.sentimentScore).toBe(50);
-      const snap = await db.selectFrom('health_snapshots').selectAll().where('client_id', '=', client!.id).orderBy('date', 'desc').executeTakeFirstOrThrow();
+      const snap = (await readSnapshots(db, { clientId: client!.id })).at(-1)!;
       expect(snap.reason).toBe('no_data');
       expect(snap.reason_text).toMatch(/not enough data/i);
       expect(snap.confidence).toBeLessThanOrEqual(0.2);

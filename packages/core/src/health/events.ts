@@ -15,7 +15,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { EventData } from '../events/catalogue.js';
 import { addDays, utcDay } from '../util/time.js';
 import { round1 } from '../util/numbers.js';
-import { explainStanding, readComponents, storedSignals } from './model.js';
+import { explainStanding, storedSignals, type StoredComponents } from './model.js';
 import type { SnapshotRow } from './score-client.js';
 
 export interface AnnounceOptions {
@@ -65,8 +65,8 @@ export async function announceHealth(
     out.set(c.id, { riskState: atRisk ? 1 : 0, announcedScore: announced === null || moved ? c.score : announced });
     if (r.is_excluded) continue;
     const client = { id: r.id, name: r.name, domain: r.primary_domain, mrr: r.mrr, renewalDate: r.renewal_date, csmOwner: r.csm_owner };
-    const cur = c.latest ? readComponents(c.latest.components_json) : null;
-    const prev = c.previous ? { score: c.previous.score, components: readComponents(c.previous.components_json) } : null;
+    const cur = c.latest ? c.latest.components : null;
+    const prev = c.previous ? { score: c.previous.score, components: c.previous.components } : null;
     const why =
       c.latest?.reason === 'no_data' ? { code: 'no_data', text: c.latest.reason_text ?? 'No interactions yet.' } : explainStanding(c.score, cur, prev);
     const standing = {
@@ -90,7 +90,7 @@ export async function announceHealth(
       };
       await recordEvent(trx, { workspaceId: o.workspaceId, type: 'client.score_changed', occurredAt: o.now, data });
     }
-    if (c.latest && cur && /churn_intent|escalation/.test(c.latest.components_json)) await announceSignals(trx, client, c.score, cur, o);
+    if (cur && storedSignals(cur).some((x) => ALERTING.some((a) => a === x.code))) await announceSignals(trx, client, c.score, cur, o);
   }
   return out;
 }
@@ -99,7 +99,7 @@ async function announceSignals(
   trx: Transaction<Database>,
   client: EventData<'client.churn_intent'>['client'],
   score: number,
-  components: ReturnType<typeof readComponents>,
+  components: StoredComponents,
   o: AnnounceOptions,
 ): Promise<void> {
   const oldest = utcDay(addDays(o.now, -FRESH_DAYS));

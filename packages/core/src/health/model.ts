@@ -7,7 +7,8 @@
  */
 import type { HealthWeights } from '../settings/settings.js';
 import { detectRisks, RISK_CODES, type ActiveRisk, type RiskCode, type RiskInputs } from './signals.js';
-import { isRecord, readJson } from '../util/json.js';
+import { isRecord } from '../util/json.js';
+import { ChsError } from '../errors.js';
 import { round, round1, round2 } from '../util/numbers.js';
 
 export const HEALTH_COMPONENTS = ['sentiment', 'engagement', 'responsiveness', 'recency'] as const;
@@ -526,9 +527,10 @@ function isStoredComponents(v: unknown): v is StoredComponents {
   return HEALTH_COMPONENTS.every((c) => part(v[c])) && (v.risk === undefined || v.risk === null || isStoredRisk(v.risk));
 }
 
-/** Reads a snapshot's stored components. */
-export function readComponents(text: string): StoredComponents {
-  return readJson(text, isStoredComponents, 'health_snapshots.components_json');
+/** A snapshot's stored components, checked. */
+export function readStoredComponents(value: unknown): StoredComponents {
+  if (!isStoredComponents(value)) throw new ChsError('INTERNAL', "a health snapshot's components do not have the expected shape");
+  return value;
 }
 
 /**

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { updateSettings } from '../settings/settings.js';
 import { batchesOf, recomputeHealth, type BatchContext, type ClientRow } from './recompute.js';
-import { insertClient, insertInteractions, insertWorkspace, snapshotComponents, snapshotEvidence } from './test-fixtures.js';
+import { insertClient, insertInteractions, insertWorkspace, readSnapshots } from './test-fixtures.js';
 
 const NOW = new Date('2024-06-30T12:00:00.000Z');
 const WS = 'us.test';
@@ -31,7 +31,7 @@ for (const dialect of await testDialects()) {
     }
 
     const snap = async (db: Awaited<ReturnType<typeof fixture>>['db'], client: string, date: string) =>
-      db.selectFrom('health_snapshots').selectAll().where('client_id', '=', client).where('date', '=', date).executeTakeFirst();
+      (await readSnapshots(db, { clientId: client, date }))[0];
 
     it('scores every day from the first interaction with hand-computed components', async () => {
       const store = await fixture();
@@ -51,7 +51,7 @@ for (const dialect of await testDialects()) {
       const a = await snap(db, 'alpha', '2024-06-30');
       expect(a?.score).toBe(87.1);
       expect(a?.confidence).toBe(0.2);
-      const comps = snapshotComponents(a!.components_json);
+      const comps = a!.components;
       expect(comps.sentiment).toEqual({ value: 75, weight: 0.4, contribution: 30 });
       expect(comps.engagement?.value).toBe(100);
       expect(comps.responsiveness?.value).toBe(85.7);
@@ -59,7 +59,7 @@ for (const dialect of await testDialects()) {
       expect(comps.inputs.ourReplyHours).toBe(4);
       expect(comps.risk).toBeNull();
       expect(a?.reason).toBe('stable');
-      expect(snapshotEvidence(a!.evidence_json).interactionIds).toEqual(['a1', 'a2']);
+      expect(a!.evidence.interactionIds).toEqual(['a1', 'a2']);
 
       const alpha = await db.selectFrom('clients').selectAll().where('id', '=', 'alpha').executeTakeFirstOrThrow();
       expect(alpha.health_score).toBe(87.1);
@@ -79,7 +79,7 @@ for (const dialect of await testDialects()) {
       // the neutral 50 (no risk signal holds), components as computed.
       const dec = await snap(db, 'beta', '2024-01-14');
       expect(dec).toMatchObject({ score: 50, reason: 'no_data' });
-      expect(snapshotComponents(dec!.components_json).recency?.value).toBe(0);
+      expect(dec!.components.recency?.value).toBe(0);
       // beta 2024-01-15: −0.6 → 20; engagement 0 (a complaint is no healthy exchange); resp 50;
       // recency 100 → 8 + 0 + 10 + 20 = 38. One negative message is no escalation and no tone
       // signal (those need two or more). Change +8 = sentiment −12, recency +20 → recency first.
@@ -87,7 +87,7 @@ for (const dialect of await testDialects()) {
       const jan = await snap(db, 'beta', '2024-01-15');
       expect(jan?.score).toBe(50);
       expect(jan?.reason).toBe('no_data');
-      const ev = snapshotEvidence(jan!.evidence_json);
+      const ev = jan!.evidence;
       expect(ev.changes).toEqual({ sentiment: -12, engagement: 0, responsiveness: 0, recency: 20, risk: 0 });
       expect(ev.interactionIds).toEqual(['b2']);
       // beta today: nothing in 120 days → 20 + 0 + 10 + 0 = 30, confidence 0: lifted to 50 as above
@@ -123,7 +123,7 @@ for (const dialect of await testDialects()) {
       // change vs 06-29 (87.1): sentiment 30 → 14.22 (−15.78), the rest unchanged
       expect(a?.reason).toBe('sentiment_declining');
       expect(a?.reason_text).toMatch(/^Score fell 15\.7 points \(87\.1 → 71\.4\)/);
-      expect(snapshotEvidence(a!.evidence_json).interactionIds[0]).toBe('a3');
+      expect(a!.evidence.interactionIds[0]).toBe('a3');
       // beta untouched by an incremental run for alpha.
       expect(await db.selectFrom('health_snapshots').select('client_id').where('client_id', '=', 'beta').execute()).toHaveLength(304);
       await store.close();

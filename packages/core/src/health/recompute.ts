@@ -181,7 +181,6 @@ export function* batchesOf(
 /** Reads a batch's history and scores its clients' days: the snapshots to write and the clients' current scores. */
 async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: BatchContext): Promise<{ rows: SnapshotRow[]; scored: ScoredClient[] }> {
   const { today } = ctx;
-  const nowIso = ctx.now.toISOString();
   const plans: { client: ClientRow; start: string }[] = [];
   const noData: ClientRow[] = [];
   for (const c of batch) {
@@ -243,7 +242,6 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
           days: history.days,
           firstIdx: Math.max(0, daysBetween(fetchStart, client.first_at!.slice(0, 10))),
           startIdx: daysBetween(fetchStart, start),
-          createdAt: nowIso,
         },
         ctx.options,
       );
@@ -266,11 +264,10 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
       date: today,
       score: fallback.score,
       confidence: 0,
-      components_json: JSON.stringify({ ...fallback.components, inputs: fallback.inputs }),
+      components: { ...fallback.components, inputs: { ...fallback.inputs } },
       reason: 'no_data',
       reason_text: `No interactions yet: default score ${fallback.score.toFixed(1)}.`,
-      evidence_json: JSON.stringify({ from: null, to: fallback.score, changes: null, driver: null, day: null, interactionIds: [] }),
-      created_at: nowIso,
+      evidence: { from: null, to: fallback.score, changes: null, driver: null, day: null, interactionIds: [] },
     };
     rows.push(row);
     scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null, latest: row });

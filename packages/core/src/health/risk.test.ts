@@ -11,7 +11,7 @@ import { getClientDetails } from '../metrics/clients.js';
 import { scoreDeltas } from '../metrics/deltas.js';
 import { recomputeHealth } from './recompute.js';
 import { storedSignals } from './model.js';
-import { insertClient, insertInteractions, insertWorkspace, snapshotComponents, snapshotEvidence, type InteractionSpec } from './test-fixtures.js';
+import { insertClient, insertInteractions, insertWorkspace, readSnapshots, type InteractionSpec } from './test-fixtures.js';
 import { businessDueAt, DAY_MS } from '../util/time.js';
 
 const WS = 'us.test';
@@ -73,7 +73,7 @@ for (const dialect of await testDialects()) {
         await insertInteractions(db, WS, items);
       }
       await recomputeHealth(db, { workspaceId: WS, now: NOW });
-      const snaps = await db.selectFrom('health_snapshots').selectAll().where('date', '=', '2024-06-25').execute();
+      const snaps = await readSnapshots(db, { date: '2024-06-25' });
       const byClient = new Map(snaps.map((s) => [s.client_id, s]));
       return { store, db, snap: (id: string) => byClient.get(id)! };
     }
@@ -99,13 +99,13 @@ for (const dialect of await testDialects()) {
       expect(h.score).toBeLessThan(40);
       expect(h.reason).toBe('churn_intent');
       expect(h.reason_text).toMatch(/2 messages in the last 30 days say they will leave or not renew/);
-      const comps = snapshotComponents(h.components_json);
+      const comps = h.components;
       // Six escalating messages are no healthy engagement; six waiting make us unresponsive.
       expect(comps.engagement?.value).toBeLessThan(60);
       expect(comps.responsiveness?.value).toBeLessThan(30);
       expect(comps.risk?.code).toBe('churn_intent');
       expect(storedSignals(comps).map((s) => s.code)).toEqual(expect.arrayContaining(['churn_intent', 'escalation', 'unanswered', 'slow_replies']));
-      expect(snapshotEvidence(h.evidence_json).interactionIds).toHaveLength(2);
+      expect(h.evidence.interactionIds).toHaveLength(2);
       expect(snap('happy').score).toBeGreaterThanOrEqual(60);
       expect(h.score).toBeLessThan(snap('dormant').score);
 
@@ -117,7 +117,7 @@ for (const dialect of await testDialects()) {
       // The client page says the same, with every signal and the messages behind each.
       const details = await getClientDetails(db, WS, 'hooli', NOW);
       expect(details.health).toMatchObject({ score: h.score, date: '2024-06-25', reasonCode: 'churn_intent' });
-      expect(details.health.risks[0]).toMatchObject({ code: 'churn_intent', interactionIds: snapshotEvidence(h.evidence_json).interactionIds });
+      expect(details.health.risks[0]).toMatchObject({ code: 'churn_intent', interactionIds: h.evidence.interactionIds });
       expect(details.health.risks.map((r) => r.code)).toContain('escalation');
       // Over 30 days the fall is grouped under the signal that caused it.
       const deltas = await scoreDeltas(db, WS, { now: NOW, windowDays: 30, minDelta: 10 });
@@ -161,9 +161,9 @@ for (const dialect of await testDialects()) {
       const { store, snap } = await scoreOf({ late, fresh }, async (db) => {
         await updateSettings(db, WS, { timezone: 'Asia/Tokyo' });
       });
-      expect(snapshotComponents(snap('late').components_json).inputs.unanswered).toBe(1);
+      expect(snap('late').components.inputs.unanswered).toBe(1);
       // A figure of 0 is not stored (docs/health-model.md): nothing waits on the fresh client.
-      expect(snapshotComponents(snap('fresh').components_json).inputs).not.toHaveProperty('unanswered');
+      expect(snap('fresh').components.inputs).not.toHaveProperty('unanswered');
       await store.close();
     });
 
@@ -178,7 +178,7 @@ for (const dialect of await testDialects()) {
       expect(snap('weekly').reason).toBe('gone_quiet');
       expect(snap('weekly').reason_text).toMatch(/no two-way contact for 42 days, where they usually write every 7 days/);
       expect(snap('monthly').score).toBeGreaterThanOrEqual(40);
-      expect(storedSignals(snapshotComponents(snap('monthly').components_json))).toEqual([]);
+      expect(storedSignals(snap('monthly').components)).toEqual([]);
       await store.close();
     });
 
@@ -243,7 +243,7 @@ for (const dialect of await testDialects()) {
       });
       expect(snap('withdrawn').score).toBeGreaterThanOrEqual(60);
       expect(snap('recovered').score).toBeGreaterThanOrEqual(60);
-      expect(storedSignals(snapshotComponents(snap('recovered').components_json))).toEqual([]);
+      expect(storedSignals(snap('recovered').components)).toEqual([]);
       await store.close();
     });
 
@@ -252,15 +252,10 @@ for (const dialect of await testDialects()) {
       const { store, db, snap } = await scoreOf({ inc: story });
       const full = snap('inc');
       await recomputeHealth(db, { workspaceId: WS, clientIds: ['inc'], fromDay: '2024-06-20', now: NOW });
-      const again = await db
-        .selectFrom('health_snapshots')
-        .selectAll()
-        .where('client_id', '=', 'inc')
-        .where('date', '=', '2024-06-25')
-        .executeTakeFirstOrThrow();
-      expect(again.score).toBe(full.score);
-      expect(again.components_json).toBe(full.components_json);
-      expect(again.reason_text).toBe(full.reason_text);
+      const [again] = await readSnapshots(db, { clientId: 'inc', date: '2024-06-25' });
+      expect(again!.score).toBe(full.score);
+      expect(again!.components).toEqual(full.components);
+      expect(again!.reason_text).toBe(full.reason_text);
       await store.close();
     });
 
@@ -272,32 +267,13 @@ for (const dialect of await testDialects()) {
       const full = snap('edge');
       for (const daysAgo of [0, 1, 2]) {
         const day = new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString().slice(0, 10);
-        const before = await db
-          .selectFrom('health_snapshots')
-          .select(['components_json', 'score'])
-          .where('client_id', '=', 'edge')
-          .where('date', '=', day)
-          .executeTakeFirstOrThrow();
+        const [before] = await readSnapshots(db, { clientId: 'edge', date: day });
         await recomputeHealth(db, { workspaceId: WS, clientIds: ['edge'], fromDay: day, now: NOW });
-        const daily = await db
-          .selectFrom('health_snapshots')
-          .select(['components_json', 'score'])
-          .where('client_id', '=', 'edge')
-          .where('date', '=', day)
-          .executeTakeFirstOrThrow();
-        expect(daily.components_json, day).toBe(before.components_json);
-        expect(daily.score, day).toBe(before.score);
+        const [daily] = await readSnapshots(db, { clientId: 'edge', date: day });
+        expect(daily!.components, day).toEqual(before!.components);
+        expect(daily!.score, day).toBe(before!.score);
       }
-      expect(
-        (
-          await db
-            .selectFrom('health_snapshots')
-            .select('components_json')
-            .where('client_id', '=', 'edge')
-            .where('date', '=', '2024-06-25')
-            .executeTakeFirstOrThrow()
-        ).components_json,
-      ).toBe(full.components_json);
+      expect((await readSnapshots(db, { clientId: 'edge', date: '2024-06-25' }))[0]!.components).toEqual(full.components);
       await store.close();
     });
   });

@@ -23,6 +23,7 @@ import { dropTestSchemas, testDialects } from '../store/testing.js';
 import { createEngine, type Engine, type EngineIngestSummary } from '../engine/engine.js';
 import { createWorkspace } from '../workspace/workspaces.js';
 import { mboxSource } from '../source/index.js';
+import { readSnapshots } from './test-fixtures.js';
 import { getSummary, type MetricsSummary } from '../metrics/summary.js';
 import { utcDay } from '../util/time.js';
 
@@ -73,16 +74,7 @@ describe.each(dialects)('the scenario suite on $name', (dialect) => {
     for (const r of rows) byDomain.set(r.domain, r);
     summary = await getSummary(engine.store.db, SCENARIO_WORKSPACE, { now: NOW });
     // The "before" and "after" figures of each archetype with the day's reason, printed for the lead's note.
-    const reasons = new Map(
-      (
-        await engine.store.db
-          .selectFrom('health_snapshots')
-          .select(['client_id', 'reason', 'reason_text'])
-          .where('workspace_id', '=', SCENARIO_WORKSPACE)
-          .where('date', '=', utcDay(NOW))
-          .execute()
-      ).map((s) => [s.client_id, `${s.reason}: ${s.reason_text ?? ''}`]),
-    );
+    const reasons = new Map((await readSnapshots(engine.store.db, { date: utcDay(NOW) })).map((s) => [s.client_id, `${s.reason}: ${s.reason_text ?? ''}`]));
     const table = scenarioClients
       .map((c) => {
         const r = byDomain.get(c.domain);
@@ -132,7 +124,7 @@ describe.each(dialects)('the scenario suite on $name', (dialect) => {
     const today = await engine.store.db
       .selectFrom('health_snapshots')
       .select('client_id')
-      .where('workspace_id', '=', SCENARIO_WORKSPACE)
+      .where('client_id', 'in', engine.store.db.selectFrom('clients').select('id').where('workspace_id', '=', SCENARIO_WORKSPACE))
       .where('date', '=', utcDay(NOW))
       .execute();
     expect(today.map((s) => s.client_id).sort()).toEqual(rows.map((r) => r.id).sort());

@@ -3,7 +3,6 @@
  * to today, each with its components, risk signals, confidence, the reason it moved and the
  * interactions that show why.
  */
-import type { HealthSnapshotsTable } from '../store/schema.js';
 import {
   MIN_KNOWN_CONTACTS,
   explainChange,
@@ -15,7 +14,20 @@ import {
   type StoredComponents,
 } from './model.js';
 
-export type SnapshotRow = Omit<HealthSnapshotsTable, never>;
+/** A client-day as the rebuild makes it; health/write.ts stores it in compact form. */
+export interface SnapshotRow {
+  workspace_id: string;
+  client_id: string;
+  date: string;
+  score: number;
+  confidence: number;
+  /** The components, risks and raw figures (docs/health-model.md lists the keys). */
+  components: StoredComponents & { signals?: unknown[]; inputs?: Record<string, number | null> };
+  reason: string | null;
+  reason_text: string | null;
+  /** The move explained: `{from, to, changes, driver, day, interactionIds}`. */
+  evidence: Record<string, unknown> | null;
+}
 
 export interface ClientDays {
   workspaceId: string;
@@ -26,7 +38,6 @@ export interface ClientDays {
   /** Index of the client's first day with data, and of the first day to write. */
   firstIdx: number;
   startIdx: number;
-  createdAt: string;
 }
 
 /** The snapshot rows of days startIdx..end and the last day's result. */
@@ -65,18 +76,17 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
       date: days[i]!,
       score: current.score,
       confidence: current.confidence,
-      components_json: JSON.stringify(stored),
+      components: stored,
       reason: ex.reason,
       reason_text: ex.text,
-      evidence_json: JSON.stringify({
+      evidence: {
         from: prev?.score ?? null,
         to: current.score,
         changes: ex.changes,
         driver: ex.driver,
         day: lastActive >= 0 ? (days[lastActive] ?? null) : null,
         interactionIds: evidenceIds,
-      }),
-      created_at: c.createdAt,
+      },
     });
     prev = current;
     prevStored = stored;

@@ -5,6 +5,8 @@
 import type { Db } from '../store/database.js';
 import type { ClientsTable, InteractionsTable } from '../store/schema.js';
 import type { StoredComponents } from './model.js';
+import { storeSnapshots } from './write.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from './snapshots.js';
 
 export async function insertWorkspace(db: Db, id: string): Promise<void> {
   const at = '2024-01-01T00:00:00.000Z';
@@ -107,31 +109,53 @@ export async function insertSnapshot(
 ): Promise<void> {
   const [s, e, r, rec] = contributions;
   const comp = (c: number) => ({ value: c * 4, weight: 0.25, contribution: c });
-  await db
-    .insertInto('health_snapshots')
-    .values({
+  await storeSnapshots(db, [
+    {
       workspace_id: workspaceId,
       client_id: clientId,
       date,
       score: score ?? s + e + r + rec,
       confidence: 1,
-      components_json: JSON.stringify({ sentiment: comp(s), engagement: comp(e), responsiveness: comp(r), recency: comp(rec) }),
+      components: { sentiment: comp(s), engagement: comp(e), responsiveness: comp(r), recency: comp(rec) },
       reason: 'stable',
       reason_text: '',
-      evidence_json: '{}',
-      created_at: `${date}T23:00:00.000Z`,
-    })
-    .execute();
+      evidence: {},
+    },
+  ]);
 }
 
-/** A snapshot's components_json as tests read it: the stored components with every raw input. */
-export function snapshotComponents(text: string): StoredComponents & { inputs: Record<string, unknown> } {
-  return JSON.parse(text) as StoredComponents & { inputs: Record<string, unknown> };
+/** A stored snapshot as tests read it: the components with every raw input, and the evidence. */
+export interface TestSnapshot {
+  client_id: string;
+  date: string;
+  score: number;
+  confidence: number;
+  components: StoredComponents & { inputs: Record<string, unknown> };
+  reason: string | null;
+  reason_text: string | null;
+  evidence: { interactionIds: string[]; changes?: Record<string, number>; [key: string]: unknown };
 }
 
-/** A snapshot's evidence_json as tests read it. */
-export function snapshotEvidence(text: string | null): { interactionIds: string[]; changes?: Record<string, number> } {
-  return JSON.parse(text ?? '{}') as { interactionIds: string[]; changes?: Record<string, number> };
+/** The stored snapshots (of one client, on one day, when given), by client and date. */
+export async function readSnapshots(db: Db, where: { clientId?: string; date?: string } = {}): Promise<TestSnapshot[]> {
+  let q = db.selectFrom('health_snapshots').select(['client_id', 'date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS]);
+  if (where.clientId !== undefined) q = q.where('client_id', '=', where.clientId);
+  if (where.date !== undefined) q = q.where('date', '=', where.date);
+  const rows = await q.orderBy('client_id').orderBy('date').execute();
+  const details = await readSnapshotDetails(db, rows);
+  return rows.map((r, i) => {
+    const d = details[i]!;
+    return {
+      client_id: r.client_id,
+      date: r.date,
+      score: Number(r.score),
+      confidence: Number(r.confidence),
+      components: d.components as TestSnapshot['components'],
+      reason: d.reason,
+      reason_text: d.reasonText,
+      evidence: { ...d.evidence, interactionIds: d.evidenceIds },
+    };
+  });
 }
 
 /**

@@ -4,8 +4,8 @@
  * the evidence, the interactions named by the current risks and by the days the score moved.
  */
 import type { Db } from '../store/database.js';
-import { HEALTH_COMPONENTS, readComponents, storedSignals, type HealthComponent } from '../health/model.js';
-import { isRecord, readJson } from '../util/json.js';
+import { HEALTH_COMPONENTS, storedSignals, type HealthComponent } from '../health/model.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { addDays, utcDay } from '../util/time.js';
 import { getClientRow, INTERACTION_VIEW_COLUMNS, toInteractionView, type InteractionView } from './clients.js';
 
@@ -49,9 +49,6 @@ export const EVIDENCE_MIN_MOVE = 2;
 /** Evidence interactions returned at most. */
 export const EVIDENCE_LIMIT = 30;
 
-const idsOf = (evidence: Record<string, unknown>): string[] =>
-  Array.isArray(evidence.interactionIds) ? evidence.interactionIds.filter((x): x is string => typeof x === 'string') : [];
-
 export async function getClientHealthHistory(
   db: Db,
   workspaceId: string,
@@ -65,38 +62,34 @@ export async function getClientHealthHistory(
   const before = utcDay(addDays(options.now, -options.windowDays));
   const rows = await db
     .selectFrom('health_snapshots')
-    .select(['date', 'score', 'confidence', 'components_json', 'reason', 'reason_text', 'evidence_json'])
+    .select(['date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS])
     .where('client_id', '=', clientId)
-    .where('workspace_id', '=', workspaceId)
     .where('date', '>=', before)
     .where('date', '<=', today)
     .orderBy('date')
     .execute();
 
+  const inWindow = rows.filter((r) => r.date >= first);
+  const details = await readSnapshotDetails(db, inWindow);
   const days: HealthHistoryDay[] = [];
-  let prev: number | null = null;
-  let latest: (typeof rows)[number] | undefined;
-  for (const r of rows) {
+  let prev: number | null = rows[0] && rows[0].date < first ? Number(rows[0].score) : null;
+  inWindow.forEach((r, i) => {
     const score = Number(r.score);
-    if (r.date >= first) {
-      const components = readComponents(r.components_json);
-      const evidence = r.evidence_json ? readJson(r.evidence_json, isRecord, 'health_snapshots.evidence_json') : {};
-      days.push({
-        date: r.date,
-        score,
-        confidence: Number(r.confidence),
-        change: prev === null ? null : Math.round((score - prev) * 100) / 100,
-        reasonCode: r.reason,
-        reason: r.reason_text,
-        sentiment: typeof components.sentiment?.value === 'number' ? components.sentiment.value : null,
-        interactionIds: idsOf(evidence),
-      });
-      latest = r;
-    }
+    const d = details[i]!;
+    days.push({
+      date: r.date,
+      score,
+      confidence: Number(r.confidence),
+      change: prev === null ? null : Math.round((score - prev) * 100) / 100,
+      reasonCode: d.reason,
+      reason: d.reasonText,
+      sentiment: typeof d.components.sentiment?.value === 'number' ? d.components.sentiment.value : null,
+      interactionIds: d.evidenceIds,
+    });
     prev = score;
-  }
+  });
 
-  const current = latest ? readComponents(latest.components_json) : null;
+  const current = details.at(-1)?.components ?? null;
   const components: HealthComponentView[] = current
     ? HEALTH_COMPONENTS.map((name) => ({
         name,

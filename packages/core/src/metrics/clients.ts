@@ -7,7 +7,8 @@ import type { Db } from '../store/database.js';
 import type { ClientsTable, InteractionsTable } from '../store/schema.js';
 import { ChsError } from '../errors.js';
 import { addDays, DAY_MS } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, readComponents, storedSignals, type StoredSignal } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, storedSignals, type StoredSignal } from '../health/model.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { hoursBetween } from '../store/sql.js';
 
 export interface ClientView {
@@ -156,19 +157,23 @@ async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> 
     .slice(0, 10);
   const snaps = await db
     .selectFrom('health_snapshots')
-    .select(['date', 'score', 'confidence', 'components_json'])
+    .select(['date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS])
     .where('client_id', '=', row.id)
     .where('date', 'in', [day, weekBefore])
     .execute();
-  const parse = readComponents;
-  const cur = snaps.find((s) => s.date === day);
-  const prev = snaps.find((s) => s.date === weekBefore);
-  const components = cur ? parse(cur.components_json) : null;
-  const why = explainStanding(score, components, prev ? { score: Number(prev.score), components: parse(prev.components_json) } : null);
+  const details = await readSnapshotDetails(db, snaps);
+  const at = (date: string) => {
+    const i = snaps.findIndex((s) => s.date === date);
+    return i < 0 ? undefined : { row: snaps[i]!, components: details[i]!.components };
+  };
+  const cur = at(day);
+  const prev = at(weekBefore);
+  const components = cur ? cur.components : null;
+  const why = explainStanding(score, components, prev ? { score: Number(prev.row.score), components: prev.components } : null);
   return {
     score,
     date: cur ? day : null,
-    confidence: cur ? Number(cur.confidence) : null,
+    confidence: cur ? Number(cur.row.confidence) : null,
     reason: why.text,
     reasonCode: why.code,
     risks: storedSignals(components).map((r) => ({ code: r.code, text: r.text, interactionIds: r.interactionIds })),

@@ -6,7 +6,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainChange, readComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainChange, type StoredComponents } from '../health/model.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { round1 } from '../util/numbers.js';
 import { chunks } from '../util/lists.js';
 
@@ -30,13 +31,12 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
   const windowDays = options.windowDays ?? 7;
   const minDelta = options.minDelta ?? 10;
   const dayW = utcDay(addDays(options.now, -windowDays));
-  // Driven from the past day's range of the (workspace, date, client, score) snapshot index with
-  // one client probe per row; current components are fetched for the few rows that qualify.
+  // The workspace's clients, each with one probe of its (client, day) snapshot key; components are
+  // decoded only for the few rows that qualify.
   const rows = await db
     .selectFrom('health_snapshots as p')
     .innerJoin('clients as k', 'k.id', 'p.client_id')
-    .select(['k.id', 'k.name', 'k.health_score', 'k.health_updated_at', 'p.score as prev_score', 'p.components_json as prev_components'])
-    .where('p.workspace_id', '=', workspaceId)
+    .select(['k.id', 'k.name', 'k.health_score', 'k.health_updated_at', 'p.score as prev_score', ...SNAPSHOT_DETAIL_COLUMNS.map((c) => `p.${c}` as const)])
     .where('p.date', '=', dayW)
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
@@ -44,14 +44,14 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
     // Scores carry one decimal; the margin keeps borderline rows for the exact check below.
     .where(sql<boolean>`abs(coalesce(k.health_score, ${DEFAULT_SCORE}) - p.score) >= ${Math.max(0, minDelta - 0.05)}`)
     .execute();
-  const currentComponents = new Map<string, string>();
+  const currentComponents = new Map<string, StoredComponents>();
   for (const part of chunks(
     rows.filter((r) => r.health_updated_at !== null),
     200,
   )) {
     const snaps = await db
       .selectFrom('health_snapshots')
-      .select(['client_id', 'date', 'components_json'])
+      .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
       .where(
         'client_id',
         'in',
@@ -59,17 +59,20 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
       )
       .where('date', 'in', [...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
       .execute();
-    for (const c of snaps) currentComponents.set(`${c.client_id}|${c.date}`, c.components_json);
+    const details = await readSnapshotDetails(db, snaps);
+    snaps.forEach((c, i) => currentComponents.set(`${c.client_id}|${c.date}`, details[i]!.components));
   }
+  const qualifying = rows.filter((r) => Math.abs(round1((r.health_score ?? DEFAULT_SCORE) - r.prev_score)) >= minDelta);
+  const prevDetails = await readSnapshotDetails(db, qualifying);
+  const prevComponents = new Map(qualifying.map((r, i) => [r.id, prevDetails[i]!.components]));
 
   const groups = new Map<string, DeltaClient[]>();
   for (const r of rows) {
     const current = r.health_score ?? DEFAULT_SCORE;
     const delta = round1(current - r.prev_score);
     if (Math.abs(delta) < minDelta) continue;
-    const prev = readComponents(r.prev_components);
-    const curJson = r.health_updated_at === null ? undefined : currentComponents.get(`${r.id}|${r.health_updated_at.slice(0, 10)}`);
-    const cur = curJson ? readComponents(curJson) : null;
+    const prev = prevComponents.get(r.id)!;
+    const cur = (r.health_updated_at === null ? undefined : currentComponents.get(`${r.id}|${r.health_updated_at.slice(0, 10)}`)) ?? null;
     const reason = cur ? explainChange(r.prev_score, prev, current, cur).reason : 'no_data';
     const list = groups.get(reason) ?? [];
     list.push({ id: r.id, name: r.name, delta, currentScore: current, previousScore: r.prev_score });

@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { DEFAULT_SCORE, explainStanding, readComponents, type StoredComponents } from '../health/model.js';
+import { DEFAULT_SCORE, explainStanding, type StoredComponents } from '../health/model.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { round1, round2 } from '../util/numbers.js';
 import { chunks } from '../util/lists.js';
 
@@ -70,13 +71,11 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
       sql<number | null>`sum(case when ${score} < ${threshold} then coalesce(k.mrr, 0) else 0 end)`.as('mrr_at_risk'),
     ])
     .executeTakeFirstOrThrow();
-  // Driven from the snapshot day's range of the (workspace, date, client, score) index, then one
-  // client probe each: ten times cheaper than a snapshot probe per client.
+  // The included clients, each with one probe of its (client, day) snapshot key.
   const onDay = (day: string) =>
     db
       .selectFrom('health_snapshots as s')
       .innerJoin('clients as k', 'k.id', 's.client_id')
-      .where('s.workspace_id', '=', workspaceId)
       .where('s.date', '=', day)
       .where('k.workspace_id', '=', workspaceId)
       .where('k.is_excluded', '=', 0)
@@ -262,7 +261,7 @@ async function riskReasons(
   for (const part of chunks(risks, 200)) {
     const rows = await db
       .selectFrom('health_snapshots')
-      .select(['client_id', 'date', 'score', 'components_json'])
+      .select(['client_id', 'date', 'score', ...SNAPSHOT_DETAIL_COLUMNS])
       .where(
         'client_id',
         'in',
@@ -270,7 +269,8 @@ async function riskReasons(
       )
       .where('date', 'in', [dayW, ...new Set(part.map((r) => (r.health_updated_at ?? '').slice(0, 10)))])
       .execute();
-    for (const r of rows) snaps.set(`${r.client_id}|${r.date}`, { score: r.score, components: readComponents(r.components_json) });
+    const details = await readSnapshotDetails(db, rows);
+    rows.forEach((r, i) => snaps.set(`${r.client_id}|${r.date}`, { score: r.score, components: details[i]!.components }));
   }
   for (const r of risks) {
     const score = r.health_score ?? DEFAULT_SCORE;

@@ -59,67 +59,24 @@ interface DayTotal {
   n: number;
 }
 
-/** Sum and count of health snapshots per day from `from` to `to`; callers say whose. */
-function snapshotDayTotals(db: Db, from: string, to: string) {
-  return db
-    .selectFrom('health_snapshots')
-    .select(['date', sql<number>`sum(score)`.as('total'), sql<number>`count(*)`.as('n')])
-    .where('date', '>=', from)
-    .where('date', '<=', to)
-    .groupBy('date');
-}
-
 /**
- * Per day: sum and count of the snapshots of the workspace's non-excluded clients. Read as the
- * whole workspace's days (index-only, streaming in date order, no per-row membership test) minus
- * the excluded clients' days (their own short ranges of the (client, date, score) index).
+ * Per day: sum and count of the snapshots of the workspace's non-excluded clients, from `from` to
+ * `to`: each included client's range of the (client, date) key, summed per day.
  */
 async function includedDayTotals(db: Db, workspaceId: string, from: string, to: string): Promise<DayTotal[]> {
-  const rows = await snapshotDayTotals(db, from, to).where('workspace_id', '=', workspaceId).orderBy('date').execute();
-  const excludedRows = await snapshotDayTotals(db, from, to)
-    .where(
-      'client_id',
-      'in',
-      db
-        .selectFrom('clients')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where((eb) => eb.or([eb('is_excluded', '=', 1), eb('status', '<>', 'active')])),
-    )
+  const rows = await db
+    .selectFrom('health_snapshots as s')
+    .innerJoin('clients as k', 'k.id', 's.client_id')
+    .select(['s.date', sql<number>`sum(s.score)`.as('total'), sql<number>`count(*)`.as('n')])
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.is_excluded', '=', 0)
+    .where('k.status', '=', 'active')
+    .where('s.date', '>=', from)
+    .where('s.date', '<=', to)
+    .groupBy('s.date')
+    .orderBy('s.date')
     .execute();
-  const excluded = new Map(excludedRows.map((r) => [r.date, { total: Number(r.total), n: Number(r.n) }]));
-  const out: DayTotal[] = [];
-  for (const r of rows) {
-    const x = excluded.get(r.date);
-    const n = Number(r.n) - (x?.n ?? 0);
-    if (n > 0) out.push({ date: r.date, total: x ? Number(r.total) - x.total : Number(r.total), n });
-  }
-  return out;
-}
-
-/**
- * The same sums read the direct way (a membership test per row), added up day by day in date
- * order: the reference the fast path must agree with.
- */
-async function includedRangeTotal(db: Db, workspaceId: string, from: string, to: string): Promise<{ total: number; n: number }> {
-  const rows = await snapshotDayTotals(db, from, to)
-    .where('workspace_id', '=', workspaceId)
-    .where('client_id', 'in', includedClients(db, workspaceId))
-    .orderBy('date')
-    .execute();
-  let total = 0;
-  let n = 0;
-  for (const r of rows) {
-    total += Number(r.total);
-    n += Number(r.n);
-  }
-  return { total, n };
-}
-
-/** True when a mean sits so near a rounding edge of round1 that summation order could flip it. */
-function nearRoundingEdge(mean: number): boolean {
-  const tenths = mean * 10;
-  return Math.abs(tenths - Math.floor(tenths) - 0.5) < 1e-6;
+  return rows.map((r) => ({ date: r.date, total: Number(r.total), n: Number(r.n) }));
 }
 
 export async function healthTrend(
@@ -147,19 +104,7 @@ export async function healthTrend(
     // bucket's last day is the number of clients scored in the bucket.
     cur.last = r.n;
   }
-  const out: HealthTrendItem[] = [];
-  for (const b of buckets) {
-    let mean = b.total / b.n;
-    // The subtraction above sums in another order than one pass over the included rows; on a
-    // mean that ends in exactly …5 in the second decimal that could round the other way, so
-    // such a bucket is summed again directly.
-    if (nearRoundingEdge(mean)) {
-      const exact = await includedRangeTotal(db, workspaceId, b.first, b.lastDay);
-      mean = exact.total / exact.n;
-    }
-    out.push({ date: b.date, avgScore: round1(mean), clientCount: b.last });
-  }
-  return out;
+  return buckets.map((b) => ({ date: b.date, avgScore: round1(b.total / b.n), clientCount: b.last }));
 }
 
 export async function sentimentTrendSeries(db: Db, workspaceId: string, options: { windowDays?: number; now: Date }): Promise<SentimentTrendItem[]> {

@@ -1,8 +1,8 @@
 /** Snapshot reads shared by alerts and digests: a few named days for a workspace's clients. */
 import type { Db } from '../store/database.js';
 import type { StoredComponents } from '../health/model.js';
-import { explainStanding, readComponents } from '../health/model.js';
-import { isRecord, readJson } from '../util/json.js';
+import { explainStanding } from '../health/model.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { chunks } from '../util/lists.js';
 import type { EvidenceItem } from './types.js';
 
@@ -28,23 +28,20 @@ export async function snapshotsOn(
   for (const part of parts) {
     if (part && part.length === 0) continue;
     let q = db
-      .selectFrom('health_snapshots')
-      .select(['client_id', 'date', 'score', 'components_json', 'reason', 'reason_text', 'evidence_json'])
-      .where('workspace_id', '=', workspaceId)
-      .where('date', 'in', unique);
-    if (part) q = q.where('client_id', 'in', part);
-    for (const r of await q.execute()) {
+      .selectFrom('health_snapshots as s')
+      .innerJoin('clients as k', 'k.id', 's.client_id')
+      .select(['s.client_id', 's.date', 's.score', ...SNAPSHOT_DETAIL_COLUMNS.map((c) => `s.${c}` as const)])
+      .where('k.workspace_id', '=', workspaceId)
+      .where('s.date', 'in', unique);
+    if (part) q = q.where('s.client_id', 'in', part);
+    const rows = await q.execute();
+    const details = await readSnapshotDetails(db, rows);
+    rows.forEach((r, i) => {
       let byDay = out.get(r.client_id);
       if (!byDay) out.set(r.client_id, (byDay = new Map<string, Snap>()));
-      const evidence = r.evidence_json ? readJson(r.evidence_json, isRecord, 'health_snapshots.evidence_json') : {};
-      byDay.set(r.date, {
-        score: Number(r.score),
-        components: readComponents(r.components_json),
-        reason: r.reason,
-        reasonText: r.reason_text,
-        evidenceIds: Array.isArray(evidence.interactionIds) ? evidence.interactionIds.filter((x): x is string => typeof x === 'string') : [],
-      });
-    }
+      const d = details[i]!;
+      byDay.set(r.date, { score: Number(r.score), components: d.components, reason: d.reason, reasonText: d.reasonText, evidenceIds: d.evidenceIds });
+    });
   }
   return out;
 }

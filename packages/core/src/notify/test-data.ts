@@ -3,6 +3,7 @@
  * store so each test states every number it relies on. Not used by the engine itself.
  */
 import type { Db } from '../store/database.js';
+import { storeSnapshots } from '../health/write.js';
 
 /**
  * A snapshot of `score` whose contributions put everything above 30 into sentiment (the other
@@ -10,21 +11,19 @@ import type { Db } from '../store/database.js';
  */
 export async function seedSnapshot(db: Db, workspaceId: string, clientId: string, date: string, score: number, evidenceIds: string[] = []): Promise<void> {
   const comp = (c: number, w: number) => ({ value: c / w, weight: w, contribution: c });
-  await db
-    .insertInto('health_snapshots')
-    .values({
+  await storeSnapshots(db, [
+    {
       workspace_id: workspaceId,
       client_id: clientId,
       date,
       score,
       confidence: 1,
-      components_json: JSON.stringify({ sentiment: comp(score - 30, 0.4), engagement: comp(10, 0.2), responsiveness: comp(10, 0.2), recency: comp(10, 0.2) }),
+      components: { sentiment: comp(score - 30, 0.4), engagement: comp(10, 0.2), responsiveness: comp(10, 0.2), recency: comp(10, 0.2) },
       reason: 'stable',
       reason_text: '',
-      evidence_json: JSON.stringify({ interactionIds: evidenceIds }),
-      created_at: `${date}T23:00:00.000Z`,
-    })
-    .execute();
+      evidence: { interactionIds: evidenceIds },
+    },
+  ]);
 }
 
 /** Several days of one client's scores: `{ '2024-05-19': 80, … }`. */

@@ -183,18 +183,30 @@ export interface InteractionsTable {
   updated_at: string;
 }
 
-/** One row per client and UTC day: the score as it was at the end of that day. */
+/**
+ * One row per client and UTC day: the score as it was at the end of that day, and what explains
+ * it in compact form (store/history-codec.ts): three parts shared by the days that have the same
+ * skeleton, and the day's own figures. Read through health/snapshots.ts, which gives back the
+ * components, reason, sentence and evidence.
+ */
 export interface HealthSnapshotsTable {
-  workspace_id: string;
   client_id: string;
   date: string;
   score: number;
   confidence: number;
-  components_json: string;
-  reason: string | null;
-  reason_text: string | null;
-  evidence_json: string | null;
-  created_at: string;
+  components_part: number;
+  reason_part: number;
+  evidence_part: number;
+  figures: Uint8Array;
+}
+
+/** A skeleton of a snapshot part (components; reason and sentence; evidence), once per workspace. */
+export interface HealthPartsTable {
+  id: Generated<number>;
+  workspace_id: string;
+  /** SHA-256 (base64url) of `body`. */
+  hash: string;
+  body: string;
 }
 
 export interface IntegrationsTable {
@@ -453,6 +465,7 @@ export interface Database {
   contact_emails: ContactEmailsTable;
   interactions: InteractionsTable;
   health_snapshots: HealthSnapshotsTable;
+  health_parts: HealthPartsTable;
   integrations: IntegrationsTable;
   jobs: JobsTable;
   job_events: JobEventsTable;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, getSummary, listClients, listSuggestedClients, type RiskSignalAlert } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/core/src/store/testing.js';
+import { readSnapshots } from '../../../../packages/core/src/health/test-fixtures.js';
 import {
   DEMO_END_DATE,
   DEMO_WORKSPACE,
@@ -130,14 +131,8 @@ describe('risky clients are named, with reasons, from the command line', () => {
       for (const r of summary.lists.topRisks) {
         expect(r.reason.length, r.name).toBeGreaterThan(20);
         if (r.reasonCode === 'low_sentiment') {
-          const detail = await engine.store.db
-            .selectFrom('health_snapshots')
-            .select('components_json')
-            .where('client_id', '=', r.clientId)
-            .orderBy('date', 'desc')
-            .limit(1)
-            .executeTakeFirstOrThrow();
-          expect((JSON.parse(detail.components_json) as { sentiment: { value: number } }).sentiment.value, r.name).toBeLessThan(50);
+          const detail = (await readSnapshots(engine.store.db, { clientId: r.clientId })).at(-1)!;
+          expect(detail.components.sentiment?.value, r.name).toBeLessThan(50);
         }
       }
       // Newsletters, receipts, cold pitches, copied FYIs, a chain letter and calendar notices make

@@ -1,0 +1,59 @@
+/**
+ * Reads stored health snapshots back: the rows' figures and parts (store/history-codec.ts) become
+ * the components, reason, sentence and evidence the rebuild wrote. Every history read goes
+ * through here.
+ */
+import type { Kysely } from 'kysely';
+import type { Database, HealthSnapshotsTable } from '../store/schema.js';
+import { decodeDetail, parsePart, type ParsedPart } from '../store/history-codec.js';
+import { isRecord } from '../util/json.js';
+import { chunks } from '../util/lists.js';
+import { readStoredComponents, type StoredComponents } from './model.js';
+
+/** The columns a snapshot is decoded from (select them, with any others, and pass the rows on). */
+export const SNAPSHOT_DETAIL_COLUMNS = ['components_part', 'reason_part', 'evidence_part', 'figures'] as const;
+
+export type SnapshotDetailColumns = Pick<HealthSnapshotsTable, (typeof SNAPSHOT_DETAIL_COLUMNS)[number]>;
+
+export interface SnapshotDetails {
+  components: StoredComponents;
+  reason: string | null;
+  reasonText: string | null;
+  /** `{from, to, changes, driver, day, interactionIds}` as written ({} when none was). */
+  evidence: Record<string, unknown>;
+  /** The evidence's interaction ids. */
+  evidenceIds: string[];
+}
+
+/**
+ * The details of each row, in the order given (rows of any workspace). Each part is read once:
+ * the days of a client share most of theirs.
+ */
+export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: Kysely<Database>, rows: readonly R[]): Promise<SnapshotDetails[]> {
+  const parts = new Map<number, ParsedPart>();
+  const ids = new Set<number>();
+  for (const r of rows) {
+    ids.add(r.components_part);
+    ids.add(r.reason_part);
+    ids.add(r.evidence_part);
+  }
+  for (const part of chunks([...ids], 500)) {
+    for (const p of await db.selectFrom('health_parts').select(['id', 'body']).where('id', 'in', part).execute()) parts.set(p.id, parsePart(p.body));
+  }
+  const get = (id: number): ParsedPart => {
+    const p = parts.get(id);
+    if (!p) throw new Error(`health snapshot part ${id} is missing`);
+    return p;
+  };
+  return rows.map((r) => {
+    const d = decodeDetail([get(r.components_part), get(r.reason_part), get(r.evidence_part)], r.figures);
+    const evidence = isRecord(d.evidence) ? d.evidence : {};
+    return {
+      components: readStoredComponents(d.components),
+      reason: d.reason,
+      reasonText: d.reasonText,
+      evidence,
+      evidenceIds: Array.isArray(evidence.interactionIds) ? evidence.interactionIds.filter((x): x is string => typeof x === 'string') : [],
+    };
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * The compact history codec gives back exactly what the rebuild wrote — the same numbers, the same
+ * sentences to the character — whatever the values, and shares a part between the days whose
+ * only difference is their figures.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeDetail, encodeDetail, parsePart, type EncodedFrom, type SnapshotDetail } from './history-codec.js';
+
+const roundTrip = (d: SnapshotDetail<unknown>, previous?: EncodedFrom) => {
+  const e = encodeDetail(d, previous);
+  const parts = e.parts.map(parsePart) as [ReturnType<typeof parsePart>, ReturnType<typeof parsePart>, ReturnType<typeof parsePart>];
+  return { encoded: e, decoded: decodeDetail(parts, e.figures) };
+};
+
+/** What the old JSON columns gave back: the value through JSON. */
+const viaJson = (d: SnapshotDetail<unknown>) => ({
+  components: JSON.parse(JSON.stringify(d.components) ?? 'null') as unknown,
+  reason: d.reason,
+  reasonText: d.reasonText,
+  evidence: JSON.parse(JSON.stringify(d.evidence) ?? 'null') as unknown,
+});
+
+/** A day as the rebuild writes it (health/score-client.ts). */
+function day(score: number, daysSince: number, opts: { risk?: boolean; evidenceDay?: string; ids?: string[] } = {}): SnapshotDetail<unknown> {
+  const comp = (value: number, weight: number) => ({ value, weight, contribution: Math.round(value * weight * 100) / 100 });
+  return {
+    components: {
+      sentiment: comp(59.8, 0.4),
+      engagement: comp(0, 0.2),
+      responsiveness: comp(50, 0.2),
+      recency: comp(Math.max(0, 100 - daysSince * 1.2), 0.2),
+      risk: opts.risk
+        ? {
+            code: 'gone_quiet',
+            cap: 35,
+            points: -0.38,
+            text: `no two-way contact for ${daysSince} days, where they usually write every 15 days`,
+            interactionIds: ['in_V4kd2cyt6arcZiwQ'],
+          }
+        : null,
+      inputs: { avgSentiment: 0.195, recent30: 0, baseline30: 2.667, ourReplyHours: null, daysSinceContact: daysSince, usualGapDays: 14.933333333333334 },
+    },
+    reason: opts.risk ? 'gone_quiet' : 'stable',
+    reasonText: `Score ${score.toFixed(1)} (±0.0 points): no two-way contact for ${daysSince} days.`,
+    evidence: {
+      from: score,
+      to: score,
+      changes: { sentiment: 0, engagement: 0, responsiveness: 0, recency: -0.33, risk: 0.33 },
+      driver: null,
+      day: opts.evidenceDay ?? '2025-02-25',
+      interactionIds: opts.ids ?? ['in_V4kd2cyt6arcZiwQ'],
+    },
+  };
+}
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NUMBERS = [0, -0, 1, -1, 0.1 + 0.2, 1e-7, -0.38, 23.91, 14.933333333333334, 1e21, 2 ** 53, -(2 ** 60), 123456.789012, 5e-324, NaN, Infinity];
+const SENTENCES = [
+  'Score 35.0 (±0.0 points).',
+  'since 2025-06-05, 3. times',
+  'v1.2.3 and 007',
+  '',
+  'no digits',
+  'a\\u0003b 12',
+  'x\u0002y 4',
+  '\u0003',
+  '1.50 or 0.05',
+];
+
+function randomValue(next: () => number, depth: number): unknown {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const r = next();
+  if (depth > 3 || r < 0.3) return pick(NUMBERS);
+  if (r < 0.45) return pick(['plain', 'in_abc', '\u0002', 'ünïcode ✓', null, true, false, undefined]);
+  if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+  const o: Record<string, unknown> = {};
+  for (const k of ['value', 'weight', 'cap', 'text', 'code', 'n'].filter(() => next() < 0.6))
+    o[k] = k === 'text' ? pick(SENTENCES) : randomValue(next, depth + 1);
+  return o;
+}
+
+describe('history codec', () => {
+  it('gives back a stored day exactly as it was written', () => {
+    for (const d of [day(35, 78, { risk: true }), day(88.1, 1), day(50, 0)]) expect(roundTrip(d).decoded).toEqual(viaJson(d));
+  });
+
+  it('gives back any JSON value exactly as JSON would, slots and all, with or without the day before', () => {
+    const next = random(42);
+    let previous: EncodedFrom | undefined;
+    for (let i = 0; i < 3_000; i++) {
+      const d: SnapshotDetail<unknown> = {
+        components: randomValue(next, 0),
+        reason: next() < 0.5 ? null : 'stable',
+        reasonText: next() < 0.2 ? null : SENTENCES[Math.floor(next() * SENTENCES.length)]!,
+        evidence: randomValue(next, 0),
+      };
+      const alone = roundTrip(d);
+      expect(alone.decoded, JSON.stringify(d)).toEqual(viaJson(d));
+      // Encoding against the day before must come to the very same bodies and figures.
+      const chained = roundTrip(d, previous);
+      expect(chained.encoded.parts).toEqual(alone.encoded.parts);
+      expect([...chained.encoded.figures]).toEqual([...alone.encoded.figures]);
+      previous = chained.encoded;
+    }
+  });
+
+  it('keeps every figure of a sentence as written, leading zeros and trailing zeros included', () => {
+    for (const text of SENTENCES) {
+      const d = { components: {}, reason: 'stable', reasonText: text, evidence: null };
+      expect(roundTrip(d).decoded.reasonText).toBe(text);
+    }
+  });
+
+  it('shares every part between two days that differ only in their figures, and only the evidence part when a new message arrives', () => {
+    const a = encodeDetail(day(35, 78, { risk: true }));
+    const b = encodeDetail(day(34.6, 79, { risk: true }));
+    expect(b.parts).toEqual(a.parts);
+    expect([...b.figures]).not.toEqual([...a.figures]);
+    const c = encodeDetail(day(36, 0, { risk: true, evidenceDay: '2025-05-14', ids: ['in_new'] }));
+    expect(c.parts[0]).toBe(a.parts[0]);
+    expect(c.parts[1]).toBe(a.parts[1]);
+    expect(c.parts[2]).not.toBe(a.parts[2]);
+    // A risk that appears changes the components' and the reason's skeletons.
+    const d = encodeDetail(day(50, 3));
+    expect(d.parts[0]).not.toBe(a.parts[0]);
+    expect(d.parts[1]).not.toBe(a.parts[1]);
+  });
+
+  it('writes a day’s figures in a few bytes each', () => {
+    const d = day(35, 78, { risk: true });
+    const e = encodeDetail(d);
+    // 26 figures, one of them a float64 (usualGapDays has 15 decimals), where the JSON columns
+    // took ~800 bytes a day.
+    expect(JSON.stringify(d).length).toBeGreaterThan(800);
+    expect(e.figures.length).toBeLessThanOrEqual(64);
+  });
+
+  it('refuses figures that do not match their parts', () => {
+    const e = encodeDetail(day(35, 78));
+    const parts = e.parts.map(parsePart) as [ReturnType<typeof parsePart>, ReturnType<typeof parsePart>, ReturnType<typeof parsePart>];
+    expect(() => decodeDetail(parts, e.figures.subarray(0, e.figures.length - 1))).toThrow(/end early/);
+    expect(() => decodeDetail(parts, new Uint8Array([...e.figures, 0]))).toThrow(/left over/);
+  });
+});

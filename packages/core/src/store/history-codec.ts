@@ -1,0 +1,447 @@
+/**
+ * The compact form of a health snapshot's explanation (docs/health-model.md, "Stored history").
+ *
+ * A client-day's components, reason, sentence and evidence are mostly the same from one day to the
+ * next but for their figures: "Score stable at 72.3 (+0.2 points)." becomes "Score stable at 72.4
+ * (+0.1 points)." So each is split into a **skeleton** — the JSON with every figure replaced by a
+ * slot, kept once per workspace in `health_parts` and referenced by the days that share it — and
+ * the day's **figures**, a few bytes each in the row. Three skeletons per day (components; reason
+ * and sentence; evidence) change independently: a new message changes the evidence, not the
+ * sentence's template.
+ *
+ * Lossless by construction: every figure is written in a form that gives back the very text it had
+ * (a decimal as its digits and the position of its point, anything else as a float64 or as its
+ * text), and a value the skeleton cannot hold is kept whole.
+ */
+import { createHash } from 'node:crypto';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** What a snapshot says beyond its score and confidence (components and evidence: JSON values). */
+export interface SnapshotDetail<T = JsonValue> {
+  components: T;
+  reason: string | null;
+  reasonText: string | null;
+  evidence: T;
+}
+
+/** The three skeleton bodies (components, reason and sentence, evidence) and the day's figures. */
+export interface EncodedDetail {
+  parts: [string, string, string];
+  figures: Uint8Array;
+}
+
+/**
+ * A stored body is JSON text with two kinds of slot, each one raw control character (JSON text
+ * never holds one: it escapes them): NUM in place of a number value, DIGITS inside a string in
+ * place of a run of digits. Parsing turns NUM into the one-character string NUM and DIGITS into
+ * its escape. A value whose strings hold either character is kept whole instead.
+ */
+const NUM = '\u0002';
+const DIGITS = '\u0003';
+const NUM_AS_JSON = JSON.stringify(NUM);
+const DIGITS_AS_JSON = JSON.stringify(DIGITS).slice(1, -1);
+/** A body kept whole (a value with a slot character of its own): never the start of JSON text. */
+const WHOLE = '!';
+/** Numbers under these keys are kept in the skeleton: they are the same every day (weights, caps). */
+const LITERAL_KEYS: ReadonlySet<string> = new Set(['weight', 'cap']);
+/** Strings under these keys are sentences: their figures go to the row. */
+const SENTENCE_KEYS: ReadonlySet<string> = new Set(['text']);
+const DIGIT_RUN = /\d+(?:\.\d+)?/g;
+/** Decimals with at most this many digits after the point are written as integers. */
+const MAX_DECIMALS = 6;
+const POW10 = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000] as const;
+/** Tag (in the low 3 bits) of a figure not written as a decimal: a float64, or a sentence's digits as text. */
+const OTHER = 7;
+const MAX_MANTISSA = 2 ** 46;
+
+class Unslottable extends Error {}
+
+/** Writes figures as variable-length integers. */
+class FigureWriter {
+  #buf = new Uint8Array(64);
+  #len = 0;
+  #ensure(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    const next = new Uint8Array(Math.max(this.#buf.length * 2, this.#len + n));
+    next.set(this.#buf.subarray(0, this.#len));
+    this.#buf = next;
+  }
+  varint(v: number): void {
+    this.#ensure(8);
+    while (v >= 0x80) {
+      this.#buf[this.#len++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.#buf[this.#len++] = v;
+  }
+  bytes(b: Uint8Array): void {
+    this.#ensure(b.length);
+    this.#buf.set(b, this.#len);
+    this.#len += b.length;
+  }
+  get length(): number {
+    return this.#len;
+  }
+  /** Drops what was written after `length` was `n`. */
+  truncate(n: number): void {
+    this.#len = n;
+  }
+  /** A copy of what was written, and a fresh start. */
+  take(): Uint8Array {
+    const out = this.#buf.slice(0, this.#len);
+    this.#len = 0;
+    return out;
+  }
+}
+
+class FigureReader {
+  #pos = 0;
+  constructor(private readonly buf: Uint8Array) {}
+  varint(): number {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      const b = this.buf[this.#pos++];
+      if (b === undefined) throw new Error('health snapshot figures end early');
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 0x80;
+    }
+  }
+  bytes(n: number): Uint8Array {
+    if (this.#pos + n > this.buf.length) throw new Error('health snapshot figures end early');
+    const out = this.buf.subarray(this.#pos, this.#pos + n);
+    this.#pos += n;
+    return out;
+  }
+  get ended(): boolean {
+    return this.#pos === this.buf.length;
+  }
+}
+
+/** A decimal's digits and point: "-0.38" → mantissa -38, 2 decimals; null when it has another form. */
+function decimalOf(text: string): { mantissa: number; decimals: number } | null {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return null;
+  const decimals = m[3]?.length ?? 0;
+  if (decimals > MAX_DECIMALS) return null;
+  const magnitude = Number(`${m[2]}${m[3] ?? ''}`);
+  if (!Number.isSafeInteger(magnitude) || magnitude > MAX_MANTISSA) return null;
+  const mantissa = m[1] ? -magnitude : magnitude;
+  // Leading zeros ("05") and a "-0" would not come back as written.
+  return decimalText(mantissa, decimals, m[1] === '-') === text ? { mantissa, decimals } : null;
+}
+
+function decimalText(mantissa: number, decimals: number, negative = mantissa < 0): string {
+  const digits = String(Math.abs(mantissa)).padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  return `${negative ? '-' : ''}${whole}${decimals > 0 ? `.${digits.slice(digits.length - decimals)}` : ''}`;
+}
+
+const zigzag = (n: number): number => (n < 0 ? -2 * n - 1 : 2 * n);
+const unzigzag = (z: number): number => (z % 2 === 1 ? -(z + 1) / 2 : z / 2);
+
+/**
+ * A number as the integer m and the d decimals with m / 10^d === n: that division and reading the
+ * decimal text back both give the double nearest m·10^-d, so n comes back exactly. Anything else
+ * (more decimals, huge) is written as its float64.
+ */
+function writeNumber(w: FigureWriter, n: number): void {
+  if (!Number.isFinite(n)) throw new Unslottable();
+  for (let d = 0; d <= MAX_DECIMALS; d++) {
+    const p = POW10[d]!;
+    const m = Math.round(n * p);
+    if (Math.abs(m) <= MAX_MANTISSA && m / p === n) {
+      w.varint(zigzag(m) * 8 + d);
+      return;
+    }
+  }
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setFloat64(0, n);
+  w.varint(OTHER + 8 * 8);
+  w.bytes(b);
+}
+
+function readNumber(r: FigureReader): number {
+  const head = r.varint();
+  const tag = head % 8;
+  if (tag !== OTHER) return unzigzag(Math.floor(head / 8)) / POW10[tag]!;
+  const b = r.bytes(Math.floor(head / 8));
+  return new DataView(b.buffer, b.byteOffset, b.byteLength).getFloat64(0);
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A run of digits as written: as a decimal when it reads back the same ("05" does not), else as text. */
+function writeDigits(w: FigureWriter, digits: string): void {
+  const d = decimalOf(digits);
+  if (d) {
+    w.varint(zigzag(d.mantissa) * 8 + d.decimals);
+    return;
+  }
+  const bytes = encoder.encode(digits);
+  w.varint(OTHER + 8 * bytes.length);
+  w.bytes(bytes);
+}
+
+function readDigits(r: FigureReader): string {
+  const head = r.varint();
+  const tag = head % 8;
+  if (tag !== OTHER) return decimalText(unzigzag(Math.floor(head / 8)), tag);
+  return decoder.decode(r.bytes(Math.floor(head / 8)));
+}
+
+const keyJson = new Map<string, string>();
+function jsonKey(k: string): string {
+  let j = keyJson.get(k);
+  if (j === undefined) {
+    j = `${JSON.stringify(k)}:`;
+    if (keyJson.size < 1_000) keyJson.set(k, j);
+  }
+  return j;
+}
+
+function jsonString(s: string, sentence: boolean, w: FigureWriter): string {
+  if (s.includes(NUM) || s.includes(DIGITS)) throw new Unslottable();
+  if (!sentence) return JSON.stringify(s);
+  const slotted = s.replace(DIGIT_RUN, (digits) => {
+    writeDigits(w, digits);
+    return DIGITS;
+  });
+  const text = JSON.stringify(slotted);
+  return slotted === s ? text : text.replaceAll(DIGITS_AS_JSON, DIGITS);
+}
+
+/**
+ * Appends the stored body of a value to `out`, its figures written to `w` in the order a
+ * depth-first walk meets them. Writes what JSON.stringify writes (a key whose value is undefined
+ * is left out, an undefined array item is null) but with slots. Pieces joined once at the end make
+ * one flat string (concatenation would make a rope, flattened again by every comparison).
+ */
+function skeletonText(v: unknown, w: FigureWriter, key: string | null, out: string[]): void {
+  switch (typeof v) {
+    case 'number':
+      if (key !== null && LITERAL_KEYS.has(key)) out.push(JSON.stringify(v));
+      else {
+        writeNumber(w, v);
+        out.push(NUM);
+      }
+      return;
+    case 'string':
+      out.push(jsonString(v, key !== null && SENTENCE_KEYS.has(key), w));
+      return;
+    case 'boolean':
+      out.push(v ? 'true' : 'false');
+      return;
+    case 'undefined':
+      out.push('null');
+      return;
+    case 'object': {
+      if (v === null) {
+        out.push('null');
+        return;
+      }
+      if (Array.isArray(v)) {
+        out.push('[');
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out.push(',');
+          skeletonText(v[i], w, null, out);
+        }
+        out.push(']');
+        return;
+      }
+      out.push('{');
+      let first = true;
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        if (!first) out.push(',');
+        out.push(jsonKey(k));
+        skeletonText(x, w, k, out);
+        first = false;
+      }
+      out.push('}');
+      return;
+    }
+    default:
+      throw new Unslottable();
+  }
+}
+
+function fill(skel: JsonValue, r: FigureReader): JsonValue {
+  if (typeof skel === 'string') {
+    if (skel === NUM) return readNumber(r);
+    if (!skel.includes(DIGITS)) return skel;
+    const pieces = skel.split(DIGITS);
+    let text = pieces[0]!;
+    for (let i = 1; i < pieces.length; i++) text += readDigits(r) + pieces[i]!;
+    return text;
+  }
+  if (skel === null || typeof skel !== 'object') return skel;
+  if (Array.isArray(skel)) return skel.map((x) => fill(x, r));
+  const out: { [key: string]: JsonValue } = {};
+  for (const k of Object.keys(skel)) out[k] = fill(skel[k]!, r);
+  return out;
+}
+
+/** One part's body: its skeleton, or the value whole when a string of it holds a slot character. */
+function partBody(value: unknown, w: FigureWriter): string {
+  const mark = w.length;
+  try {
+    const out: string[] = [];
+    skeletonText(value, w, null, out);
+    return out.join('');
+  } catch (err) {
+    if (!(err instanceof Unslottable)) throw err;
+    w.truncate(mark);
+    return WHOLE + (JSON.stringify(value) ?? 'null');
+  }
+}
+
+/** The reason and its sentence as one value whose sentence is slotted like a `text`. */
+const reasonValue = (d: SnapshotDetail<unknown>) => ({ code: d.reason, text: d.reasonText });
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** The end of the digit run (DIGIT_RUN) that starts at `i`. */
+function runEnd(s: string, i: number): number {
+  let j = i;
+  while (j < s.length && isDigit(s.charCodeAt(j))) j++;
+  if (s.charCodeAt(j) === 46 && j + 1 < s.length && isDigit(s.charCodeAt(j + 1))) {
+    j += 2;
+    while (j < s.length && isDigit(s.charCodeAt(j))) j++;
+  }
+  return j;
+}
+
+/** Whether two sentences are the same once each run of digits is a slot. */
+function sameSentence(a: string, b: string): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const da = isDigit(a.charCodeAt(i));
+    if (da !== isDigit(b.charCodeAt(j))) return false;
+    if (da) {
+      i = runEnd(a, i);
+      j = runEnd(b, j);
+    } else {
+      if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+      i++;
+      j++;
+    }
+  }
+  return i === a.length && j === b.length;
+}
+
+/** Whether two values have the same skeleton (they differ, if at all, only in their figures). */
+function sameSkeleton(a: unknown, b: unknown, key: string | null): boolean {
+  if (typeof a !== typeof b) return false;
+  switch (typeof a) {
+    case 'number':
+      return key !== null && LITERAL_KEYS.has(key) ? Object.is(a, b) : Number.isFinite(a) && Number.isFinite(b);
+    case 'string':
+      return key !== null && SENTENCE_KEYS.has(key) ? sameSentence(a, b as string) : a === b;
+    case 'object': {
+      if (a === null || b === null) return a === b;
+      if (Array.isArray(a)) {
+        if (!Array.isArray(b) || a.length !== b.length) return false;
+        for (let i = 0; i < a.length; i++) if (!sameSkeleton(a[i], b[i], null)) return false;
+        return true;
+      }
+      if (Array.isArray(b)) return false;
+      const ka = Object.keys(a);
+      const kb = Object.keys(b as object);
+      if (ka.length !== kb.length) return false;
+      for (let i = 0; i < ka.length; i++) {
+        const k = ka[i]!;
+        if (k !== kb[i]) return false;
+        const va = (a as Record<string, unknown>)[k];
+        const vb = (b as Record<string, unknown>)[k];
+        // A key left undefined is left out of the body: not worth matching, the body is built instead.
+        if (va === undefined || vb === undefined || !sameSkeleton(va, vb, k)) return false;
+      }
+      return true;
+    }
+    default:
+      return a === b;
+  }
+}
+
+/** Writes a value's figures only (its skeleton is known to be another value's). */
+function writeFigures(v: unknown, w: FigureWriter, key: string | null): void {
+  if (typeof v === 'number') {
+    if (key === null || !LITERAL_KEYS.has(key)) writeNumber(w, v);
+  } else if (typeof v === 'string') {
+    if (key === null || !SENTENCE_KEYS.has(key)) return;
+    for (let i = 0; i < v.length;) {
+      if (!isDigit(v.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      const end = runEnd(v, i);
+      writeDigits(w, v.slice(i, end));
+      i = end;
+    }
+  } else if (Array.isArray(v)) {
+    for (const x of v) writeFigures(x, w, null);
+  } else if (v !== null && typeof v === 'object') {
+    for (const k in v) if (Object.hasOwn(v, k)) writeFigures((v as Record<string, unknown>)[k], w, k);
+  }
+}
+
+/** A detail as encoded, with the values it was encoded from: what the next day is compared with. */
+export interface EncodedFrom extends EncodedDetail {
+  values: [unknown, unknown, unknown];
+}
+
+/**
+ * Encodes a detail; `components` and `evidence` are anything JSON.stringify writes as they are.
+ * With `previous` (usually the client's day before), a part whose skeleton is the same as there
+ * takes its body as it is, and only its figures are written.
+ */
+export function encodeDetail(d: SnapshotDetail<unknown>, previous?: EncodedFrom): EncodedFrom {
+  const w = shared;
+  w.truncate(0);
+  const values: [unknown, unknown, unknown] = [d.components, reasonValue(d), d.evidence];
+  const parts = values.map((v, k) => {
+    const prevBody = previous?.parts[k];
+    if (previous && prevBody !== undefined && !prevBody.startsWith(WHOLE) && sameSkeleton(previous.values[k], v, null)) {
+      writeFigures(v, w, null);
+      return prevBody;
+    }
+    return partBody(v, w);
+  }) as [string, string, string];
+  return { parts, figures: w.take(), values };
+}
+
+/** One writer for every call (encodeDetail is synchronous): a row's figures are copied out of it. */
+const shared = new FigureWriter();
+
+/** A part's body parsed once (callers cache it by part id). */
+export type ParsedPart = { whole: true; value: JsonValue } | { whole: false; skeleton: JsonValue };
+
+export function parsePart(body: string): ParsedPart {
+  if (body.startsWith(WHOLE)) return { whole: true, value: JSON.parse(body.slice(1)) as JsonValue };
+  return { whole: false, skeleton: JSON.parse(body.replaceAll(NUM, NUM_AS_JSON).replaceAll(DIGITS, DIGITS_AS_JSON)) as JsonValue };
+}
+
+export function decodeDetail(parts: readonly [ParsedPart, ParsedPart, ParsedPart], figures: Uint8Array): SnapshotDetail {
+  const r = new FigureReader(figures);
+  const [c, x, e] = parts.map((p) => (p.whole ? p.value : fill(p.skeleton, r)));
+  if (!r.ended) throw new Error('health snapshot figures left over: the row does not match its parts');
+  const reason = x !== null && typeof x === 'object' && !Array.isArray(x) ? x : {};
+  return {
+    components: c ?? null,
+    reason: typeof reason.code === 'string' ? reason.code : null,
+    reasonText: typeof reason.text === 'string' ? reason.text : null,
+    evidence: e ?? null,
+  };
+}
+
+/** A part's key within its workspace: the first 128 bits of the SHA-256 of its body. */
+export function partHash(body: string): string {
+  return createHash('sha256').update(body).digest().subarray(0, 16).toString('base64url');
+}
