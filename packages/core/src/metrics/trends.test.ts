@@ -53,6 +53,19 @@ for (const dialect of await testDialects()) {
       await store.close();
     });
 
+    it('rounds a day whose mean ends in exactly 5 up, as every other figure, whatever order the database adds in', async () => {
+      const store = await dialect.open();
+      const db = store.db;
+      await insertWorkspace(db, WS);
+      // 10.1 and 10.2: the mean is exactly 10.15, which a sum in floating point makes 10.149999…
+      await insertClient(db, WS, { id: 'a', domain: 'a.com', name: 'A', health_score: 10.1, health_updated_at: NOW.toISOString() });
+      await insertClient(db, WS, { id: 'b', domain: 'b.com', name: 'B', health_score: 10.2, health_updated_at: NOW.toISOString() });
+      await insertSnapshot(db, WS, 'a', '2024-06-30', [2.5, 2.5, 2.5, 2.6]);
+      await insertSnapshot(db, WS, 'b', '2024-06-30', [2.5, 2.5, 2.5, 2.7]);
+      expect(await healthTrend(db, WS, { windowDays: 1, now: NOW })).toEqual([{ date: '2024-06-30', avgScore: 10.2, clientCount: 2 }]);
+      await store.close();
+    });
+
     it('orders at-risk ties on revenue and score by name beyond the first ten', async () => {
       const store = await dialect.open();
       const db = store.db;

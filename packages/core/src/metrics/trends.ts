@@ -5,7 +5,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { addDays, utcDay } from '../util/time.js';
-import { round1 } from '../util/numbers.js';
 import { includedClients } from './summary.js';
 
 export const TREND_INTERVALS = ['daily', 'weekly', 'monthly'] as const;
@@ -60,14 +59,17 @@ interface DayTotal {
 }
 
 /**
- * Per day: sum and count of the snapshots of the workspace's non-excluded clients, from `from` to
- * `to`: each included client's range of the (client, date) key, summed per day.
+ * Per day: sum (in thousandths of a point) and count of the snapshots of the workspace's
+ * non-excluded clients, from `from` to `to`: each included client's range of the (client, date)
+ * key, summed per day.
  */
 async function includedDayTotals(db: Db, workspaceId: string, from: string, to: string): Promise<DayTotal[]> {
   const rows = await db
     .selectFrom('health_snapshots as s')
     .innerJoin('clients as k', 'k.id', 's.client_id')
-    .select(['s.date', sql<number>`sum(s.score)`.as('total'), sql<number>`count(*)`.as('n')])
+    // In thousandths of a point, as integers: the sum is exact whatever order the database adds
+    // the rows in (a float sum is not, and a mean ending in exactly 5 could round either way).
+    .select(['s.date', sql<number>`sum(cast(round(s.score * 1000) as bigint))`.as('total'), sql<number>`count(*)`.as('n')])
     .where('k.workspace_id', '=', workspaceId)
     .where('k.is_excluded', '=', 0)
     .where('k.status', '=', 'active')
@@ -104,7 +106,8 @@ export async function healthTrend(
     // bucket's last day is the number of clients scored in the bucket.
     cur.last = r.n;
   }
-  return buckets.map((b) => ({ date: b.date, avgScore: round1(b.total / b.n), clientCount: b.last }));
+  // The mean in tenths, rounded half up from its exact value.
+  return buckets.map((b) => ({ date: b.date, avgScore: Math.round(b.total / (100 * b.n)) / 10, clientCount: b.last }));
 }
 
 export async function sentimentTrendSeries(db: Db, workspaceId: string, options: { windowDays?: number; now: Date }): Promise<SentimentTrendItem[]> {
