@@ -29,7 +29,7 @@ export interface ApiDataset {
 }
 
 /** mulberry32: a tiny seeded PRNG so the dataset is the same on every machine. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) | 0;

@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -32,7 +32,7 @@ const GNU_TIME = '/usr/bin/time';
 const CLOCK_TICKS_PER_SEC = 100;
 
 /** Runs `node <args>` with `env`; rejects when it exits non-zero. */
-async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
+export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
   const gnu = existsSync(GNU_TIME);
   const dir = mkdtempSync(join(tmpdir(), 'chs-bench-cmd-'));
   const timeFile = join(dir, 'time.txt');
@@ -107,26 +107,39 @@ function isCommandSummary(v: unknown): v is CommandSummary {
   );
 }
 
-/** A fresh database for one run: a SQLite file in its own folder, or a new PostgreSQL database. */
-export async function freshDatabase(dialect: 'sqlite' | 'postgres', dir: string, pgUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh database for one run: a SQLite file in its own folder, or a new PostgreSQL database.
+ * `from`: start as a copy of this SQLite file, or of this PostgreSQL database (its template).
+ */
+export async function freshDatabase(
+  dialect: 'sqlite' | 'postgres',
+  dir: string,
+  pgUrl: string,
+  from?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const folder = mkdtempSync(join(dir, 'cmd-'));
-    return { url: join(folder, 'chs.db'), drop: async () => rmSync(folder, { recursive: true, force: true }) };
+    const url = join(folder, 'chs.db');
+    if (from !== undefined) copyFileSync(from, url);
+    return { url, drop: async () => rmSync(folder, { recursive: true, force: true }) };
   }
   const name = `chs_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (q: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    try {
-      await c.query(q);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`create database ${name}`);
+  const admin = (q: string): Promise<void> => pgAdmin(pgUrl, q);
+  await admin(`create database ${name}${from === undefined ? '' : ` template ${from}`}`);
   const u = new URL(pgUrl);
   u.pathname = `/${name}`;
   return { url: u.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+/** One statement on the server's admin database (`pgUrl`), on a connection of its own. */
+export async function pgAdmin(pgUrl: string, q: string): Promise<void> {
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    await c.query(q);
+  } finally {
+    await c.end();
+  }
 }
 
 export async function pgAnswers(url: string): Promise<boolean> {
@@ -145,16 +158,31 @@ export interface WholeCommandResult extends CommandRun {
   summary: CommandSummary;
 }
 
+export interface WholeCommandOptions {
+  /** More environment for both commands (e.g. CHS_NOW). */
+  env?: Record<string, string>;
+  /** Called with the database (file or URL) after the ingest, before it is dropped. */
+  inspect?: (databaseUrl: string) => Promise<void>;
+}
+
 /** `chs init` (not timed), then `chs ingest --mbox … --json` timed as a whole. */
-export async function wholeCommand(dialect: 'sqlite' | 'postgres', path: string, workspace: string, dir: string, pgUrl: string): Promise<WholeCommandResult> {
+export async function wholeCommand(
+  dialect: 'sqlite' | 'postgres',
+  path: string,
+  workspace: string,
+  dir: string,
+  pgUrl: string,
+  options: WholeCommandOptions = {},
+): Promise<WholeCommandResult> {
   const db = await freshDatabase(dialect, dir, pgUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'chs-bench-data-'));
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dataDir, CHS_LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = { ...process.env, CHS_DATABASE_URL: db.url, CHS_DATA_DIR: dataDir, CHS_LOG_LEVEL: 'warn', ...options.env };
     await runCommand([CHS_BIN, 'init', '--workspace', workspace, '--name', 'Bench', '--owner-email', `bench@${workspace}`, '--json'], env);
     const run = await runCommand([CHS_BIN, 'ingest', '--mbox', path, '--workspace', workspace, '--json'], env);
     const summary: unknown = JSON.parse(run.stdout);
     if (!isCommandSummary(summary)) throw new Error(`chs ingest --json printed an unexpected summary: ${run.stdout.slice(0, 300)}`);
+    await options.inspect?.(db.url);
     return { ...run, dialect, summary };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

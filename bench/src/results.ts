@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { MachineInfo } from './measure.js';
 import { REPO_DIR, RESULTS_DIR } from './paths.js';
 
-export const SCENARIOS = ['ingest', 'memory', 'api', 'gmail', 'webhooks', 'scale-out'] as const;
+export const SCENARIOS = ['ingest', 'memory', 'api', 'gmail', 'webhooks', 'storage', 'scale', 'scale-out'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /**

@@ -22,6 +22,7 @@ import {
   type IngestStageTimes,
 } from '@chs/core';
 import { cpuMsSince, RssSampler } from './measure.js';
+import { healthStepTask } from './scale-tasks.js';
 import { webhookBurstTask } from './webhook-burst.js';
 
 interface Resources {
@@ -300,5 +301,6 @@ export const TASKS = {
   stages: stagesTask,
   ingest: ingestTask,
   webhookBurst: webhookBurstTask,
+  healthStep: healthStepTask,
 } as const;
 export type TaskName = keyof typeof TASKS;

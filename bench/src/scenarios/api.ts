@@ -26,7 +26,7 @@ export interface ApiScenarioOptions {
   log?: Log;
 }
 
-interface LoadResult {
+export interface LoadResult {
   requests: number;
   requestsPerSec: number;
   p50Ms: number;
@@ -39,7 +39,10 @@ interface LoadResult {
 }
 
 /** One autocannon run; latencies are kept per response so p95 can be read (autocannon reports 97.5). */
-async function load(url: string, opts: { duration: number; connections: number; headers?: Record<string, string>; paths?: string[] }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { duration: number; connections: number; headers?: Record<string, string>; paths?: string[] },
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let i = 0;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
