@@ -26,7 +26,7 @@ export interface SnapshotDetail<T = JsonValue> {
 }
 
 /** The three skeleton bodies (components, reason and sentence, evidence) and the day's figures. */
-export interface EncodedDetail {
+interface EncodedDetail {
   parts: [string, string, string];
   figures: Uint8Array;
 }

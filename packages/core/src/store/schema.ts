@@ -201,7 +201,7 @@ export interface HealthSnapshotsTable {
 }
 
 /** A skeleton of a snapshot part (components; reason and sentence; evidence), once per workspace. */
-export interface HealthPartsTable {
+interface HealthPartsTable {
   id: Generated<number>;
   workspace_id: string;
   /** SHA-256 (base64url) of `body`. */
