@@ -59,6 +59,8 @@ export function newClientRow(c: NewClient): ClientsTable {
     health_score: null,
     risk_state: null,
     announced_score: null,
+    health_stale_from: null,
+    health_stale_at: null,
     health_updated_at: null,
     last_interaction_at: null,
     created_at: c.now,

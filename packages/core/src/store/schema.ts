@@ -107,6 +107,13 @@ export interface ClientsTable {
   risk_state: number | null;
   /** The score last announced by client.score_changed (or the first score); null until scored. */
   announced_score: number | null;
+  /**
+   * The earliest UTC day whose snapshots are out of date (its interactions changed and its rebuild
+   * has not written that day since); null when its history is up to date. Migration 017.
+   */
+  health_stale_from: string | null;
+  /** When health_stale_from was last set (wall clock); null when it is. Migration 017. */
+  health_stale_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -15,6 +15,7 @@ import * as m013 from './013-client-discovery.js';
 import * as m014 from './014-live-progress.js';
 import * as m015 from './015-events.js';
 import * as m016 from './016-compact-history.js';
+import * as m017 from './017-health-stale.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '014-live-progress': m014,
   '015-events': m015,
   '016-compact-history': m016,
+  '017-health-stale': m017,
 };
