@@ -1,4 +1,5 @@
 export { recomputeHealth, type RecomputeHealthInput, type RecomputeHealthResult } from './recompute.js';
+export { workspacesWithStaleHealth, type StaleWorkspace } from './stale.js';
 export {
   HEALTH_COMPONENTS,
   REASON_CODES,

@@ -159,6 +159,7 @@ describe('rebuild batches', () => {
     first_at: first,
     last_at: first,
     health_updated_at: scored,
+    health_stale_from: null,
   });
 
   it('cut by the snapshots each client will write, not only by client count', () => {

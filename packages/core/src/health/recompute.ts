@@ -2,7 +2,9 @@
  * Rebuilds daily health snapshots, in batches of clients: read the batch's history (history.ts:
  * one grouped query, one row per client-day plus the few messages that carry a risk signal),
  * score each client's days (score-client.ts, through the pure model), write the snapshots
- * (write.ts). This file only plans: which clients, from which day, in which batches.
+ * (write.ts). This file only plans: which clients, from which day, in which batches. A client
+ * whose history is stale (stale.ts) is rebuilt from its stale day at the latest, and each
+ * batch's write clears what it rebuilt: a rebuild that stops leaves the rest stale.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../store/database.js';
@@ -14,6 +16,7 @@ import { scoreClientDays, type SnapshotRow } from './score-client.js';
 import { writeSnapshots, type ScoredClient } from './write.js';
 import { chunks } from '../util/lists.js';
 import { dialectOf } from '../store/dialect.js';
+import { raiseStaleDays, renewStaleMark } from './stale.js';
 
 export interface RecomputeHealthInput {
   workspaceId: string;
@@ -25,8 +28,21 @@ export interface RecomputeHealthInput {
    * snapshot is older also gets the missing days filled, so history has no gaps.
    */
   fromDay?: string;
+  /**
+   * Clients to rescore, each from its own earliest changed day (client id → YYYY-MM-DD), besides
+   * `clientIds` (which then default to none): what an ingest or a sync touched.
+   */
+  fromDays?: ReadonlyMap<string, string>;
+  /**
+   * Also rescore every client of the workspace whose history is stale (a rebuild that did not
+   * finish, a write whose rebuild has not run yet), from its stale day. With neither `clientIds`
+   * nor `fromDays` every client is rescored anyway. Default false.
+   */
+  includeStale?: boolean;
   /** "Now" for the data (the engine's clock). */
   now: Date;
+  /** Called before each batch is read, scored and written, with its number from 1 (fault injection in tests). */
+  onBatch?: (n: number) => void;
 }
 
 export interface RecomputeHealthResult {
@@ -51,10 +67,17 @@ const EVIDENCE_QUERY_MIN_DAYS = 7;
  * would hold more batches in memory for a server with no core left to use.
  */
 const PG_WRITES_AT_ONCE = 2;
+/**
+ * How often a rebuild with stale clients still to write renews one of their marks (ms): the
+ * scheduler leaves a workspace whose marks are recent to whoever is rebuilding it (stale.ts).
+ */
+const STALE_RENEW_MS = 60_000;
 
 export interface ClientRow {
   id: string;
   health_updated_at: string | null;
+  /** The first day whose snapshots are out of date (stale.ts); null when none is. */
+  health_stale_from: string | null;
   first_at: string | null;
   last_at: string | null;
 }
@@ -65,19 +88,28 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   const settings = await getSettings(db, workspaceId);
   const options: ModelOptions = { weights: normaliseWeights(settings.healthWeights), replySlaBusinessDays: settings.replySlaBusinessDays };
   const retentionStart = utcDay(addDays(now, -Math.max(1, settings.dataRetentionDays)));
-  if (input.fromDay !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(input.fromDay)) {
+  const isDay = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d);
+  if (input.fromDay !== undefined && !isDay(input.fromDay)) {
     throw new Error(`fromDay must be YYYY-MM-DD, got ${input.fromDay}`);
   }
+  for (const [id, day] of input.fromDays ?? []) if (!isDay(day)) throw new Error(`fromDays: the day of ${id} must be YYYY-MM-DD, got ${day}`);
 
+  // Every client, or the ones named (by clientIds and fromDays), plus the stale ones if asked.
+  const everyClient = input.clientIds === undefined && input.fromDays === undefined;
+  const named = everyClient ? [] : [...new Set([...(input.clientIds ?? []), ...(input.fromDays?.keys() ?? [])])];
+  const selections: Array<{ ids?: string[]; stale?: true }> = everyClient ? [{}] : chunks(named, CLIENT_BATCH).map((ids) => ({ ids }));
+  if (!everyClient && input.includeStale) selections.push({ stale: true });
   const clients: ClientRow[] = [];
-  const idLists = input.clientIds === undefined ? [undefined] : chunks([...new Set(input.clientIds)], CLIENT_BATCH);
-  for (const ids of idLists) {
-    if (ids && ids.length === 0) continue;
+  const seen = new Set<string>();
+  // A client named without a day is rebuilt whole (or from fromDay); one found stale only, from its stale day.
+  const fromDays = new Map(input.fromDays ?? []);
+  for (const { ids, stale } of selections) {
     let q = db
       .selectFrom('clients as c')
       .select((eb) => [
         'c.id',
         'c.health_updated_at',
+        'c.health_stale_from',
         eb
           .selectFrom('interactions as i')
           .select((e) => e.fn.min('i.occurred_at').as('m'))
@@ -93,10 +125,20 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
       // Suggested and ignored clients are not scored (resolve/discovery.ts).
       .where('c.status', '=', 'active');
     if (ids) q = q.where('c.id', 'in', ids);
-    clients.push(...((await q.orderBy('c.id').execute()) as ClientRow[]));
+    if (stale) q = q.where('c.health_stale_from', 'is not', null);
+    for (const c of (await q.orderBy('c.id').execute()) as ClientRow[]) {
+      if (seen.has(c.id)) continue;
+      seen.add(c.id);
+      clients.push(c);
+      if (stale) fromDays.set(c.id, c.health_stale_from!);
+    }
   }
+  // The named clients come in chunks and the stale ones after them: one order for the batches.
+  if (selections.length > 1) clients.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-  const ctx: BatchContext = { today, now, retentionStart, fromDay: input.fromDay, options, timeZone: settings.timezone };
+  const ctx: BatchContext = { today, now, retentionStart, fromDay: input.fromDay, fromDays, options, timeZone: settings.timezone };
+  await raiseStaleDays(db, staleDaysToRaise(clients, ctx));
+
   let snapshotsWritten = 0;
   const nowIso = now.toISOString();
   // Batches are written while the next ones are read and scored. On PostgreSQL the server inserts
@@ -108,8 +150,19 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   // The current scores this rebuild writes are announced (risk entered, cleared, moved…) in each batch's transaction.
   const announce = { workspaceId, riskThreshold: settings.riskThreshold, minDelta: settings.events.scoreChangeMinDelta, now };
   const writing: Promise<number>[] = [];
+  let batchNo = 0;
+  let dispatched = 0;
+  let renewed = performance.now();
   try {
     for (const batch of batchesOf(clients, ctx)) {
+      input.onBatch?.(++batchNo);
+      dispatched += batch.length;
+      if (performance.now() - renewed >= STALE_RENEW_MS) {
+        // A stale client of a later batch: no write in flight holds its row.
+        const later = clients.slice(dispatched).findLast((c) => c.health_stale_from !== null);
+        if (later) await renewStaleMark(db, later.id, new Date());
+        renewed = performance.now();
+      }
       const { rows, scored } = await scoreBatch(db, workspaceId, batch, ctx);
       while (writing.length >= maxWriting) snapshotsWritten += await writing.shift()!;
       const write = writeSnapshots(db, rows, scored, nowIso, announce).then(() => rows.length);
@@ -134,15 +187,21 @@ export interface BatchContext {
   now: Date;
   retentionStart: string;
   fromDay: string | undefined;
+  /** Per-client earliest changed days (RecomputeHealthInput.fromDays); a client in it starts there rather than at fromDay. */
+  fromDays?: ReadonlyMap<string, string>;
   options: ModelOptions;
   /** The workspace's zone: business days for the reply service level. */
   timeZone: string;
 }
 
-/** First day to rebuild for a client with data (see RecomputeHealthInput.fromDay). */
+/**
+ * First day to rebuild for a client with data (see RecomputeHealthInput.fromDay and fromDays): the
+ * day asked, or its stale day when that is earlier (a client found stale only starts there).
+ */
 function startDay(c: ClientRow & { first_at: string }, ctx: BatchContext): string {
   const firstDay = minDay(c.first_at.slice(0, 10), ctx.today);
-  let start = ctx.fromDay ?? firstDay;
+  const asked = ctx.fromDays?.get(c.id) ?? ctx.fromDay;
+  let start = asked === undefined ? firstDay : minDay(asked, c.health_stale_from ?? asked);
   if (c.health_updated_at === null) start = firstDay;
   else {
     // Fill any gap since the last scored day (a skipped scheduler run).
@@ -151,6 +210,24 @@ function startDay(c: ClientRow & { first_at: string }, ctx: BatchContext): strin
   }
   start = maxDay(start, firstDay, ctx.retentionStart);
   return minDay(start, ctx.today);
+}
+
+/**
+ * The stale clients whose stale day is before the first day their rebuild writes (their first
+ * interaction's day, the retention horizon; today for a client with no interaction): that day,
+ * so the rebuild clears them (stale.ts).
+ */
+function staleDaysToRaise(clients: ClientRow[], ctx: BatchContext): Array<{ id: string; read: string; to: string }> {
+  const out: Array<{ id: string; read: string; to: string }> = [];
+  for (const c of clients) {
+    if (c.health_stale_from === null) continue;
+    const floor = c.first_at === null ? ctx.today : minDay(maxDay(c.first_at.slice(0, 10), ctx.retentionStart), ctx.today);
+    if (c.health_stale_from < floor) {
+      out.push({ id: c.id, read: c.health_stale_from, to: floor });
+      c.health_stale_from = floor;
+    }
+  }
+  return out;
 }
 
 /**

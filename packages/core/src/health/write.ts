@@ -10,6 +10,7 @@ import { encodeDetail, partHash, type EncodedFrom } from '../store/history-codec
 import { chunks } from '../util/lists.js';
 import type { SnapshotRow } from './score-client.js';
 import { announceHealth, type AnnounceOptions } from './events.js';
+import { clearedBy } from './stale.js';
 
 export interface ScoredClient {
   id: string;
@@ -50,6 +51,8 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
           health_updated_at: nowIso,
           last_interaction_at: c.lastInteractionAt,
           ...(st ? { risk_state: st.riskState, announced_score: st.announcedScore } : {}),
+          // Its history is up to date from c.start on: a stale mark from that day or later goes (stale.ts).
+          ...clearedBy(c.start),
         })
         .where('id', '=', c.id)
         .execute();

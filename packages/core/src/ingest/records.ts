@@ -19,6 +19,7 @@ import { newClientRow } from '../store/clients.js';
 import { saveCursor } from './cursors.js';
 import { recordRunCounts } from './runs.js';
 import { attributePatch } from '../clients/precedence.js';
+import { markHealthStale } from '../health/stale.js';
 
 export interface RecordWriterOptions {
   db: Db;
@@ -37,6 +38,8 @@ type Trx = Transaction<Database>;
 export class RecordWriter {
   readonly counts: RunCounts = emptyCounts();
   readonly touched = new Map<string, string>();
+  /** The same, of the batch being written: marked stale in its transaction (health/stale.ts). */
+  #batchTouched = new Map<string, string>();
   readonly #o: RecordWriterOptions;
 
   constructor(options: RecordWriterOptions) {
@@ -45,6 +48,7 @@ export class RecordWriter {
 
   async write(records: ProviderRecord[], cursor: SourceCursor): Promise<void> {
     await this.#o.db.transaction().execute(async (trx) => {
+      this.#batchTouched = new Map();
       // Companies first, then contacts, then activities: later kinds resolve through earlier ones.
       const order = { company: 0, contact: 1, activity: 2 } as const;
       const sorted = [...records].sort((a, b) => order[a.kind] - order[b.kind]);
@@ -59,6 +63,8 @@ export class RecordWriter {
           this.counts.skippedBy.duplicate += 1;
         } else this.counts[outcome] += 1;
       }
+      // The health of the clients it changed is out of date until a rebuild writes it.
+      await markHealthStale(trx, this.#batchTouched, new Date());
       await saveCursor(trx, this.#o.workspaceId, this.#o.sourceKey, cursor);
       await recordRunCounts(trx, this.#o.runId, this.counts);
       if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, cursor, this.touched);
@@ -288,8 +294,10 @@ export class RecordWriter {
         if (outcome !== 'added') outcome = 'updated';
       } else continue;
       const day = r.occurredAt.slice(0, 10);
-      const prev = this.touched.get(clientId);
-      if (!prev || day < prev) this.touched.set(clientId, day);
+      for (const map of [this.touched, this.#batchTouched]) {
+        const prev = map.get(clientId);
+        if (!prev || day < prev) map.set(clientId, day);
+      }
     }
     // Contacts seen in the activity: keep lastSeen current.
     for (const email of r.contactEmails) {

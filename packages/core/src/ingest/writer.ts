@@ -12,6 +12,7 @@ import { newId } from '../util/ids.js';
 import { newClientRow } from '../store/clients.js';
 import { insertRows, updateTextColumns } from '../store/bulk.js';
 import { recordEvent } from '../events/outbox.js';
+import { markHealthStale } from '../health/stale.js';
 import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
@@ -132,6 +133,8 @@ export class IngestWriter {
   readonly counts: RunCounts = emptyCounts();
   /** Clients whose interactions changed, with the earliest interaction day touched. */
   readonly touched = new Map<string, string>();
+  /** The same, of the batch being written: marked stale in its transaction (health/stale.ts). */
+  #batchTouched = new Map<string, string>();
   readonly #o: WriterOptions;
   #domains = new Map<string, KnownClient>();
   #contacts = new Map<string, ContactState>();
@@ -202,6 +205,7 @@ export class IngestWriter {
     const batch = new BatchState();
     const last = items[items.length - 1]!;
     await db.transaction().execute(async (trx) => {
+      this.#batchTouched = new Map();
       const plans: Plan[] = [];
       for (const { result } of items) {
         this.counts.processed += 1;
@@ -232,6 +236,8 @@ export class IngestWriter {
       for (const p of plans) p.scored = p.clients.some((c) => c.status === 'active');
       await this.#flushClientsAndContacts(trx, batch);
       await this.#storeInteractions(trx, plans);
+      // The health of the clients it changed is out of date until a rebuild writes it.
+      await markHealthStale(trx, this.#batchTouched, this.#o.now());
       await this.#saveProgress(trx, batch, last.cursor);
       if (this.#o.checkpoint) await this.#o.checkpoint(trx, this.counts, last.cursor, this.touched);
     });
@@ -502,8 +508,10 @@ export class IngestWriter {
 
   #touchDay(clientId: string, at: string): void {
     const day = at.slice(0, 10);
-    const prev = this.touched.get(clientId);
-    if (!prev || day < prev) this.touched.set(clientId, day);
+    for (const map of [this.touched, this.#batchTouched]) {
+      const prev = map.get(clientId);
+      if (!prev || day < prev) map.set(clientId, day);
+    }
   }
 
   /** The filter's verdict on each message it set aside, with its evidence (once per Message-ID). */
