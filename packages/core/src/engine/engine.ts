@@ -1,8 +1,8 @@
-import { ChsError } from '../errors.js';
+import { ChsError, isChsError, toError } from '../errors.js';
 import { openStore, type Store, type StoreOptions } from '../store/database.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { systemClock, type Clock } from '../util/time.js';
-import { ingestSource, type IngestOptions, type IngestSummary } from '../ingest/ingest.js';
+import { finishIngestion, ingestSource, type IngestOptions, type IngestSummary } from '../ingest/ingest.js';
 import { recomputeHealth } from '../health/recompute.js';
 import { syncProvider, type FaultHook, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import type { ProviderUrlOverrides } from '../connectors/registry.js';
@@ -33,7 +33,8 @@ export interface EngineOptions {
   /**
    * Test-only fault injection: called at fixed points of a provider sync (`fetch`: a page
    * arrived and the next is being fetched; `batch`: a write batch is stored but not committed;
-   * `rebuild`: before each step of the health rebuild) with a 1-based count. Default none.
+   * `rebuild`: before each batch of the health rebuild is read, scored and written; it applies
+   * to `ingest` as well) with a 1-based count. Default none.
    */
   faults?: FaultHook;
   /** How often in-process event listeners (`engine.events`) look for new events (ms). Default 1000. */
@@ -88,27 +89,30 @@ export interface Engine {
 }
 
 /**
- * Rebuilds the snapshots of the touched clients from the first day of the month each was first
- * touched in: one recompute per month group rather than per client, at the cost of a few
- * unchanged days recomputed.
+ * Rebuilds the snapshots of the touched clients, each from the first day touched, and of every
+ * client of the workspace still stale from a rebuild that did not finish (health/stale.ts), in
+ * one recompute. The `rebuild` fault point is each of its batches.
  */
 async function rescore(db: Db, workspaceId: string, touched: ReadonlyMap<string, string>, clock: Clock, faults: FaultHook | undefined): Promise<HealthUpdate> {
   const started = performance.now();
-  const total: HealthUpdate = { clientsScored: 0, snapshotsWritten: 0, durationMs: 0 };
-  const byDay = new Map<string, string[]>();
-  for (const [clientId, day] of touched) {
-    const month = `${day.slice(0, 7)}-01`;
-    byDay.set(month, [...(byDay.get(month) ?? []), clientId]);
-  }
-  let step = 0;
-  for (const [fromDay, clientIds] of byDay) {
-    faults?.('rebuild', ++step);
-    const r = await recomputeHealth(db, { workspaceId, clientIds, fromDay, now: clock() });
-    total.clientsScored += r.clientsScored;
-    total.snapshotsWritten += r.snapshotsWritten;
-  }
-  total.durationMs = Math.round(performance.now() - started);
-  return total;
+  const r = await recomputeHealth(db, {
+    workspaceId,
+    fromDays: touched,
+    includeStale: true,
+    now: clock(),
+    ...(faults ? { onBatch: (n: number) => faults('rebuild', n) } : {}),
+  });
+  return { clientsScored: r.clientsScored, snapshotsWritten: r.snapshotsWritten, durationMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * An ingest or sync whose health rebuild failed: its mail is stored and the clients it had not
+ * rescored stay stale, for the next run or the runner to redo. The error keeps its code.
+ */
+export function rebuildFailed(err: unknown): Error {
+  const e = toError(err);
+  const message = `the mail was stored, but the health rebuild did not finish (the next ingest or sync, or chs serve, redoes it for the clients it had not written): ${e.message}`;
+  return isChsError(e) ? new ChsError(e.code, message, { cause: e, ...(e.details ? { details: e.details } : {}) }) : new Error(message, { cause: e });
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
@@ -149,12 +153,31 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     clock,
     events,
     async ingest(opts: IngestOptions): Promise<EngineIngestSummary> {
-      const { touched, ...summary } = await announced(ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts }));
-      return { ...summary, health: await rebuildHealth(opts.workspaceId, touched) };
+      // The run is finished here, after its rebuild: until then it is `running` and keeps its
+      // cursor, so a run that stops in the rebuild (failed, or killed) is never `completed`, and
+      // the next one resumes at the end of what it read and redoes the rebuild.
+      const { touched, ...summary } = await announced(ingestSource({ db: store.db, logger }, { ...options.mailLimits, ...opts, leaveRunOpen: true }));
+      let health: HealthUpdate;
+      try {
+        health = await rebuildHealth(opts.workspaceId, touched);
+      } catch (err) {
+        await finishIngestion(store.db, { runId: summary.runId, status: 'failed' }).catch(() => undefined);
+        throw rebuildFailed(err);
+      }
+      await finishIngestion(store.db, {
+        runId: summary.runId,
+        status: summary.status,
+        ...(summary.status === 'completed' && !opts.keepCursor ? { dropCursor: { workspaceId: opts.workspaceId, sourceKey: opts.source.key } } : {}),
+      });
+      return { ...summary, health };
     },
     async sync(input: ProviderSyncInput): Promise<EngineSyncSummary> {
       const { touched, ...summary } = await readProvider(input);
-      return { ...summary, health: await rebuildHealth(input.workspaceId, touched) };
+      try {
+        return { ...summary, health: await rebuildHealth(input.workspaceId, touched) };
+      } catch (err) {
+        throw rebuildFailed(err);
+      }
     },
     readProvider,
     rebuildHealth,

@@ -1,7 +1,8 @@
 /**
  * The job lifecycle as an embedder runs it: the engine's handlers in a JobWorker (or called
  * directly), no runner, against the fake Gmail server, on both dialects:
- * - a large ingestion whose job fails leaves its session `failed`, not `processing`;
+ * - a large ingestion whose job fails leaves its session `failed`, not `processing`; so does one
+ *   whose health rebuild fails, and the next ingestion rebuilds what it had not;
  * - a job stopped mid-way (shutdown, cancel signal) and taken up again reports the totals of
  *   both attempts, equal to what the store holds, and its session stats too;
  * - so does a job parked by Gmail's daily limit and claimed again after it;
@@ -105,6 +106,50 @@ describe.each(dialects)('job handlers without a runner on $name', (dialect) => {
       expect(ended?.status).toBe('failed');
       expect(ended?.completedAt).not.toBeNull();
       expect(ended?.errors).toEqual([{ timestamp: expect.any(String), message: expect.stringMatching(/Gmail.*400|Injected failure/), recoverable: false }]);
+    },
+    SLOW,
+  );
+
+  it(
+    'a large ingestion whose health rebuild fails ends failed, job and session, with the error; the next one rebuilds the clients it had not',
+    async () => {
+      const db = engine.store.db;
+      const health = async () =>
+        (await db.selectFrom('clients').select(['health_score', 'health_stale_from']).where('workspace_id', '=', 'acme.com').execute()).map((c) => [
+          c.health_score === null ? 'unscored' : 'scored',
+          c.health_stale_from === null ? 'fresh' : 'stale',
+        ]);
+      fault = (point) => {
+        if (point === 'rebuild') throw new Error('the database went away (test)');
+      };
+      const first = await startIngestionSession(db, CONFIG);
+      worker = new JobWorker({ db, handlers: createJobHandlers(engine), pollMs: 20 });
+      worker.start();
+      await until(async () => ['failed', 'completed'].includes((await getJob(db, first.session.id))?.state ?? ''), SLOW / 2);
+      expect(await getJob(db, first.session.id)).toMatchObject({ state: 'failed', itemsProcessed: 620, itemsAdded: 620 });
+      const failed = await getIngestionSession(db, first.session.id);
+      expect(failed?.status).toBe('failed');
+      expect(failed?.errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/^the mail was stored, but the health rebuild did not finish .*: the database went away \(test\)$/),
+        }),
+      ]);
+      expect(await health()).toEqual([
+        ['unscored', 'stale'],
+        ['unscored', 'stale'],
+        ['unscored', 'stale'],
+      ]);
+
+      // The next ingestion stores nothing new, and rebuilds them.
+      fault = () => undefined;
+      const second = await startIngestionSession(db, CONFIG);
+      await until(async () => ['failed', 'completed'].includes((await getJob(db, second.session.id))?.state ?? ''), SLOW / 2);
+      expect(await getJob(db, second.session.id)).toMatchObject({ state: 'completed', itemsAdded: 0 });
+      expect(await health()).toEqual([
+        ['scored', 'fresh'],
+        ['scored', 'fresh'],
+        ['scored', 'fresh'],
+      ]);
     },
     SLOW,
   );

@@ -12,7 +12,9 @@
  *   read     the provider from the saved cursor; each batch's transaction stores the data, the
  *            cursor and the job's checkpoint (totals of every attempt, clients touched)
  *   finish   one transaction: the final totals, the read's errors, phase `rebuild`
- *   rebuild  the health history of every client any attempt touched
+ *   rebuild  the health history of every client any attempt touched, and of every client of the
+ *            workspace left stale by an earlier rebuild that did not finish (health/stale.ts);
+ *            a rebuild that fails fails the job
  *
  * An attempt starts from the checkpoint the previous one committed, so the job's counts are the
  * totals of all its attempts and equal what the store holds.
@@ -31,7 +33,7 @@ import { LiveProgress } from '../jobs/live.js';
 import { dropSyncCursors, type ProviderSyncInput, type ProviderSyncSummary } from '../sync/provider-sync.js';
 import { isRecord, recordOf, shape } from '../util/json.js';
 import { round1 } from '../util/numbers.js';
-import type { Engine } from './engine.js';
+import { rebuildFailed, type Engine } from './engine.js';
 import { DAY_MS } from '../util/time.js';
 
 /** Counts of a job over all its attempts (`errors`: items that could not be parsed, skipped and counted). */
@@ -290,7 +292,11 @@ async function runProviderJob(engine: Engine, job: Job, ctx: JobContext, plan: R
     const touched = new Map(Object.entries(checkpoint.touched));
     await live.rebuilding(touched.size);
     const rebuildStarted = performance.now();
-    await engine.rebuildHealth(job.workspaceId, touched);
+    // A rebuild that fails fails the job (and its session): the clients it had not written stay
+    // stale, and the next job of the workspace, or the scheduler, rebuilds them.
+    await engine.rebuildHealth(job.workspaceId, touched).catch((err: unknown) => {
+      throw rebuildFailed(err);
+    });
     // Kept with the job: the next job's ETA prices its own rebuild at this rate.
     await live.rebuilt(performance.now() - rebuildStarted);
     return { outcome: 'completed' };

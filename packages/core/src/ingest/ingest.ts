@@ -60,6 +60,12 @@ export interface IngestOptions {
   keepCursor?: boolean;
   /** Stop after this many messages. Default: no limit. */
   maxItems?: number;
+  /**
+   * Leave the run `running`, and its cursor saved, once the source is read: the caller finishes
+   * it after its own last step (`engine.ingest`: the health rebuild), so a run is never recorded
+   * as done before that step is. Default false: the run ends with the read.
+   */
+  leaveRunOpen?: boolean;
   /** MIME parser backend in the workers. Default: parse.ts's DEFAULT_BACKEND. */
   parser?: BackendName;
   /** Time one message may take in a worker thread before it is abandoned (pool.ts). Default 10 s. */
@@ -154,8 +160,6 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     resumedFrom = (await loadCursor(db, workspaceId, source.key)) ?? null;
   }
 
-  // Before this run is opened (it would count as unfinished itself).
-  const carried = resumedFrom ? await touchedByUnfinishedRuns(db, workspaceId, source.kind) : new Map<string, string>();
   const runId = await startIngestionRun(db, { workspaceId, source: source.kind, jobId: options.jobId });
 
   const writer = await IngestWriter.open({
@@ -313,16 +317,14 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
     progress();
 
     const c = writer.counts;
-    await db.transaction().execute(async (trx) => {
-      await finishIngestionRun(trx, runId, status);
-      // A finished run leaves no cursor: the next run of the same mailbox reads it again (and adds nothing new).
-      if (status === 'completed' && !options.keepCursor) await dropCursor(trx, workspaceId, source.key);
-    });
-    logger.info({ runId, source: source.key, processed: c.processed, added: c.added }, 'ingestion finished');
-    for (const [clientId, day] of carried) {
-      const mine = writer.touched.get(clientId);
-      if (!mine || day < mine) writer.touched.set(clientId, day);
+    if (!options.leaveRunOpen) {
+      await finishIngestion(db, {
+        runId,
+        status,
+        ...(status === 'completed' && !options.keepCursor ? { dropCursor: { workspaceId, sourceKey: source.key } } : {}),
+      });
     }
+    logger.info({ runId, source: source.key, processed: c.processed, added: c.added }, 'ingestion read finished');
     return {
       runId,
       status,
@@ -358,37 +360,16 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
 }
 
 /**
- * The clients (→ earliest interaction day) written by runs of this source kind that stopped
- * without finishing — failed (a full disk, a lost database) or still marked running (a killed
- * process) — since its last finished run. Their batches are stored but their clients' health
- * was never rebuilt; the run that resumes after them takes that over. A superset at worst (other
- * mailboxes of the same kind, writes by other sources meanwhile): it only costs rescoring.
+ * Ends a run with its status; `dropCursor`: and forgets its source's cursor, in the same
+ * transaction (a finished run leaves no cursor: the next run of the same mailbox reads it again,
+ * and adds nothing new).
  */
-async function touchedByUnfinishedRuns(db: Db, workspaceId: string, sourceKind: string): Promise<Map<string, string>> {
-  const lastFinished = await db
-    .selectFrom('ingestion_runs')
-    .select((eb) => eb.fn.max<string>('started_at').as('at'))
-    .where('workspace_id', '=', workspaceId)
-    .where('source', '=', sourceKind)
-    .where('status', 'in', ['completed', 'cancelled'])
-    .executeTakeFirst();
-  let unfinished = db
-    .selectFrom('ingestion_runs')
-    .select((eb) => eb.fn.min<string>('started_at').as('at'))
-    .where('workspace_id', '=', workspaceId)
-    .where('source', '=', sourceKind)
-    .where('status', 'in', ['failed', 'running']);
-  if (lastFinished?.at) unfinished = unfinished.where('started_at', '>', lastFinished.at);
-  const since = (await unfinished.executeTakeFirst())?.at;
-  const out = new Map<string, string>();
-  if (!since) return out;
-  const rows = await db
-    .selectFrom('interactions')
-    .select((eb) => ['client_id', eb.fn.min<string>('occurred_at').as('first')])
-    .where('workspace_id', '=', workspaceId)
-    .where('updated_at', '>=', since)
-    .groupBy('client_id')
-    .execute();
-  for (const r of rows) out.set(r.client_id, r.first.slice(0, 10));
-  return out;
+export async function finishIngestion(
+  db: Db,
+  run: { runId: string; status: 'completed' | 'cancelled' | 'failed'; dropCursor?: { workspaceId: string; sourceKey: string } },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await finishIngestionRun(trx, run.runId, run.status);
+    if (run.dropCursor) await dropCursor(trx, run.dropCursor.workspaceId, run.dropCursor.sourceKey);
+  });
 }
