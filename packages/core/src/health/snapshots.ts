@@ -5,13 +5,13 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, HealthSnapshotsTable } from '../store/schema.js';
-import { decodeDetail, parsePart, type ParsedPart } from '../store/history-codec.js';
+import { decodeDetail, parsePart, unpackDetail, type ParsedPart } from '../store/history-codec.js';
 import { isRecord } from '../util/json.js';
 import { chunks } from '../util/lists.js';
 import { readStoredComponents, type StoredComponents } from './model.js';
 
 /** The columns a snapshot is decoded from (select them, with any others, and pass the rows on). */
-export const SNAPSHOT_DETAIL_COLUMNS = ['components_part', 'reason_part', 'evidence_part', 'figures'] as const;
+export const SNAPSHOT_DETAIL_COLUMNS = ['detail'] as const;
 
 export type SnapshotDetailColumns = Pick<HealthSnapshotsTable, (typeof SNAPSHOT_DETAIL_COLUMNS)[number]>;
 
@@ -32,11 +32,8 @@ export interface SnapshotDetails {
 export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: Kysely<Database>, rows: readonly R[]): Promise<SnapshotDetails[]> {
   const parts = new Map<number, ParsedPart>();
   const ids = new Set<number>();
-  for (const r of rows) {
-    ids.add(r.components_part);
-    ids.add(r.reason_part);
-    ids.add(r.evidence_part);
-  }
+  const unpacked = rows.map((r) => unpackDetail(r.detail));
+  for (const u of unpacked) for (const id of u.partIds) ids.add(id);
   for (const part of chunks([...ids], 500)) {
     for (const p of await db.selectFrom('health_parts').select(['id', 'body']).where('id', 'in', part).execute()) parts.set(p.id, parsePart(p.body));
   }
@@ -45,8 +42,8 @@ export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: K
     if (!p) throw new Error(`health snapshot part ${id} is missing`);
     return p;
   };
-  return rows.map((r) => {
-    const d = decodeDetail([get(r.components_part), get(r.reason_part), get(r.evidence_part)], r.figures);
+  return unpacked.map((u) => {
+    const d = decodeDetail(u.partIds.map(get), u.figures);
     const evidence = isRecord(d.evidence) ? d.evidence : {};
     return {
       components: readStoredComponents(d.components),

@@ -6,7 +6,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, HealthSnapshotsTable } from '../store/schema.js';
 import { insertRows } from '../store/bulk.js';
-import { encodeDetail, partHash, type EncodedFrom } from '../store/history-codec.js';
+import { encodeDetail, packDetail, partHash, type EncodedFrom } from '../store/history-codec.js';
 import { chunks } from '../util/lists.js';
 import type { SnapshotRow } from './score-client.js';
 import { announceHealth, type AnnounceOptions } from './events.js';
@@ -105,19 +105,16 @@ export async function storeSnapshots(trx: Kysely<Database>, rows: readonly Snaps
     return out;
   });
   const ids = await partIds(trx, [...wanted.values()]);
-  const out: HealthSnapshotsTable[] = rows.map((r, i) => {
-    const [c, x, e] = keys[i]!.map((k) => ids.get(k)!);
-    return {
-      client_id: r.client_id,
-      date: r.date,
-      score: r.score,
-      confidence: r.confidence,
-      components_part: c!,
-      reason_part: x!,
-      evidence_part: e!,
-      figures: encoded[i]!.figures,
-    };
-  });
+  const out: HealthSnapshotsTable[] = rows.map((r, i) => ({
+    client_id: r.client_id,
+    date: r.date,
+    score: r.score,
+    confidence: r.confidence,
+    detail: packDetail(
+      keys[i]!.map((k) => ids.get(k)!),
+      encoded[i]!.figures,
+    ),
+  }));
   await insertRows(trx, 'health_snapshots', out);
 }
 

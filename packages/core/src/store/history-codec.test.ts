@@ -4,12 +4,24 @@
  * only difference is their figures.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeDetail, encodeDetail, parsePart, type EncodedFrom, type SnapshotDetail } from './history-codec.js';
+import { decodeDetail, encodeDetail, packDetail, parsePart, unpackDetail, type EncodedFrom, type SnapshotDetail } from './history-codec.js';
 
 const roundTrip = (d: SnapshotDetail<unknown>, previous?: EncodedFrom) => {
   const e = encodeDetail(d, previous);
-  const parts = e.parts.map(parsePart) as [ReturnType<typeof parsePart>, ReturnType<typeof parsePart>, ReturnType<typeof parsePart>];
-  return { encoded: e, decoded: decodeDetail(parts, e.figures) };
+  // Through a row's detail, its part ids standing for the bodies.
+  const { partIds, figures } = unpackDetail(
+    packDetail(
+      e.parts.map((_, i) => 1_000 * i + 7),
+      e.figures,
+    ),
+  );
+  return {
+    encoded: e,
+    decoded: decodeDetail(
+      partIds.map((id) => parsePart(e.parts[(id - 7) / 1_000]!)),
+      figures,
+    ),
+  };
 };
 
 /** What the old JSON columns gave back: the value through JSON. */
@@ -85,7 +97,7 @@ function randomValue(next: () => number, depth: number): unknown {
   if (r < 0.45) return pick(['plain', 'in_abc', '\u0002', 'ünïcode ✓', null, true, false, undefined]);
   if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
   const o: Record<string, unknown> = {};
-  for (const k of ['value', 'weight', 'cap', 'text', 'code', 'n'].filter(() => next() < 0.6))
+  for (const k of ['value', 'weight', 'cap', 'text', 'code', 'n', 'inputs', 'day', 'interactionIds'].filter(() => next() < 0.6))
     o[k] = k === 'text' ? pick(SENTENCES) : randomValue(next, depth + 1);
   return o;
 }
@@ -122,19 +134,31 @@ describe('history codec', () => {
     }
   });
 
-  it('shares every part between two days that differ only in their figures, and only the evidence part when a new message arrives', () => {
+  it('shares every part between two days that differ only in their figures, and only the messages part when a new message arrives', () => {
+    // Parts: components, inputs, reason and sentence, evidence, the messages it points to.
     const a = encodeDetail(day(35, 78, { risk: true }));
     const b = encodeDetail(day(34.6, 79, { risk: true }));
     expect(b.parts).toEqual(a.parts);
     expect([...b.figures]).not.toEqual([...a.figures]);
     const c = encodeDetail(day(36, 0, { risk: true, evidenceDay: '2025-05-14', ids: ['in_new'] }));
-    expect(c.parts[0]).toBe(a.parts[0]);
-    expect(c.parts[1]).toBe(a.parts[1]);
-    expect(c.parts[2]).not.toBe(a.parts[2]);
-    // A risk that appears changes the components' and the reason's skeletons.
+    expect(c.parts.slice(0, 4)).toEqual(a.parts.slice(0, 4));
+    expect(c.parts[4]).not.toBe(a.parts[4]);
+    // A risk that appears changes the components' and the reason's skeletons, not the inputs'.
     const d = encodeDetail(day(50, 3));
     expect(d.parts[0]).not.toBe(a.parts[0]);
-    expect(d.parts[1]).not.toBe(a.parts[1]);
+    expect(d.parts[1]).toBe(a.parts[1]);
+    expect(d.parts[2]).not.toBe(a.parts[2]);
+  });
+
+  it('keeps components whose inputs are not last, and evidence without a day, whole', () => {
+    const odd = {
+      components: { inputs: { n: 1 }, sentiment: { value: 2 } },
+      reason: null,
+      reasonText: null,
+      evidence: { interactionIds: ['x'], day: 'd', more: 1 },
+    };
+    expect(roundTrip(odd).decoded).toEqual(viaJson(odd));
+    expect(Object.keys(roundTrip(odd).decoded.components as object)).toEqual(['inputs', 'sentiment']);
   });
 
   it('writes a day’s figures in a few bytes each', () => {
@@ -148,7 +172,8 @@ describe('history codec', () => {
 
   it('refuses figures that do not match their parts', () => {
     const e = encodeDetail(day(35, 78));
-    const parts = e.parts.map(parsePart) as [ReturnType<typeof parsePart>, ReturnType<typeof parsePart>, ReturnType<typeof parsePart>];
+    const parts = e.parts.map(parsePart);
+    expect(() => decodeDetail(parts.slice(1), e.figures)).toThrow(/5 parts/);
     expect(() => decodeDetail(parts, e.figures.subarray(0, e.figures.length - 1))).toThrow(/end early/);
     expect(() => decodeDetail(parts, new Uint8Array([...e.figures, 0]))).toThrow(/left over/);
   });

@@ -5,9 +5,11 @@
  * next but for their figures: "Score stable at 72.3 (+0.2 points)." becomes "Score stable at 72.4
  * (+0.1 points)." So each is split into a **skeleton** — the JSON with every figure replaced by a
  * slot, kept once per workspace in `health_parts` and referenced by the days that share it — and
- * the day's **figures**, a few bytes each in the row. Three skeletons per day (components; reason
- * and sentence; evidence) change independently: a new message changes the evidence, not the
- * sentence's template.
+ * the day's **figures**, a few bytes each in the row. Five skeletons per day change independently
+ * (PART_COUNT): the components without their raw `inputs`; the `inputs` (their keys come and go
+ * with the figures that are not 0); the reason and its sentence; the evidence without the
+ * messages it points to; those messages (`day`, `interactionIds`, new with each message). A row
+ * keeps its parts' ids and its figures in one `detail` value (packDetail).
  *
  * Lossless by construction: every figure is written in a form that gives back the very text it had
  * (a decimal as its digits and the position of its point, anything else as a float64 or as its
@@ -25,9 +27,12 @@ export interface SnapshotDetail<T = JsonValue> {
   evidence: T;
 }
 
-/** The three skeleton bodies (components, reason and sentence, evidence) and the day's figures. */
+/** Parts per snapshot (see the top of this file). */
+export const PART_COUNT = 5;
+
+/** The skeleton bodies of a detail's parts and the day's figures. */
 interface EncodedDetail {
-  parts: [string, string, string];
+  parts: string[];
   figures: Uint8Array;
 }
 
@@ -117,6 +122,9 @@ class FigureReader {
   }
   get ended(): boolean {
     return this.#pos === this.buf.length;
+  }
+  get position(): number {
+    return this.#pos;
   }
 }
 
@@ -394,7 +402,37 @@ function writeFigures(v: unknown, w: FigureWriter, key: string | null): void {
 
 /** A detail as encoded, with the values it was encoded from: what the next day is compared with. */
 export interface EncodedFrom extends EncodedDetail {
-  values: [unknown, unknown, unknown];
+  values: unknown[];
+}
+
+/**
+ * `v` without its last keys when they are `keys`, in that order (as the rebuild writes them), and
+ * their values; otherwise `v` whole and no values. Keys whose value is undefined do not count
+ * (JSON leaves them out).
+ */
+function splitTail(v: unknown, keys: readonly string[]): [unknown, unknown[]] {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return [v, []];
+  const entries: [string, unknown][] = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+  const tail = entries.slice(entries.length - keys.length);
+  if (entries.length < keys.length || tail.some(([k], i) => k !== keys[i])) return [v, []];
+  return [Object.fromEntries(entries.slice(0, entries.length - keys.length)), tail.map(([, x]) => x)];
+}
+
+function joinTail(rest: JsonValue, tail: JsonValue, keys: readonly string[]): JsonValue {
+  if (!Array.isArray(tail) || tail.length !== keys.length || rest === null || typeof rest !== 'object' || Array.isArray(rest)) return rest;
+  const out: { [key: string]: JsonValue } = { ...rest };
+  keys.forEach((k, i) => (out[k] = tail[i]!));
+  return out;
+}
+
+const INPUTS = ['inputs'] as const;
+const POINTER = ['day', 'interactionIds'] as const;
+
+/** The values of a detail's parts, in PART_COUNT order. */
+function partValues(d: SnapshotDetail<unknown>): unknown[] {
+  const [components, inputs] = splitTail(d.components, INPUTS);
+  const [evidence, pointer] = splitTail(d.evidence, POINTER);
+  return [components, inputs, reasonValue(d), evidence, pointer];
 }
 
 /**
@@ -405,7 +443,7 @@ export interface EncodedFrom extends EncodedDetail {
 export function encodeDetail(d: SnapshotDetail<unknown>, previous?: EncodedFrom): EncodedFrom {
   const w = shared;
   w.truncate(0);
-  const values: [unknown, unknown, unknown] = [d.components, reasonValue(d), d.evidence];
+  const values = partValues(d);
   const parts = values.map((v, k) => {
     const prevBody = previous?.parts[k];
     if (previous && prevBody !== undefined && !prevBody.startsWith(WHOLE) && sameSkeleton(previous.values[k], v, null)) {
@@ -413,7 +451,7 @@ export function encodeDetail(d: SnapshotDetail<unknown>, previous?: EncodedFrom)
       return prevBody;
     }
     return partBody(v, w);
-  }) as [string, string, string];
+  });
   return { parts, figures: w.take(), values };
 }
 
@@ -428,17 +466,32 @@ export function parsePart(body: string): ParsedPart {
   return { whole: false, skeleton: JSON.parse(body.replaceAll(NUM, NUM_AS_JSON).replaceAll(DIGITS, DIGITS_AS_JSON)) as JsonValue };
 }
 
-export function decodeDetail(parts: readonly [ParsedPart, ParsedPart, ParsedPart], figures: Uint8Array): SnapshotDetail {
+export function decodeDetail(parts: readonly ParsedPart[], figures: Uint8Array): SnapshotDetail {
+  if (parts.length !== PART_COUNT) throw new Error(`a health snapshot has ${PART_COUNT} parts, not ${parts.length}`);
   const r = new FigureReader(figures);
-  const [c, x, e] = parts.map((p) => (p.whole ? p.value : fill(p.skeleton, r)));
+  const [c, inputs, x, e, pointer] = parts.map((p): JsonValue => (p.whole ? p.value : fill(p.skeleton, r)));
   if (!r.ended) throw new Error('health snapshot figures left over: the row does not match its parts');
   const reason = x !== null && typeof x === 'object' && !Array.isArray(x) ? x : {};
   return {
-    components: c ?? null,
+    components: joinTail(c ?? null, inputs ?? null, INPUTS),
     reason: typeof reason.code === 'string' ? reason.code : null,
     reasonText: typeof reason.text === 'string' ? reason.text : null,
-    evidence: e ?? null,
+    evidence: joinTail(e ?? null, pointer ?? null, POINTER),
   };
+}
+
+/** A row's `detail`: its parts' ids (PART_COUNT varints), then its figures. */
+export function packDetail(partIds: readonly number[], figures: Uint8Array): Uint8Array {
+  const w = new FigureWriter();
+  for (const id of partIds) w.varint(id);
+  w.bytes(figures);
+  return w.take();
+}
+
+export function unpackDetail(detail: Uint8Array): { partIds: number[]; figures: Uint8Array } {
+  const r = new FigureReader(detail);
+  const partIds = Array.from({ length: PART_COUNT }, () => r.varint());
+  return { partIds, figures: detail.subarray(r.position) };
 }
 
 /** A part's key within its workspace: the first 128 bits of the SHA-256 of its body. */

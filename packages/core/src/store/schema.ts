@@ -192,19 +192,16 @@ export interface InteractionsTable {
 
 /**
  * One row per client and UTC day: the score as it was at the end of that day, and what explains
- * it in compact form (store/history-codec.ts): three parts shared by the days that have the same
- * skeleton, and the day's own figures. Read through health/snapshots.ts, which gives back the
- * components, reason, sentence and evidence.
+ * it in compact form (store/history-codec.ts): `detail` holds the ids of its parts (shared by the
+ * days that have the same skeletons) and the day's own figures. Read through health/snapshots.ts,
+ * which gives back the components, reason, sentence and evidence.
  */
 export interface HealthSnapshotsTable {
   client_id: string;
   date: string;
   score: number;
   confidence: number;
-  components_part: number;
-  reason_part: number;
-  evidence_part: number;
-  figures: Uint8Array;
+  detail: Uint8Array;
 }
 
 /** A skeleton of a snapshot part (components; reason and sentence; evidence), once per workspace. */

@@ -1,15 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../dialect.js';
-import { encodeDetail, partHash, type JsonValue } from '../history-codec.js';
+import { encodeDetail, packDetail, partHash, type JsonValue } from '../history-codec.js';
 
 // Immutable once landed. Compact health history (docs/health-model.md, "Stored history"):
 // - health_snapshots keeps one row per client and day, now as figures only: score, confidence,
-//   the ids of its three parts and `figures`, the day's numbers in a few bytes each
+//   and `detail`: the ids of its five parts and the day's numbers in a few bytes each
 //   (store/history-codec.ts). No workspace_id (the client's), no created_at. Its primary key
 //   (client_id, date) is the table itself on SQLite (WITHOUT ROWID); the two secondary indexes go:
 //   every read by workspace and day goes through the workspace's clients.
-// - health_parts: the skeletons (components; reason and sentence; evidence), once per workspace,
-//   keyed by the SHA-256 of their body.
+// - health_parts: the skeletons (components, their inputs, reason and sentence, evidence, the
+//   messages it points to), once per workspace, keyed by the SHA-256 of their body.
 // Every snapshot there is is converted, not dropped: history reads answer as before.
 const CHUNK = 2_000;
 
@@ -46,10 +46,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('date', 'text', (c) => c.notNull())
     .addColumn('score', pg ? 'double precision' : 'real', (c) => c.notNull())
     .addColumn('confidence', pg ? 'double precision' : 'real', (c) => c.notNull())
-    .addColumn('components_part', 'integer', (c) => c.notNull())
-    .addColumn('reason_part', 'integer', (c) => c.notNull())
-    .addColumn('evidence_part', 'integer', (c) => c.notNull())
-    .addColumn('figures', pg ? 'bytea' : 'blob', (c) => c.notNull())
+    .addColumn('detail', pg ? 'bytea' : 'blob', (c) => c.notNull())
     .addPrimaryKeyConstraint('health_snapshots_pk', ['client_id', 'date'])
     .$call((b) => (pg ? b : b.modifyEnd(sql`without rowid`)))
     .execute();
@@ -100,10 +97,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         date: r.date,
         score: r.score,
         confidence: r.confidence,
-        components_part: ids[0],
-        reason_part: ids[1],
-        evidence_part: ids[2],
-        figures: Buffer.from(enc.figures),
+        detail: Buffer.from(packDetail(ids, enc.figures)),
       });
     }
     for (let k = 0; k < parts.length; k += 200)
