@@ -4,6 +4,7 @@
  * only difference is their figures.
  */
 import { describe, expect, it } from 'vitest';
+import { Rng } from '@chs/fixtures';
 import { decodeDetail, encodeDetail, packDetail, parsePart, unpackDetail, type EncodedFrom, type SnapshotDetail } from './history-codec.js';
 
 const roundTrip = (d: SnapshotDetail<unknown>, previous?: EncodedFrom) => {
@@ -65,18 +66,6 @@ function day(score: number, daysSince: number, opts: { risk?: boolean; evidenceD
   };
 }
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const NUMBERS = [0, -0, 1, -1, 0.1 + 0.2, 1e-7, -0.38, 23.91, 14.933333333333334, 1e21, 2 ** 53, -(2 ** 60), 123456.789012, 5e-324, NaN, Infinity];
 const SENTENCES = [
   'Score 35.0 (±0.0 points).',
@@ -108,7 +97,8 @@ describe('history codec', () => {
   });
 
   it('gives back any JSON value exactly as JSON would, slots and all, with or without the day before', () => {
-    const next = random(42);
+    const rng = new Rng(42);
+    const next = () => rng.next();
     let previous: EncodedFrom | undefined;
     for (let i = 0; i < 3_000; i++) {
       const d: SnapshotDetail<unknown> = {
