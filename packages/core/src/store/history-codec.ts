@@ -28,7 +28,7 @@ export interface SnapshotDetail<T = JsonValue> {
 }
 
 /** Parts per snapshot (see the top of this file). */
-export const PART_COUNT = 5;
+const PART_COUNT = 5;
 
 /** The skeleton bodies of a detail's parts and the day's figures. */
 interface EncodedDetail {
