@@ -137,13 +137,18 @@ async function partIds(trx: Kysely<Database>, parts: { workspaceId: string; hash
     await found(list.map((p) => p.hash));
     const missing = list.filter((p) => !out.has(`${workspaceId}\u0000${p.hash}`)).sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
     if (missing.length === 0) continue;
-    for (const part of chunks(missing, 200))
-      await trx
+    for (const part of chunks(missing, 200)) {
+      const inserted = await trx
         .insertInto('health_parts')
         .values(part.map((p) => ({ workspace_id: workspaceId, hash: p.hash, body: p.body })))
         .onConflict((oc) => oc.columns(['workspace_id', 'hash']).doNothing())
+        .returning(['id', 'hash'])
         .execute();
-    await found(missing.map((p) => p.hash));
+      for (const r of inserted) out.set(`${workspaceId}\u0000${r.hash}`, r.id);
+    }
+    // Those another transaction stored meanwhile (ON CONFLICT returned nothing for them).
+    const raced = missing.filter((p) => !out.has(`${workspaceId}\u0000${p.hash}`));
+    if (raced.length > 0) await found(raced.map((p) => p.hash));
   }
   return out;
 }
