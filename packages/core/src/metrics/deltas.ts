@@ -31,11 +31,13 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
   const windowDays = options.windowDays ?? 7;
   const minDelta = options.minDelta ?? 10;
   const dayW = utcDay(addDays(options.now, -windowDays));
-  // The workspace's clients, each with one probe of its (client, day) snapshot key; components are
-  // decoded only for the few rows that qualify.
+  // The past day's range of the (date, client, score) snapshot index, one client probe per row (a
+  // cross join keeps that order on SQLite, as in summary.ts); components are decoded only for the
+  // few rows that qualify.
   const rows = await db
     .selectFrom('health_snapshots as p')
-    .innerJoin('clients as k', 'k.id', 'p.client_id')
+    .crossJoin('clients as k')
+    .whereRef('k.id', '=', 'p.client_id')
     .select(['k.id', 'k.name', 'k.health_score', 'k.health_updated_at', 'p.score as prev_score', ...SNAPSHOT_DETAIL_COLUMNS.map((c) => `p.${c}` as const)])
     .where('p.date', '=', dayW)
     .where('k.workspace_id', '=', workspaceId)

@@ -71,11 +71,14 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
       sql<number | null>`sum(case when ${score} < ${threshold} then coalesce(k.mrr, 0) else 0 end)`.as('mrr_at_risk'),
     ])
     .executeTakeFirstOrThrow();
-  // The included clients, each with one probe of its (client, day) snapshot key.
+  // The day's range of the (date, client, score) snapshot index, then one client probe each. A
+  // cross join with the condition in WHERE: SQLite keeps that order (it would otherwise probe each
+  // client's snapshot key, 2-3x slower at 10,000 clients); PostgreSQL plans it as any join.
   const onDay = (day: string) =>
     db
       .selectFrom('health_snapshots as s')
-      .innerJoin('clients as k', 'k.id', 's.client_id')
+      .crossJoin('clients as k')
+      .whereRef('k.id', '=', 's.client_id')
       .where('s.date', '=', day)
       .where('k.workspace_id', '=', workspaceId)
       .where('k.is_excluded', '=', 0)

@@ -6,8 +6,10 @@ import { encodeDetail, packDetail, partHash, type JsonValue } from '../history-c
 // - health_snapshots keeps one row per client and day, now as figures only: score, confidence,
 //   and `detail`: the ids of its five parts and the day's numbers in a few bytes each
 //   (store/history-codec.ts). No workspace_id (the client's), no created_at. Its primary key
-//   (client_id, date) is the table itself on SQLite (WITHOUT ROWID); the two secondary indexes go:
-//   every read by workspace and day goes through the workspace's clients.
+//   (client_id, date) is the table itself on SQLite (WITHOUT ROWID). One secondary index,
+//   (date, client_id, score): a day's scores read in one range, each then matched to its client
+//   (the summary's and the deltas' "N days ago"); it replaces (workspace, date, client, score) and
+//   (client, date, score).
 // - health_parts: the skeletons (components, their inputs, reason and sentence, evidence, the
 //   messages it points to), once per workspace, keyed by the SHA-256 of their body.
 // Every snapshot there is is converted, not dropped: history reads answer as before.
@@ -50,6 +52,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('health_snapshots_pk', ['client_id', 'date'])
     .$call((b) => (pg ? b : b.modifyEnd(sql`without rowid`)))
     .execute();
+  await db.schema.createIndex('health_snapshots_date').on('health_snapshots').columns(['date', 'client_id', 'score']).execute();
 
   const raw = db as unknown as Kysely<{
     health_snapshots_015: OldRow;
@@ -122,6 +125,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   // down migration must not depend on: history is rebuilt from the interactions instead.
   const pg = dialectOf(db) === 'postgres';
   const real = pg ? 'double precision' : 'real';
+  await db.schema.dropIndex('health_snapshots_date').ifExists().execute();
   await db.schema.dropTable('health_snapshots').execute();
   await db.schema.dropTable('health_parts').execute();
   await db.schema
