@@ -8,6 +8,7 @@ import type { Database, HealthSnapshotsTable } from '../store/schema.js';
 import { decodeDetail, parsePart, unpackDetail, type ParsedPart } from '../store/history-codec.js';
 import { isRecord } from '../util/json.js';
 import { chunks } from '../util/lists.js';
+import { ChsError } from '../errors.js';
 import { readStoredComponents, type StoredComponents } from './model.js';
 
 /** The columns a snapshot is decoded from (select them, with any others, and pass the rows on). */
@@ -39,7 +40,7 @@ export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: K
   }
   const get = (id: number): ParsedPart => {
     const p = parts.get(id);
-    if (!p) throw new Error(`health snapshot part ${id} is missing`);
+    if (!p) throw new ChsError('INTERNAL', `health snapshot part ${id} is missing`);
     return p;
   };
   return unpacked.map((u) => {

@@ -16,6 +16,7 @@
  * text), and a value the skeleton cannot hold is kept whole.
  */
 import { createHash } from 'node:crypto';
+import { ChsError } from '../errors.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -108,14 +109,14 @@ class FigureReader {
     let mul = 1;
     for (;;) {
       const b = this.buf[this.#pos++];
-      if (b === undefined) throw new Error('health snapshot figures end early');
+      if (b === undefined) throw new ChsError('INTERNAL', 'health snapshot figures end early');
       v += (b & 0x7f) * mul;
       if (b < 0x80) return v;
       mul *= 0x80;
     }
   }
   bytes(n: number): Uint8Array {
-    if (this.#pos + n > this.buf.length) throw new Error('health snapshot figures end early');
+    if (this.#pos + n > this.buf.length) throw new ChsError('INTERNAL', 'health snapshot figures end early');
     const out = this.buf.subarray(this.#pos, this.#pos + n);
     this.#pos += n;
     return out;
@@ -467,10 +468,10 @@ export function parsePart(body: string): ParsedPart {
 }
 
 export function decodeDetail(parts: readonly ParsedPart[], figures: Uint8Array): SnapshotDetail {
-  if (parts.length !== PART_COUNT) throw new Error(`a health snapshot has ${PART_COUNT} parts, not ${parts.length}`);
+  if (parts.length !== PART_COUNT) throw new ChsError('INTERNAL', `a health snapshot has ${PART_COUNT} parts, not ${parts.length}`);
   const r = new FigureReader(figures);
   const [c, inputs, x, e, pointer] = parts.map((p): JsonValue => (p.whole ? p.value : fill(p.skeleton, r)));
-  if (!r.ended) throw new Error('health snapshot figures left over: the row does not match its parts');
+  if (!r.ended) throw new ChsError('INTERNAL', 'health snapshot figures left over: the row does not match its parts');
   const reason = x !== null && typeof x === 'object' && !Array.isArray(x) ? x : {};
   return {
     components: joinTail(c ?? null, inputs ?? null, INPUTS),
