@@ -77,8 +77,7 @@ export async function storeSnapshots(trx: Kysely<Database>, rows: readonly Snaps
     prev = encodeDetail({ components: r.components, reason: r.reason, reasonText: r.reason_text, evidence: r.evidence }, before);
     return prev;
   });
-  // Each distinct part once, by workspace: its hash and body.
-  // Each distinct body is hashed once. Consecutive days of a client mostly have the same bodies:
+  // Each distinct part once, by workspace: its hash and body. Each distinct body is hashed once. Consecutive days of a client mostly have the same bodies:
   // those are recognised by comparison with the day before, without a lookup.
   const wanted = new Map<string, { workspaceId: string; hash: string; body: string }>();
   const byBody = new Map<string, Map<string, string>>();
@@ -126,7 +125,11 @@ export async function storeSnapshots(trx: Kysely<Database>, rows: readonly Snaps
 async function partIds(trx: Kysely<Database>, parts: { workspaceId: string; hash: string; body: string }[]): Promise<PartIds> {
   const out: PartIds = new Map();
   const byWorkspace = new Map<string, { hash: string; body: string }[]>();
-  for (const p of parts) byWorkspace.set(p.workspaceId, [...(byWorkspace.get(p.workspaceId) ?? []), p]);
+  for (const p of parts) {
+    const list = byWorkspace.get(p.workspaceId);
+    if (list) list.push(p);
+    else byWorkspace.set(p.workspaceId, [p]);
+  }
   for (const [workspaceId, list] of byWorkspace) {
     const found = async (hashes: string[]) => {
       for (const part of chunks(hashes, 500)) {
