@@ -142,7 +142,20 @@ export async function pgAdmin(pgUrl: string, q: string): Promise<void> {
   }
 }
 
-export async function pgAnswers(url: string): Promise<boolean> {
+/**
+ * The dialects a scenario runs on: SQLite, and PostgreSQL at `pgUrl` unless it is `none` or does
+ * not answer (then `details.postgresSkipped` says so).
+ */
+export async function benchDialects(pgUrl: string, details: Record<string, unknown>): Promise<Array<'sqlite' | 'postgres'>> {
+  const dialects: Array<'sqlite' | 'postgres'> = ['sqlite'];
+  if (pgUrl !== 'none') {
+    if (await pgAnswers(pgUrl)) dialects.push('postgres');
+    else details.postgresSkipped = `PostgreSQL at ${new URL(pgUrl).host} did not answer`;
+  }
+  return dialects;
+}
+
+async function pgAnswers(url: string): Promise<boolean> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await c.connect();

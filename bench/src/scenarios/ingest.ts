@@ -12,7 +12,7 @@
  */
 import { join } from 'node:path';
 import { DEFAULT_BACKEND, type BackendName } from '@chs/core';
-import { DEFAULT_BENCH_PG_URL, pgAnswers, wholeCommand, type WholeCommandResult } from '../command.js';
+import { DEFAULT_BENCH_PG_URL, benchDialects, wholeCommand, type WholeCommandResult } from '../command.js';
 import { ensureMailbox, MAILBOX_SHAPES, type BenchMailbox, type MailboxProfile, type MailboxShape } from '../mailbox.js';
 import { MB, round } from '../measure.js';
 import { TMP_DIR } from '../paths.js';
@@ -84,11 +84,7 @@ export async function ingestScenario(o: IngestScenarioOptions = {}): Promise<Ben
     mailboxes: Object.fromEntries(boxes.map((b) => [b.shape, b.path])),
   });
 
-  const dialects: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (pgUrl !== 'none') {
-    if (await pgAnswers(pgUrl)) dialects.push('postgres');
-    else r.details.postgresSkipped = `PostgreSQL at ${new URL(pgUrl).host} did not answer`;
-  }
+  const dialects = await benchDialects(pgUrl, r.details);
   for (const box of boxes) {
     // Today's shape keeps the metric names of earlier results (compare.js); the others get a prefix.
     const prefix = box.shape === 'attachments' ? '' : `${box.shape}.`;

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { addDays, createApiKey, createEngine } from '@chs/core';
-import { DEFAULT_BENCH_PG_URL, freshDatabase, pgAnswers } from '../command.js';
+import { DEFAULT_BENCH_PG_URL, freshDatabase, benchDialects } from '../command.js';
 import { MB, round } from '../measure.js';
 import { CHS_BIN, TMP_DIR } from '../paths.js';
 import { metric, target, type BenchResult } from '../results.js';
@@ -57,11 +57,7 @@ export async function scaleScenario(o: ScaleScenarioOptions = {}): Promise<Bench
   const r = startResult('scale', { clients, interactions, now: SCALE_NOW, dailyNow, duration, connections });
   const { metrics: m, details } = r;
 
-  const dialects: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (pgUrl !== 'none') {
-    if (await pgAnswers(pgUrl)) dialects.push('postgres');
-    else details.postgresSkipped = `PostgreSQL at ${new URL(pgUrl).host} did not answer`;
-  }
+  const dialects = await benchDialects(pgUrl, details);
   for (const dialect of dialects) {
     const p = `scale.${dialect}`;
     const tag = o.ephemeral ? `t${randomBytes(4).toString('hex')}` : undefined;

@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDemoMailbox } from '@chs/fixtures';
-import { DEFAULT_BENCH_PG_URL, freshDatabase, pgAnswers, runCommand, wholeCommand } from '../command.js';
+import { DEFAULT_BENCH_PG_URL, freshDatabase, benchDialects, runCommand, wholeCommand } from '../command.js';
 import { ensureMailbox, MAILBOX_END_DATE } from '../mailbox.js';
 import { round } from '../measure.js';
 import { CHS_BIN, TMP_DIR } from '../paths.js';
@@ -46,11 +46,7 @@ export async function storageScenario(o: StorageScenarioOptions = {}): Promise<B
   });
   const { metrics: m, details } = r;
 
-  const dialects: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (pgUrl !== 'none') {
-    if (await pgAnswers(pgUrl)) dialects.push('postgres');
-    else details.postgresSkipped = `PostgreSQL at ${new URL(pgUrl).host} did not answer`;
-  }
+  const dialects = await benchDialects(pgUrl, details);
   for (const dialect of dialects) {
     log(`[${dialect}] chs demo --no-serve …`);
     const demo = await demoDatabase(dialect, dir, pgUrl, demoMbox);

@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_BENCH_PG_URL, freshDatabase, pgAnswers } from '../command.js';
+import { DEFAULT_BENCH_PG_URL, freshDatabase, benchDialects } from '../command.js';
 import { round } from '../measure.js';
 import { REPO_DIR, TMP_DIR } from '../paths.js';
 import { metric, target, type BenchResult } from '../results.js';
@@ -40,11 +40,7 @@ export async function webhooksScenario(o: WebhooksScenarioOptions = {}): Promise
   const dir = o.dir ?? TMP_DIR;
   const r = startResult('webhooks', { events, mbox: 'fixtures/mailboxes/small.mbox' });
   const { metrics: m, details } = r;
-  const dialects: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (pgUrl !== 'none') {
-    if (await pgAnswers(pgUrl)) dialects.push('postgres');
-    else details.postgresSkipped = `PostgreSQL at ${new URL(pgUrl).host} did not answer`;
-  }
+  const dialects = await benchDialects(pgUrl, details);
   for (const d of dialects) {
     log(`${events} events at once for one endpoint, beside a read loop and small.mbox ingests (${d}) …`);
     mkdirSync(dir, { recursive: true });
