@@ -53,6 +53,7 @@ const WHOLE = '!';
 const LITERAL_KEYS: ReadonlySet<string> = new Set(['weight', 'cap']);
 /** Strings under these keys are sentences: their figures go to the row. */
 const SENTENCE_KEYS: ReadonlySet<string> = new Set(['text']);
+const SENTENCE_KEY = 'text';
 const DIGIT_RUN = /\d+(?:\.\d+)?/g;
 /** Decimals with at most this many digits after the point are written as integers. */
 const MAX_DECIMALS = 6;
@@ -129,19 +130,6 @@ class FigureReader {
   }
 }
 
-/** A decimal's digits and point: "-0.38" → mantissa -38, 2 decimals; null when it has another form. */
-function decimalOf(text: string): { mantissa: number; decimals: number } | null {
-  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) return null;
-  const decimals = m[3]?.length ?? 0;
-  if (decimals > MAX_DECIMALS) return null;
-  const magnitude = Number(`${m[2]}${m[3] ?? ''}`);
-  if (!Number.isSafeInteger(magnitude) || magnitude > MAX_MANTISSA) return null;
-  const mantissa = m[1] ? -magnitude : magnitude;
-  // Leading zeros ("05") and a "-0" would not come back as written.
-  return decimalText(mantissa, decimals, m[1] === '-') === text ? { mantissa, decimals } : null;
-}
-
 function decimalText(mantissa: number, decimals: number, negative = mantissa < 0): string {
   const digits = String(Math.abs(mantissa)).padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);
@@ -183,14 +171,30 @@ function readNumber(r: FigureReader): number {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A run of digits as written: as a decimal when it reads back the same ("05" does not), else as text. */
-function writeDigits(w: FigureWriter, digits: string): void {
-  const d = decimalOf(digits);
-  if (d) {
-    w.varint(zigzag(d.mantissa) * 8 + d.decimals);
+/**
+ * A run of digits as written (DIGIT_RUN, `s` from `start` to `end`): as a decimal when it reads
+ * back the same ("05" and "00.5" do not), else as text. Read by hand rather than by a pattern:
+ * a sentence's digits are most of a day's figures.
+ */
+function writeDigits(w: FigureWriter, s: string, start = 0, end = s.length): void {
+  let mantissa = 0;
+  let decimals = -1;
+  // A leading zero ("05", "00.5") would not read back as written; nor would too many digits.
+  const ok = end - start <= 16 && (s.charCodeAt(start) !== 48 || end - start === 1 || s.charCodeAt(start + 1) === 46);
+  for (let i = start; ok && i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) decimals = 0;
+    else {
+      mantissa = mantissa * 10 + (c - 48);
+      if (decimals >= 0) decimals++;
+    }
+  }
+  if (decimals < 0) decimals = 0;
+  if (ok && decimals <= MAX_DECIMALS && mantissa <= MAX_MANTISSA) {
+    w.varint(zigzag(mantissa) * 8 + decimals);
     return;
   }
-  const bytes = encoder.encode(digits);
+  const bytes = encoder.encode(s.slice(start, end));
   w.varint(OTHER + 8 * bytes.length);
   w.bytes(bytes);
 }
@@ -345,65 +349,87 @@ function sameSentence(a: string, b: string): boolean {
   return i === a.length && j === b.length;
 }
 
-/** Whether two values have the same skeleton (they differ, if at all, only in their figures). */
-function sameSkeleton(a: unknown, b: unknown, key: string | null): boolean {
-  if (typeof a !== typeof b) return false;
-  switch (typeof a) {
+/**
+ * When `v` has the skeleton of `prev` (they differ, if at all, only in their figures), writes the
+ * figures of `v` and returns true; otherwise returns false, having written some (the caller drops
+ * them). One walk does both: the common day, whose skeleton is yesterday's, costs no more than
+ * writing its figures. `tail`: an object's last keys, left out (split off into another part).
+ */
+function writeIfSame(prev: unknown, v: unknown, key: string | null, w: FigureWriter, tail: readonly string[] = NO_KEYS): boolean {
+  switch (typeof v) {
     case 'number':
-      return key !== null && LITERAL_KEYS.has(key) ? Object.is(a, b) : Number.isFinite(a) && Number.isFinite(b);
+      if (typeof prev !== 'number') return false;
+      if (key !== null && LITERAL_KEYS.has(key)) return Object.is(prev, v);
+      if (!Number.isFinite(prev) || !Number.isFinite(v)) return false;
+      writeNumber(w, v);
+      return true;
     case 'string':
-      return key !== null && SENTENCE_KEYS.has(key) ? sameSentence(a, b as string) : a === b;
+      if (typeof prev !== 'string') return false;
+      if (key === null || !SENTENCE_KEYS.has(key)) return prev === v;
+      if (!sameSentence(prev, v)) return false;
+      writeSentenceFigures(v, w);
+      return true;
     case 'object': {
-      if (a === null || b === null) return a === b;
-      if (Array.isArray(a)) {
-        if (!Array.isArray(b) || a.length !== b.length) return false;
-        for (let i = 0; i < a.length; i++) if (!sameSkeleton(a[i], b[i], null)) return false;
+      if (v === null || prev === null || typeof prev !== 'object') return v === prev;
+      if (Array.isArray(v)) {
+        if (!Array.isArray(prev) || prev.length !== v.length) return false;
+        for (let i = 0; i < v.length; i++) if (!writeIfSame(prev[i], v[i], null, w)) return false;
         return true;
       }
-      if (Array.isArray(b)) return false;
-      const ka = Object.keys(a);
-      const kb = Object.keys(b as object);
-      if (ka.length !== kb.length) return false;
-      for (let i = 0; i < ka.length; i++) {
-        const k = ka[i]!;
-        if (k !== kb[i]) return false;
-        const va = (a as Record<string, unknown>)[k];
-        const vb = (b as Record<string, unknown>)[k];
+      if (Array.isArray(prev)) return false;
+      const kv = Object.keys(v);
+      const kp = Object.keys(prev);
+      const n = kv.length - tail.length;
+      if (kv.length !== kp.length || n < 0) return false;
+      for (let j = 0; j < tail.length; j++) if (kv[n + j] !== tail[j] || kp[n + j] !== tail[j]) return false;
+      for (let i = 0; i < n; i++) {
+        const k = kv[i]!;
+        if (k !== kp[i]) return false;
+        const x = (v as Record<string, unknown>)[k];
+        const y = (prev as Record<string, unknown>)[k];
         // A key left undefined is left out of the body: not worth matching, the body is built instead.
-        if (va === undefined || vb === undefined || !sameSkeleton(va, vb, k)) return false;
+        if (x === undefined || y === undefined || !writeIfSame(y, x, k, w)) return false;
       }
       return true;
     }
     default:
-      return a === b;
+      return prev === v;
   }
 }
 
-/** Writes a value's figures only (its skeleton is known to be another value's). */
-function writeFigures(v: unknown, w: FigureWriter, key: string | null): void {
-  if (typeof v === 'number') {
-    if (key === null || !LITERAL_KEYS.has(key)) writeNumber(w, v);
-  } else if (typeof v === 'string') {
-    if (key === null || !SENTENCE_KEYS.has(key)) return;
-    for (let i = 0; i < v.length;) {
-      if (!isDigit(v.charCodeAt(i))) {
-        i++;
-        continue;
-      }
-      const end = runEnd(v, i);
-      writeDigits(w, v.slice(i, end));
-      i = end;
+/** Writes the digit runs of a sentence (its figures; the skeleton is known to be another's). */
+function writeSentenceFigures(v: string, w: FigureWriter): void {
+  for (let i = 0; i < v.length;) {
+    if (!isDigit(v.charCodeAt(i))) {
+      i++;
+      continue;
     }
-  } else if (Array.isArray(v)) {
-    for (const x of v) writeFigures(x, w, null);
-  } else if (v !== null && typeof v === 'object') {
-    for (const k in v) if (Object.hasOwn(v, k)) writeFigures((v as Record<string, unknown>)[k], w, k);
+    const end = runEnd(v, i);
+    writeDigits(w, v, i, end);
+    i = end;
   }
 }
 
-/** A detail as encoded, with the values it was encoded from: what the next day is compared with. */
+/** A detail as encoded, with what it was encoded from: what the next day is compared with. */
 export interface EncodedFrom extends EncodedDetail {
-  values: unknown[];
+  source: SnapshotDetail<unknown>;
+  /** Whether its components had their `inputs` split off, and its evidence its pointer (splitTail). */
+  split: readonly [boolean, boolean];
+}
+
+/**
+ * Whether the last keys of `v` whose values are defined are `keys`, in that order: what splitTail
+ * splits off (checked without building the parts).
+ */
+function endsWith(v: unknown, keys: readonly string[]): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const all = Object.keys(v);
+  let i = all.length - 1;
+  for (let j = keys.length - 1; j >= 0; j--, i--) {
+    while (i >= 0 && (v as Record<string, unknown>)[all[i]!] === undefined) i--;
+    if (i < 0 || all[i] !== keys[j]) return false;
+  }
+  return true;
 }
 
 /**
@@ -412,11 +438,9 @@ export interface EncodedFrom extends EncodedDetail {
  * (JSON leaves them out).
  */
 function splitTail(v: unknown, keys: readonly string[]): [unknown, unknown[]] {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return [v, []];
+  if (!endsWith(v, keys)) return [v, []];
   const entries: [string, unknown][] = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-  const tail = entries.slice(entries.length - keys.length);
-  if (entries.length < keys.length || tail.some(([k], i) => k !== keys[i])) return [v, []];
-  return [Object.fromEntries(entries.slice(0, entries.length - keys.length)), tail.map(([, x]) => x)];
+  return [Object.fromEntries(entries.slice(0, entries.length - keys.length)), entries.slice(entries.length - keys.length).map(([, x]) => x)];
 }
 
 function joinTail(rest: JsonValue, tail: JsonValue, keys: readonly string[]): JsonValue {
@@ -426,6 +450,7 @@ function joinTail(rest: JsonValue, tail: JsonValue, keys: readonly string[]): Js
   return out;
 }
 
+const NO_KEYS: readonly string[] = [];
 const INPUTS = ['inputs'] as const;
 const POINTER = ['day', 'interactionIds'] as const;
 
@@ -437,6 +462,33 @@ function partValues(d: SnapshotDetail<unknown>): unknown[] {
 }
 
 /**
+ * Part `k` of `d` (split as `split` says) has the skeleton of the same part of `p` (split the same
+ * way): its figures are written. The parts are compared in place, without being built.
+ */
+function partIfSame(k: number, p: SnapshotDetail<unknown>, d: SnapshotDetail<unknown>, split: readonly [boolean, boolean], w: FigureWriter): boolean {
+  const [inputs, pointer] = split;
+  switch (k) {
+    case 0:
+      return writeIfSame(p.components, d.components, null, w, inputs ? INPUTS : NO_KEYS);
+    case 1:
+      // The part is [inputs] (an array's item has no key), or [] when not split.
+      return !inputs || writeIfSame((p.components as Record<string, unknown>)[INPUTS[0]], (d.components as Record<string, unknown>)[INPUTS[0]], null, w);
+    case 2:
+      // The part is {code: reason, text: reasonText} (reasonValue).
+      return (d.reason === null || typeof d.reason === 'string') && d.reason === p.reason && writeIfSame(p.reasonText, d.reasonText, SENTENCE_KEY, w);
+    case 3:
+      return writeIfSame(p.evidence, d.evidence, null, w, pointer ? POINTER : NO_KEYS);
+    default: {
+      // The part is [day, interactionIds], or [] when not split.
+      if (!pointer) return true;
+      const pe = p.evidence as Record<string, unknown>;
+      const de = d.evidence as Record<string, unknown>;
+      return writeIfSame(pe[POINTER[0]], de[POINTER[0]], null, w) && writeIfSame(pe[POINTER[1]], de[POINTER[1]], null, w);
+    }
+  }
+}
+
+/**
  * Encodes a detail; `components` and `evidence` are anything JSON.stringify writes as they are.
  * With `previous` (usually the client's day before), a part whose skeleton is the same as there
  * takes its body as it is, and only its figures are written.
@@ -444,16 +496,22 @@ function partValues(d: SnapshotDetail<unknown>): unknown[] {
 export function encodeDetail(d: SnapshotDetail<unknown>, previous?: EncodedFrom): EncodedFrom {
   const w = shared;
   w.truncate(0);
-  const values = partValues(d);
-  const parts = values.map((v, k) => {
+  const split = [endsWith(d.components, INPUTS), endsWith(d.evidence, POINTER)] as const;
+  const sameSplit = previous !== undefined && previous.split[0] === split[0] && previous.split[1] === split[1];
+  let values: unknown[] | undefined;
+  const parts: string[] = [];
+  for (let k = 0; k < PART_COUNT; k++) {
     const prevBody = previous?.parts[k];
-    if (previous && prevBody !== undefined && !prevBody.startsWith(WHOLE) && sameSkeleton(previous.values[k], v, null)) {
-      writeFigures(v, w, null);
-      return prevBody;
+    const mark = w.length;
+    if (sameSplit && prevBody !== undefined && !prevBody.startsWith(WHOLE) && partIfSame(k, previous.source, d, split, w)) {
+      parts.push(prevBody);
+      continue;
     }
-    return partBody(v, w);
-  });
-  return { parts, figures: w.take(), values };
+    w.truncate(mark);
+    values ??= partValues(d);
+    parts.push(partBody(values[k], w));
+  }
+  return { parts, figures: w.take(), source: d, split };
 }
 
 /** One writer for every call (encodeDetail is synchronous): a row's figures are copied out of it. */
