@@ -7,7 +7,8 @@
 // Left out of the bundle (loaded from node_modules as usual): native and optional modules, and
 // packages that find their own files at run time (piscina's and pino's worker threads, fastify's
 // plugins, the fixtures' data). The ingest worker is a build of its own (worker.js), beside the
-// chunk of pool.ts, which finds it through the __CHS_BUNDLED_WORKER__ define.
+// chunk of pool.ts, which finds it through the __CHS_BUNDLED_WORKER__ define; so is the health
+// rebuild's scoring thread (score-worker.js, __CHS_BUNDLED_SCORE_WORKER__).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +53,7 @@ await build({
   splitting: true,
   plugins: [processFromWorker],
   chunkNames: 'chunk-[hash]',
-  define: { __CHS_BUNDLED_WORKER__: JSON.stringify('./worker.js') },
+  define: { __CHS_BUNDLED_WORKER__: JSON.stringify('./worker.js'), __CHS_BUNDLED_SCORE_WORKER__: JSON.stringify('./score-worker.js') },
 });
 
 // The ingest worker, a build of its own: one file sharing no chunk with the command line. Shared
@@ -61,5 +62,13 @@ await build({
 await build({
   ...common,
   entryPoints: { worker: '../packages/core/dist/ingest/worker.js' },
+  splitting: false,
+});
+
+// The health rebuild's scoring thread (health/score-thread.ts), a build of its own for the same
+// reason: it reads and scores, and needs none of the command line's other code.
+await build({
+  ...common,
+  entryPoints: { 'score-worker': '../packages/core/dist/health/score-worker.js' },
   splitting: false,
 });

@@ -9,7 +9,7 @@ import { enqueueJob, transitionJob } from '../jobs/repository.js';
 import { updateSettings } from '../settings/settings.js';
 import { recomputeHealth } from './recompute.js';
 import { markHealthStale, workspacesWithStaleHealth } from './stale.js';
-import { writeSnapshots } from './write.js';
+import { encodeSnapshots, writeSnapshots } from './write.js';
 import { insertClient, insertInteractions, insertWorkspace } from './test-fixtures.js';
 
 const NOW = new Date('2024-06-30T12:00:00.000Z');
@@ -114,7 +114,7 @@ describe.each(await testDialects())('stale health on $name', (dialect) => {
     const db = store.db;
     await mark(db, { alpha: '2024-06-10' });
     const written = (start: string) =>
-      writeSnapshots(db, [], [{ id: 'alpha', start, score: 50, lastInteractionAt: '2024-06-28T13:00:00.000Z' }], NOW.toISOString());
+      writeSnapshots(db, encodeSnapshots([]), [{ id: 'alpha', start, score: 50, lastInteractionAt: '2024-06-28T13:00:00.000Z' }], NOW.toISOString());
     await written('2024-06-29');
     expect((await stale(db)).alpha).toBe('2024-06-10');
     await written('2024-06-10');

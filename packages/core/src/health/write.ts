@@ -6,7 +6,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, HealthSnapshotsTable } from '../store/schema.js';
 import { insertRows } from '../store/bulk.js';
-import { encodeDetail, packDetail, partHash, type EncodedFrom } from '../store/history-codec.js';
+import { PART_COUNT, encodeDetail, packDetail, partHash, type EncodedFrom } from '../store/history-codec.js';
 import { chunks } from '../util/lists.js';
 import type { SnapshotRow } from './score-client.js';
 import { announceHealth, type AnnounceOptions } from './events.js';
@@ -28,7 +28,7 @@ export interface ScoredClient {
  * transaction; without it (a rebuild of history only) nothing is announced and the clients' risk
  * state is left as it was.
  */
-export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: ScoredClient[], nowIso: string, announce?: AnnounceOptions): Promise<void> {
+export async function writeSnapshots(db: Db, rows: EncodedSnapshots, clients: ScoredClient[], nowIso: string, announce?: AnnounceOptions): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // One delete per distinct first rebuilt day: a daily run deletes a whole batch at once.
     const byStart = new Map<string, string[]>();
@@ -40,7 +40,7 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
     for (const [start, ids] of byStart) {
       await trx.deleteFrom('health_snapshots').where('client_id', 'in', ids).where('date', '>=', start).execute();
     }
-    await storeSnapshots(trx, rows);
+    await storeEncoded(trx, rows);
     const states = announce ? await announceHealth(trx, clients, announce) : undefined;
     for (const c of clients) {
       const st = states?.get(c.id);
@@ -64,57 +64,111 @@ export async function writeSnapshots(db: Db, rows: SnapshotRow[], clients: Score
 type PartIds = Map<string, number>;
 
 /**
- * Inserts snapshot rows in compact form (store/history-codec.ts): their parts first (a part
- * another day already has is found by its hash), then the rows. Rows of any workspaces; run in
+ * A batch of snapshot rows in compact form, ready to store (store/history-codec.ts): each distinct
+ * part once, and per row its score, confidence, parts (indices into `parts`) and figures. Plain
+ * arrays and typed arrays: it crosses from a scoring thread to the writing one cheaply.
+ */
+export interface EncodedSnapshots {
+  parts: { workspaceId: string; hash: string; body: string }[];
+  clientIds: string[];
+  dates: string[];
+  scores: Float64Array<ArrayBuffer>;
+  confidences: Float64Array<ArrayBuffer>;
+  /** PART_COUNT indices into `parts` per row. */
+  refs: Int32Array<ArrayBuffer>;
+  /** The rows' figures one after the other; row i's end at figureEnds[i]. */
+  figures: Uint8Array<ArrayBuffer>;
+  figureEnds: Int32Array<ArrayBuffer>;
+}
+
+/**
+ * Encodes snapshot rows (of any workspaces) in compact form; pure, so it runs in whichever thread
+ * scored them. Each row is encoded against the one before when it is the same client's, where
+ * most parts are the same.
+ */
+export function encodeSnapshots(rows: readonly SnapshotRow[]): EncodedSnapshots {
+  const n = rows.length;
+  const out: EncodedSnapshots = {
+    parts: [],
+    clientIds: new Array<string>(n),
+    dates: new Array<string>(n),
+    scores: new Float64Array(n),
+    confidences: new Float64Array(n),
+    refs: new Int32Array(n * PART_COUNT),
+    figures: new Uint8Array(0),
+    figureEnds: new Int32Array(n),
+  };
+  const figures: Uint8Array[] = [];
+  let figureBytes = 0;
+  // Each distinct body is hashed once per workspace. Consecutive days of a client mostly have the
+  // same bodies: those are recognised by comparison with the day before, without a lookup.
+  const byBody = new Map<string, Map<string, number>>();
+  let prev: EncodedFrom | undefined;
+  let prevRefs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    const sameClient = i > 0 && rows[i - 1]!.client_id === r.client_id && rows[i - 1]!.workspace_id === r.workspace_id;
+    const e = encodeDetail({ components: r.components, reason: r.reason, reasonText: r.reason_text, evidence: r.evidence }, sameClient ? prev : undefined);
+    let bodies = byBody.get(r.workspace_id);
+    if (!bodies) byBody.set(r.workspace_id, (bodies = new Map<string, number>()));
+    const refs = e.parts.map((body, k) => {
+      if (sameClient && prev!.parts[k] === body) return prevRefs[k]!;
+      let ref = bodies.get(body);
+      if (ref === undefined) {
+        ref = out.parts.length;
+        out.parts.push({ workspaceId: r.workspace_id, hash: partHash(body), body });
+        bodies.set(body, ref);
+      }
+      return ref;
+    });
+    out.refs.set(refs, i * PART_COUNT);
+    out.clientIds[i] = r.client_id;
+    out.dates[i] = r.date;
+    out.scores[i] = r.score;
+    out.confidences[i] = r.confidence;
+    figures.push(e.figures);
+    figureBytes += e.figures.length;
+    out.figureEnds[i] = figureBytes;
+    prev = e;
+    prevRefs = refs;
+  }
+  out.figures = new Uint8Array(figureBytes);
+  let at = 0;
+  for (const f of figures) {
+    out.figures.set(f, at);
+    at += f.length;
+  }
+  return out;
+}
+
+/** Stores encoded snapshot rows: their parts first (a part another day already has is found by its hash), then the rows. */
+export async function storeEncoded(trx: Kysely<Database>, enc: EncodedSnapshots): Promise<void> {
+  const n = enc.clientIds.length;
+  if (n === 0) return;
+  const ids = await partIds(trx, enc.parts);
+  const partId = enc.parts.map((p) => ids.get(`${p.workspaceId}\u0000${p.hash}`)!);
+  const out: HealthSnapshotsTable[] = new Array<HealthSnapshotsTable>(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = {
+      client_id: enc.clientIds[i]!,
+      date: enc.dates[i]!,
+      score: enc.scores[i]!,
+      confidence: enc.confidences[i]!,
+      detail: packDetail(
+        Array.from(enc.refs.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), (ref) => partId[ref]!),
+        enc.figures.subarray(i === 0 ? 0 : enc.figureEnds[i - 1], enc.figureEnds[i]),
+      ),
+    };
+  }
+  await insertRows(trx, 'health_snapshots', out);
+}
+
+/**
+ * Inserts snapshot rows in compact form (store/history-codec.ts); rows of any workspaces. Run in
  * the transaction the rows belong to. Exported for tests that state history day by day.
  */
 export async function storeSnapshots(trx: Kysely<Database>, rows: readonly SnapshotRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  // Each row is encoded against the one before when it is the same client's: most parts are the same.
-  let prev: EncodedFrom | undefined;
-  const encoded = rows.map((r, i) => {
-    const before = i > 0 && rows[i - 1]!.client_id === r.client_id && rows[i - 1]!.workspace_id === r.workspace_id ? prev : undefined;
-    prev = encodeDetail({ components: r.components, reason: r.reason, reasonText: r.reason_text, evidence: r.evidence }, before);
-    return prev;
-  });
-  // Each distinct part once, by workspace: its hash and body. Each distinct body is hashed once. Consecutive days of a client mostly have the same bodies:
-  // those are recognised by comparison with the day before, without a lookup.
-  const wanted = new Map<string, { workspaceId: string; hash: string; body: string }>();
-  const byBody = new Map<string, Map<string, string>>();
-  let prevParts: readonly string[] = [];
-  let prevKeys: string[] = [];
-  let prevWorkspace = '';
-  const keys = encoded.map((e, i) => {
-    const workspaceId = rows[i]!.workspace_id;
-    const bodies = byBody.get(workspaceId) ?? byBody.set(workspaceId, new Map()).get(workspaceId)!;
-    const out = e.parts.map((body, k) => {
-      if (workspaceId === prevWorkspace && prevParts[k] === body) return prevKeys[k]!;
-      let key = bodies.get(body);
-      if (key === undefined) {
-        const hash = partHash(body);
-        key = `${workspaceId}\u0000${hash}`;
-        bodies.set(body, key);
-        wanted.set(key, { workspaceId, hash, body });
-      }
-      return key;
-    });
-    prevParts = e.parts;
-    prevKeys = out;
-    prevWorkspace = workspaceId;
-    return out;
-  });
-  const ids = await partIds(trx, [...wanted.values()]);
-  const out: HealthSnapshotsTable[] = rows.map((r, i) => ({
-    client_id: r.client_id,
-    date: r.date,
-    score: r.score,
-    confidence: r.confidence,
-    detail: packDetail(
-      keys[i]!.map((k) => ids.get(k)!),
-      encoded[i]!.figures,
-    ),
-  }));
-  await insertRows(trx, 'health_snapshots', out);
+  await storeEncoded(trx, encodeSnapshots(rows));
 }
 
 /**

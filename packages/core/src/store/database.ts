@@ -275,6 +275,7 @@ function openSqlite(url: string, busyTimeoutMs: number): Store {
   }
   const version = sqliteDataVersion(native, sharedWriteCounter(file));
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, version.onWrite, where) }) });
+  if (file !== ':memory:') sqliteFiles.set(db, where);
   let open = true;
   return {
     db,
@@ -287,6 +288,31 @@ function openSqlite(url: string, busyTimeoutMs: number): Store {
       return db.destroy();
     },
   };
+}
+
+/** The file behind each SQLite store opened here (not `:memory:`), for readers of their own (openSqliteReader). */
+const sqliteFiles = new WeakMap<Db, SqliteFaultContext>();
+
+/** The SQLite file behind a store's `db` (opened by openStore, not `:memory:`), for another thread to read it. */
+export function sqliteFileOf(db: Db): SqliteFaultContext | undefined {
+  return sqliteFiles.get(db);
+}
+
+/**
+ * A read-only connection of its own to a SQLite store's file, no migration run (the store that
+ * owns the file ran them): for a thread that reads beside the store's own (health/score-thread.ts).
+ * WAL mode lets it read while the store writes; each statement reads the latest commit.
+ */
+export function openSqliteReader(where: SqliteFaultContext): { db: Db; close(): Promise<void> } {
+  let native: SqliteDatabase.Database;
+  try {
+    native = new SqliteDatabase(where.file, { readonly: true, fileMustExist: true });
+    native.pragma(`busy_timeout = ${Math.max(0, Math.floor(where.busyTimeoutMs))}`);
+  } catch (err) {
+    throw new ChsError('DATABASE_UNREACHABLE', `cannot open SQLite database at ${where.file}: ${(err as Error).message}`, { cause: err });
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, undefined, where) }) });
+  return { db, close: () => db.destroy() };
 }
 
 /**

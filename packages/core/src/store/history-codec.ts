@@ -29,7 +29,7 @@ export interface SnapshotDetail<T = JsonValue> {
 }
 
 /** Parts per snapshot (see the top of this file). */
-const PART_COUNT = 5;
+export const PART_COUNT = 5;
 
 /** The skeleton bodies of a detail's parts and the day's figures. */
 interface EncodedDetail {
