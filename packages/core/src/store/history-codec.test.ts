@@ -172,8 +172,38 @@ describe('history codec', () => {
     }
   });
 
+  it('reads a row written before the messages behind a risk had a part of their own (five parts, no marker)', () => {
+    // A day with no risk names no messages in its components: its first five parts are what the
+    // five-part codec wrote, and a five-part row of them decodes to the same day.
+    const d = day(50, 3);
+    const e = encodeDetail(d);
+    expect(e.parts[5]).toBe('[]');
+    const old = new Uint8Array([11, 12, 13, 14, 15, ...e.figures]);
+    const { partIds, figures } = unpackDetail(old);
+    expect(partIds).toEqual([11, 12, 13, 14, 15]);
+    expect(
+      decodeDetail(
+        partIds.map((id) => parsePart(e.parts[id - 11]!)),
+        figures,
+      ),
+    ).toEqual(viaJson(d));
+  });
+
+  it('keeps the messages behind a risk in a part of their own: a new one changes that small part, not the components', () => {
+    const a = encodeDetail(day(35, 78, { risk: true }));
+    const withMore = day(35, 78, { risk: true });
+    const risk = (withMore.components as { risk: { interactionIds: string[] } }).risk;
+    risk.interactionIds = [...risk.interactionIds, 'in_2nd'];
+    const b = roundTrip(withMore, a);
+    expect(b.decoded).toEqual(viaJson(withMore));
+    expect(b.encoded.parts[0]).toBe(a.parts[0]);
+    expect(b.encoded.parts[5]).not.toBe(a.parts[5]);
+    expect(b.encoded.parts[5]).toBe(JSON.stringify([['in_V4kd2cyt6arcZiwQ', 'in_2nd']]));
+    expect(a.parts[0]).not.toContain('in_V4kd2cyt6arcZiwQ');
+  });
+
   it('shares every part between two days that differ only in their figures, and only the messages part when a new message arrives', () => {
-    // Parts: components, inputs, reason and sentence, evidence, the messages it points to.
+    // Parts: components, inputs, reason and sentence, evidence, the messages it points to, the messages behind its risks.
     const a = encodeDetail(day(35, 78, { risk: true }));
     const b = encodeDetail(day(34.6, 79, { risk: true }));
     expect(b.parts).toEqual(a.parts);
@@ -211,7 +241,7 @@ describe('history codec', () => {
   it('refuses figures that do not match their parts', () => {
     const e = encodeDetail(day(35, 78));
     const parts = e.parts.map(parsePart);
-    expect(() => decodeDetail(parts.slice(1), e.figures)).toThrow(/5 parts/);
+    expect(() => decodeDetail(parts.slice(2), e.figures)).toThrow(/5 or 6 parts, not 4/);
     expect(() => decodeDetail(parts, e.figures.subarray(0, e.figures.length - 1))).toThrow(/end early/);
     expect(() => decodeDetail(parts, new Uint8Array([...e.figures, 0]))).toThrow(/left over/);
   });

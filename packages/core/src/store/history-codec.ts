@@ -5,11 +5,13 @@
  * next but for their figures: "Score stable at 72.3 (+0.2 points)." becomes "Score stable at 72.4
  * (+0.1 points)." So each is split into a **skeleton** — the JSON with every figure replaced by a
  * slot, kept once per workspace in `health_parts` and referenced by the days that share it — and
- * the day's **figures**, a few bytes each in the row. Five skeletons per day change independently
- * (PART_COUNT): the components without their raw `inputs`; the `inputs` (their keys come and go
- * with the figures that are not 0); the reason and its sentence; the evidence without the
- * messages it points to; those messages (`day`, `interactionIds`, new with each message). A row
- * keeps its parts' ids and its figures in one `detail` value (packDetail).
+ * the day's **figures**, a few bytes each in the row. Six skeletons per day change independently
+ * (PART_COUNT): the components without their raw `inputs` and without the messages their risks
+ * name; the `inputs` (their keys come and go with the figures that are not 0); the reason and its
+ * sentence; the evidence without the messages it points to; those messages (`day`,
+ * `interactionIds`, new with each message); the lists of messages the components' risks name
+ * (ids: a new message behind a risk changes this small part, not the components'). A row keeps
+ * its parts' ids and its figures in one `detail` value (packDetail).
  *
  * Lossless by construction: every figure is written in a form that gives back the very text it had
  * (a decimal as its digits and the position of its point, anything else as a float64 or as its
@@ -28,8 +30,9 @@ export interface SnapshotDetail<T = JsonValue> {
   evidence: T;
 }
 
-/** Parts per snapshot (see the top of this file). */
-export const PART_COUNT = 5;
+/** Parts per snapshot (see the top of this file); rows written before the messages' ids had a part of their own have 5. */
+export const PART_COUNT = 6;
+const PART_COUNT_BEFORE_IDS = 5;
 
 /** The skeleton bodies of a detail's parts and the day's figures. */
 interface EncodedDetail {
@@ -45,6 +48,11 @@ interface EncodedDetail {
  */
 const NUM = '\u0002';
 const DIGITS = '\u0003';
+/** In the components' body, in place of a list of message ids (ID_KEY), kept in the ids part. */
+const IDS = '\u0004';
+const IDS_AS_JSON = JSON.stringify(IDS);
+/** Lists of message ids under this key in the components go to their own part (see the top of this file). */
+const ID_KEY = 'interactionIds';
 const NUM_AS_JSON = JSON.stringify(NUM);
 const DIGITS_AS_JSON = JSON.stringify(DIGITS).slice(1, -1);
 /** A body kept whole (a value with a slot character of its own): never the start of JSON text. */
@@ -217,7 +225,7 @@ function jsonKey(k: string): string {
 }
 
 function jsonString(s: string, sentence: boolean, w: FigureWriter): string {
-  if (s.includes(NUM) || s.includes(DIGITS)) throw new Unslottable();
+  if (s.includes(NUM) || s.includes(DIGITS) || s.includes(IDS)) throw new Unslottable();
   if (!sentence) return JSON.stringify(s);
   const slotted = s.replace(DIGIT_RUN, (digits) => {
     writeDigits(w, digits);
@@ -227,13 +235,21 @@ function jsonString(s: string, sentence: boolean, w: FigureWriter): string {
   return slotted === s ? text : text.replaceAll(DIGITS_AS_JSON, DIGITS);
 }
 
+/** A list of message ids the ids part can hold: strings with no slot character. */
+function isIdList(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  for (const x of v) if (typeof x !== 'string' || x.includes(NUM) || x.includes(DIGITS) || x.includes(IDS)) return false;
+  return true;
+}
+
 /**
  * Appends the stored body of a value to `out`, its figures written to `w` in the order a
  * depth-first walk meets them. Writes what JSON.stringify writes (a key whose value is undefined
  * is left out, an undefined array item is null) but with slots. Pieces joined once at the end make
- * one flat string (concatenation would make a rope, flattened again by every comparison).
+ * one flat string (concatenation would make a rope, flattened again by every comparison). With
+ * `ids`, each list of message ids under ID_KEY is an IDS slot, the list appended to `ids`.
  */
-function skeletonText(v: unknown, w: FigureWriter, key: string | null, out: string[]): void {
+function skeletonText(v: unknown, w: FigureWriter, key: string | null, out: string[], ids?: unknown[]): void {
   switch (typeof v) {
     case 'number':
       if (key !== null && LITERAL_KEYS.has(key)) out.push(JSON.stringify(v));
@@ -260,7 +276,7 @@ function skeletonText(v: unknown, w: FigureWriter, key: string | null, out: stri
         out.push('[');
         for (let i = 0; i < v.length; i++) {
           if (i > 0) out.push(',');
-          skeletonText(v[i], w, null, out);
+          skeletonText(v[i], w, null, out, ids);
         }
         out.push(']');
         return;
@@ -273,8 +289,11 @@ function skeletonText(v: unknown, w: FigureWriter, key: string | null, out: stri
         if (x === undefined) continue;
         if (!first) out.push(',');
         out.push(jsonKey(k));
-        skeletonText(x, w, k, out);
         first = false;
+        if (ids && k === ID_KEY && isIdList(x)) {
+          out.push(IDS);
+          ids.push(x);
+        } else skeletonText(x, w, k, out, ids);
       }
       out.push('}');
       return;
@@ -300,18 +319,37 @@ function fill(skel: JsonValue, r: FigureReader): JsonValue {
   return out;
 }
 
-/** One part's body: its skeleton, or the value whole when a string of it holds a slot character. */
-function partBody(value: unknown, w: FigureWriter): string {
+/**
+ * One part's body: its skeleton, or the value whole when a string of it holds a slot character.
+ * With `ids`, its lists of message ids go there (nothing when it is kept whole).
+ */
+function partBody(value: unknown, w: FigureWriter, ids?: unknown[]): string {
   const mark = w.length;
+  const idsMark = ids?.length ?? 0;
   try {
     const out: string[] = [];
-    skeletonText(value, w, null, out);
+    skeletonText(value, w, null, out, ids);
     return out.join('');
   } catch (err) {
     if (!(err instanceof Unslottable)) throw err;
     w.truncate(mark);
+    if (ids) ids.length = idsMark;
     return WHOLE + (JSON.stringify(value) ?? 'null');
   }
+}
+
+/** `v` (a filled components part) with each IDS slot, in order, replaced by the next list of `lists`. */
+function withIds(v: JsonValue, lists: JsonValue[], at: { i: number }): JsonValue {
+  if (v === IDS) {
+    const list = lists[at.i++];
+    if (list === undefined) throw new ChsError('INTERNAL', 'health snapshot components name more message lists than its ids part holds');
+    return list;
+  }
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => withIds(x, lists, at));
+  const out: { [key: string]: JsonValue } = {};
+  for (const k of Object.keys(v)) out[k] = withIds(v[k]!, lists, at);
+  return out;
 }
 
 /** The reason and its sentence as one value whose sentence is slotted like a `text`. */
@@ -355,7 +393,7 @@ function sameSentence(a: string, b: string): boolean {
  * them). One walk does both: the common day, whose skeleton is yesterday's, costs no more than
  * writing its figures. `tail`: an object's last keys, left out (split off into another part).
  */
-function writeIfSame(prev: unknown, v: unknown, key: string | null, w: FigureWriter, tail: readonly string[] = NO_KEYS): boolean {
+function writeIfSame(prev: unknown, v: unknown, key: string | null, w: FigureWriter, tail: readonly string[] = NO_KEYS, ids?: unknown[]): boolean {
   switch (typeof v) {
     case 'number':
       if (typeof prev !== 'number') return false;
@@ -373,7 +411,7 @@ function writeIfSame(prev: unknown, v: unknown, key: string | null, w: FigureWri
       if (v === null || prev === null || typeof prev !== 'object') return v === prev;
       if (Array.isArray(v)) {
         if (!Array.isArray(prev) || prev.length !== v.length) return false;
-        for (let i = 0; i < v.length; i++) if (!writeIfSame(prev[i], v[i], null, w)) return false;
+        for (let i = 0; i < v.length; i++) if (!writeIfSame(prev[i], v[i], null, w, NO_KEYS, ids)) return false;
         return true;
       }
       if (Array.isArray(prev)) return false;
@@ -388,7 +426,17 @@ function writeIfSame(prev: unknown, v: unknown, key: string | null, w: FigureWri
         const x = (v as Record<string, unknown>)[k];
         const y = (prev as Record<string, unknown>)[k];
         // A key left undefined is left out of the body: not worth matching, the body is built instead.
-        if (x === undefined || y === undefined || !writeIfSame(y, x, k, w)) return false;
+        if (x === undefined || y === undefined) return false;
+        if (ids && k === ID_KEY) {
+          // Lists of message ids are slots whatever they hold: the lists go to the ids part.
+          const list = isIdList(x);
+          if (list !== isIdList(y)) return false;
+          if (list) {
+            ids.push(x);
+            continue;
+          }
+        }
+        if (!writeIfSame(y, x, k, w, NO_KEYS, ids)) return false;
       }
       return true;
     }
@@ -413,6 +461,8 @@ function writeSentenceFigures(v: string, w: FigureWriter): void {
 /** A detail as encoded, with what it was encoded from: what the next day is compared with. */
 export interface EncodedFrom extends EncodedDetail {
   source: SnapshotDetail<unknown>;
+  /** The lists of message ids its components' part left to the ids part. */
+  ids: unknown[];
   /** Whether its components had their `inputs` split off, and its evidence its pointer (splitTail). */
   split: readonly [boolean, boolean];
 }
@@ -454,7 +504,7 @@ const NO_KEYS: readonly string[] = [];
 const INPUTS = ['inputs'] as const;
 const POINTER = ['day', 'interactionIds'] as const;
 
-/** The values of a detail's parts, in PART_COUNT order. */
+/** The values of a detail's parts but the ids part, in PART_COUNT order. */
 function partValues(d: SnapshotDetail<unknown>): unknown[] {
   const [components, inputs] = splitTail(d.components, INPUTS);
   const [evidence, pointer] = splitTail(d.evidence, POINTER);
@@ -465,11 +515,18 @@ function partValues(d: SnapshotDetail<unknown>): unknown[] {
  * Part `k` of `d` (split as `split` says) has the skeleton of the same part of `p` (split the same
  * way): its figures are written. The parts are compared in place, without being built.
  */
-function partIfSame(k: number, p: SnapshotDetail<unknown>, d: SnapshotDetail<unknown>, split: readonly [boolean, boolean], w: FigureWriter): boolean {
+function partIfSame(
+  k: number,
+  p: SnapshotDetail<unknown>,
+  d: SnapshotDetail<unknown>,
+  split: readonly [boolean, boolean],
+  w: FigureWriter,
+  ids: unknown[],
+): boolean {
   const [inputs, pointer] = split;
   switch (k) {
     case 0:
-      return writeIfSame(p.components, d.components, null, w, inputs ? INPUTS : NO_KEYS);
+      return writeIfSame(p.components, d.components, null, w, inputs ? INPUTS : NO_KEYS, ids);
     case 1:
       // The part is [inputs] (an array's item has no key), or [] when not split.
       return !inputs || writeIfSame((p.components as Record<string, unknown>)[INPUTS[0]], (d.components as Record<string, unknown>)[INPUTS[0]], null, w);
@@ -478,14 +535,28 @@ function partIfSame(k: number, p: SnapshotDetail<unknown>, d: SnapshotDetail<unk
       return (d.reason === null || typeof d.reason === 'string') && d.reason === p.reason && writeIfSame(p.reasonText, d.reasonText, SENTENCE_KEY, w);
     case 3:
       return writeIfSame(p.evidence, d.evidence, null, w, pointer ? POINTER : NO_KEYS);
-    default: {
+    case 4: {
       // The part is [day, interactionIds], or [] when not split.
       if (!pointer) return true;
       const pe = p.evidence as Record<string, unknown>;
       const de = d.evidence as Record<string, unknown>;
       return writeIfSame(pe[POINTER[0]], de[POINTER[0]], null, w) && writeIfSame(pe[POINTER[1]], de[POINTER[1]], null, w);
     }
+    default:
+      return false;
   }
+}
+
+/** Whether two collections of message-id lists are the same (the ids part: plain strings, no figures). */
+function sameIdLists(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as string[];
+    const y = b[i] as string[];
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
 }
 
 /**
@@ -500,18 +571,24 @@ export function encodeDetail(d: SnapshotDetail<unknown>, previous?: EncodedFrom)
   const sameSplit = previous !== undefined && previous.split[0] === split[0] && previous.split[1] === split[1];
   let values: unknown[] | undefined;
   const parts: string[] = [];
-  for (let k = 0; k < PART_COUNT; k++) {
+  // Filled by the components' part (0), the value of the ids part (the last).
+  const ids: unknown[] = [];
+  for (let k = 0; k < PART_COUNT - 1; k++) {
     const prevBody = previous?.parts[k];
     const mark = w.length;
-    if (sameSplit && prevBody !== undefined && !prevBody.startsWith(WHOLE) && partIfSame(k, previous.source, d, split, w)) {
+    if (sameSplit && prevBody !== undefined && !prevBody.startsWith(WHOLE) && partIfSame(k, previous.source, d, split, w, ids)) {
       parts.push(prevBody);
       continue;
     }
     w.truncate(mark);
+    // A components' part compared half-way may have listed some of its messages.
+    if (k === 0) ids.length = 0;
     values ??= partValues(d);
-    parts.push(partBody(values[k], w));
+    parts.push(partBody(values[k], w, k === 0 ? ids : undefined));
   }
-  return { parts, figures: w.take(), source: d, split };
+  const prevIds = previous?.parts[PART_COUNT - 1];
+  parts.push(previous && prevIds !== undefined && !prevIds.startsWith(WHOLE) && sameIdLists(previous.ids, ids) ? prevIds : partBody(ids, w));
+  return { parts, figures: w.take(), source: d, split, ids };
 }
 
 /** One writer for every call (encodeDetail is synchronous): a row's figures are copied out of it. */
@@ -522,26 +599,44 @@ export type ParsedPart = { whole: true; value: JsonValue } | { whole: false; ske
 
 export function parsePart(body: string): ParsedPart {
   if (body.startsWith(WHOLE)) return { whole: true, value: JSON.parse(body.slice(1)) as JsonValue };
-  return { whole: false, skeleton: JSON.parse(body.replaceAll(NUM, NUM_AS_JSON).replaceAll(DIGITS, DIGITS_AS_JSON)) as JsonValue };
+  return {
+    whole: false,
+    skeleton: JSON.parse(body.replaceAll(NUM, NUM_AS_JSON).replaceAll(DIGITS, DIGITS_AS_JSON).replaceAll(IDS, IDS_AS_JSON)) as JsonValue,
+  };
 }
 
+/** A row's detail from its parts (PART_COUNT, or PART_COUNT_BEFORE_IDS for a row written before the ids part) and figures. */
 export function decodeDetail(parts: readonly ParsedPart[], figures: Uint8Array): SnapshotDetail {
-  if (parts.length !== PART_COUNT) throw new ChsError('INTERNAL', `a health snapshot has ${PART_COUNT} parts, not ${parts.length}`);
+  if (parts.length !== PART_COUNT && parts.length !== PART_COUNT_BEFORE_IDS) {
+    throw new ChsError('INTERNAL', `a health snapshot has ${PART_COUNT_BEFORE_IDS} or ${PART_COUNT} parts, not ${parts.length}`);
+  }
   const r = new FigureReader(figures);
-  const [c, inputs, x, e, pointer] = parts.map((p): JsonValue => (p.whole ? p.value : fill(p.skeleton, r)));
+  const [filled, inputs, x, e, pointer, lists] = parts.map((p): JsonValue => (p.whole ? p.value : fill(p.skeleton, r)));
   if (!r.ended) throw new ChsError('INTERNAL', 'health snapshot figures left over: the row does not match its parts');
+  let c = filled ?? null;
+  if (lists !== undefined) {
+    if (!Array.isArray(lists)) throw new ChsError('INTERNAL', 'a health snapshot ids part is not a list');
+    const at = { i: 0 };
+    c = withIds(c, lists, at);
+    if (at.i !== lists.length) throw new ChsError('INTERNAL', 'a health snapshot ids part holds more lists than its components name');
+  }
   const reason = x !== null && typeof x === 'object' && !Array.isArray(x) ? x : {};
   return {
-    components: joinTail(c ?? null, inputs ?? null, INPUTS),
+    components: joinTail(c, inputs ?? null, INPUTS),
     reason: typeof reason.code === 'string' ? reason.code : null,
     reasonText: typeof reason.text === 'string' ? reason.text : null,
     evidence: joinTail(e ?? null, pointer ?? null, POINTER),
   };
 }
 
-/** A row's `detail`: its parts' ids (PART_COUNT varints), then its figures. */
+/**
+ * A row's `detail`: its parts' ids, then its figures. PART_COUNT ids follow a 0 (no part has id
+ * 0); a row without it, written before the ids part, has PART_COUNT_BEFORE_IDS.
+ */
 export function packDetail(partIds: readonly number[], figures: Uint8Array): Uint8Array {
+  if (partIds.length !== PART_COUNT) throw new ChsError('INTERNAL', `a health snapshot has ${PART_COUNT} parts, not ${partIds.length}`);
   const w = new FigureWriter();
+  w.varint(0);
   for (const id of partIds) w.varint(id);
   w.bytes(figures);
   return w.take();
@@ -549,7 +644,9 @@ export function packDetail(partIds: readonly number[], figures: Uint8Array): Uin
 
 export function unpackDetail(detail: Uint8Array): { partIds: number[]; figures: Uint8Array } {
   const r = new FigureReader(detail);
-  const partIds = Array.from({ length: PART_COUNT }, () => r.varint());
+  const withIds = detail[0] === 0;
+  if (withIds) r.varint();
+  const partIds = Array.from({ length: withIds ? PART_COUNT : PART_COUNT_BEFORE_IDS }, () => r.varint());
   return { partIds, figures: detail.subarray(r.position) };
 }
 
