@@ -31,7 +31,7 @@ export async function scoreDeltas(db: Db, workspaceId: string, options: { window
   const windowDays = options.windowDays ?? 7;
   const minDelta = options.minDelta ?? 10;
   const dayW = utcDay(addDays(options.now, -windowDays));
-  // The past day's range of the (date, client, score) snapshot index, one client probe per row (a
+  // The past day's range of the snapshot date index (summary.ts), one client probe per row (a
   // cross join keeps that order on SQLite, as in summary.ts); components are decoded only for the
   // few rows that qualify.
   const rows = await db

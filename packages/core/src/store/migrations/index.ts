@@ -16,6 +16,7 @@ import * as m014 from './014-live-progress.js';
 import * as m015 from './015-events.js';
 import * as m016 from './016-compact-history.js';
 import * as m017 from './017-health-stale.js';
+import * as m018 from './018-pg-snapshot-date-index.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '015-events': m015,
   '016-compact-history': m016,
   '017-health-stale': m017,
+  '018-pg-snapshot-date-index': m018,
 };
