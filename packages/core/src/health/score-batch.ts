@@ -58,7 +58,7 @@ export function startDay(c: ClientRow & { first_at: string }, ctx: BatchContext)
 }
 
 /** Reads a batch's history and scores its clients' days: the snapshots to write and the clients' current scores. */
-export async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: BatchContext): Promise<{ rows: SnapshotRow[]; scored: ScoredClient[] }> {
+async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: BatchContext): Promise<{ rows: SnapshotRow[]; scored: ScoredClient[] }> {
   const { today } = ctx;
   const plans: { client: ClientRow; start: string }[] = [];
   const noData: ClientRow[] = [];

@@ -142,7 +142,7 @@ export function encodeSnapshots(rows: readonly SnapshotRow[]): EncodedSnapshots 
 }
 
 /** Stores encoded snapshot rows: their parts first (a part another day already has is found by its hash), then the rows. */
-export async function storeEncoded(trx: Kysely<Database>, enc: EncodedSnapshots): Promise<void> {
+async function storeEncoded(trx: Kysely<Database>, enc: EncodedSnapshots): Promise<void> {
   const n = enc.clientIds.length;
   if (n === 0) return;
   const ids = await partIds(trx, enc.parts);
