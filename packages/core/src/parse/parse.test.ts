@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from './backends.js';
 import { cutAttachmentBodies } from './cut.js';
 import { htmlToText } from './html.js';
-import { MessageParseError, parseMailDate, parseMessage } from './parse.js';
+import { MessageParseError, parseMailDate, parseMessage, readHead } from './parse.js';
 
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url)));
 
@@ -124,6 +124,38 @@ describe.each(BACKEND_NAMES)('parseMessage with %s', (backend) => {
     expect(m.text.trim()).toBe('Here are the files you asked for.');
     expect(m.sizeBytes).toBe(raw.length);
     expect(m.warnings).toEqual([]);
+  });
+
+  it('tells a delivery report or a calendar invitation by a part of that type, in either spelling, from a person who merely names one', () => {
+    const mail = (partType: string, text = 'see attached') =>
+      Buffer.from(
+        [
+          'Message-ID: <p@x>',
+          'From: Ana <ana@client.example>',
+          'To: me@ourco.com',
+          'Date: Mon, 3 Mar 2025 10:00:00 +0000',
+          'Content-Type: multipart/mixed; boundary="b"',
+          '',
+          '--b',
+          'Content-Type: text/plain',
+          '',
+          text,
+          '--b',
+          `Content-Type: ${partType}`,
+          '',
+          'x',
+          '--b--',
+          '',
+        ].join('\r\n'),
+      );
+    const signals = (raw: Buffer) => readHead({ raw }).head.signals;
+    for (const t of ['message/delivery-status', 'Message/Delivery-Status']) expect(signals(mail(t))).toMatchObject({ deliveryReport: true, calendar: false });
+    for (const t of ['text/calendar; method=REQUEST', 'Text/Calendar']) expect(signals(mail(t))).toMatchObject({ deliveryReport: false, calendar: true });
+    // Words near those types are not the types: a person writing about delivery and calendars.
+    expect(signals(mail('application/pdf', 'Delivery-wise, my calendar is full; text/plain is fine'))).toMatchObject({
+      deliveryReport: false,
+      calendar: false,
+    });
   });
 
   it('reads delivery reports and list/bulk/auto-reply headers into signals', async () => {

@@ -161,13 +161,17 @@ function signalsOf(h: HeaderMap, raw: Buffer, fromEmail: string | undefined): Ma
     autoReplyHeader: h.has('x-autoreply') || h.has('x-autorespond') || h.has('x-autoresponder') || /\b(?:all|oof|autoreply)\b/.test(suppress),
     deliveryReport:
       topType === 'multipart/report' ||
-      raw.indexOf('message/delivery-status', 0, 'latin1') !== -1 ||
-      raw.indexOf('Message/Delivery-Status', 0, 'latin1') !== -1 ||
+      // Each pair of spellings is looked for only where a piece both share occurs: one pass over
+      // the message (attachments included) instead of two, for the messages that have neither.
+      (raw.indexOf('elivery-', 0, 'latin1') !== -1 &&
+        (raw.indexOf('message/delivery-status', 0, 'latin1') !== -1 || raw.indexOf('Message/Delivery-Status', 0, 'latin1') !== -1)) ||
       local === 'mailer-daemon' ||
       local === 'postmaster',
     gmailLabels: gmailLabels(header(h, 'x-gmail-labels')),
     espHeader: espHeaderOf(h),
-    calendar: topType === 'text/calendar' || raw.indexOf('text/calendar', 0, 'latin1') !== -1 || raw.indexOf('Text/Calendar', 0, 'latin1') !== -1,
+    calendar:
+      topType === 'text/calendar' ||
+      (raw.indexOf('alendar', 0, 'latin1') !== -1 && (raw.indexOf('text/calendar', 0, 'latin1') !== -1 || raw.indexOf('Text/Calendar', 0, 'latin1') !== -1)),
   };
 }
 
