@@ -150,7 +150,8 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   // thread of its own (score-thread.ts) while this one writes; a small one alternates.
   const maxWriting = dialectOf(db) === 'postgres' ? PG_WRITES_AT_ONCE : 1;
   const batches = [...batchesOf(clients, ctx)];
-  const file = input.scoreThread === false || dialectOf(db) !== 'sqlite' ? undefined : sqliteFileOf(db);
+  // Only a SQLite store opened from a file has one.
+  const file = input.scoreThread === false ? undefined : sqliteFileOf(db);
   const thread = file && (input.scoreThread === true || batches.length >= SCORE_THREAD_MIN_BATCHES) ? new ScoreThread(file) : undefined;
   // The current scores this rebuild writes are announced (risk entered, cleared, moved…) in each batch's transaction.
   const announce = { workspaceId, riskThreshold: settings.riskThreshold, minDelta: settings.events.scoreChangeMinDelta, now };

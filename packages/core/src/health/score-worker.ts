@@ -2,8 +2,8 @@
 // read through this thread's own read-only connection, scored and encoded (score-batch.ts), and
 // sent back for the rebuild's thread to write. Batches are handled one at a time, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteReader, type SqliteFaultContext } from '../store/database.js';
-import { isChsError } from '../errors.js';
+import { openSqliteReader, type Db, type SqliteFaultContext } from '../store/database.js';
+import { isChsError, toError } from '../errors.js';
 import { scoreAndEncode } from './score-batch.js';
 import type { ScoreReply, ScoreRequest } from './score-thread.js';
 
@@ -13,9 +13,9 @@ if (!port) throw new Error('score-worker.js runs as a worker thread (health/scor
 // ingest is over when a rebuild starts, and with them this thread's rebuild took ~0.25 s longer
 // (2.4 s against 2.15) for no lower peak.
 // A store it cannot open fails each batch it is given, with the store's typed error.
-let reader: ReturnType<typeof openSqliteReader> | { failed: unknown };
+let reader: { db: Db } | { failed: unknown };
 try {
-  reader = openSqliteReader(workerData as SqliteFaultContext);
+  reader = { db: openSqliteReader(workerData as SqliteFaultContext) };
 } catch (err) {
   reader = { failed: err };
 }
@@ -26,17 +26,20 @@ port.on('message', (req: ScoreRequest) => {
 });
 
 async function handle(req: ScoreRequest): Promise<void> {
-  let reply: ScoreReply;
   try {
     if ('failed' in reader) throw reader.failed;
     const result = await scoreAndEncode(reader.db, req.workspaceId, req.batch, req.ctx);
     const e = result.encoded;
-    reply = { id: req.id, ok: true, result };
-    port!.postMessage(reply, [e.scores.buffer, e.confidences.buffer, e.refs.buffer, e.figures.buffer, e.figureEnds.buffer]);
-    return;
+    // The typed arrays move to the rebuild's thread rather than being copied.
+    port!.postMessage({ id: req.id, ok: true, result } satisfies ScoreReply, [
+      e.scores.buffer,
+      e.confidences.buffer,
+      e.refs.buffer,
+      e.figures.buffer,
+      e.figureEnds.buffer,
+    ]);
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    reply = { id: req.id, ok: false, error: { message: e.message, ...(isChsError(e) ? { code: e.code } : {}) } };
+    const e = toError(err);
+    port!.postMessage({ id: req.id, ok: false, error: { message: e.message, ...(isChsError(e) ? { code: e.code } : {}) } } satisfies ScoreReply);
   }
-  port!.postMessage(reply);
 }

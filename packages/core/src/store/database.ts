@@ -301,18 +301,18 @@ export function sqliteFileOf(db: Db): SqliteFaultContext | undefined {
 /**
  * A read-only connection of its own to a SQLite store's file, no migration run (the store that
  * owns the file ran them): for a thread that reads beside the store's own (health/score-thread.ts).
- * WAL mode lets it read while the store writes; each statement reads the latest commit.
+ * WAL mode lets it read while the store writes; each statement reads the latest commit. It lasts
+ * as long as the thread that opened it.
  */
-export function openSqliteReader(where: SqliteFaultContext): { db: Db; close(): Promise<void> } {
+export function openSqliteReader(where: SqliteFaultContext): Db {
   let native: SqliteDatabase.Database;
   try {
     native = new SqliteDatabase(where.file, { readonly: true, fileMustExist: true });
-    native.pragma(`busy_timeout = ${Math.max(0, Math.floor(where.busyTimeoutMs))}`);
   } catch (err) {
     throw new ChsError('DATABASE_UNREACHABLE', `cannot open SQLite database at ${where.file}: ${(err as Error).message}`, { cause: err });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, undefined, where) }) });
-  return { db, close: () => db.destroy() };
+  native.pragma(`busy_timeout = ${Math.max(0, Math.floor(where.busyTimeoutMs))}`);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native, STATEMENT_CACHE_SIZE, undefined, where) }) });
 }
 
 /**

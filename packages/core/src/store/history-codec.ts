@@ -60,8 +60,8 @@ const WHOLE = '!';
 /** Numbers under these keys are kept in the skeleton: they are the same every day (weights, caps). */
 const LITERAL_KEYS: ReadonlySet<string> = new Set(['weight', 'cap']);
 /** Strings under these keys are sentences: their figures go to the row. */
-const SENTENCE_KEYS: ReadonlySet<string> = new Set(['text']);
 const SENTENCE_KEY = 'text';
+const SENTENCE_KEYS: ReadonlySet<string> = new Set([SENTENCE_KEY]);
 const DIGIT_RUN = /\d+(?:\.\d+)?/g;
 /** Decimals with at most this many digits after the point are written as integers. */
 const MAX_DECIMALS = 6;
