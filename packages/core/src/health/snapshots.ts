@@ -11,12 +11,16 @@ import { chunks } from '../util/lists.js';
 import { ChsError } from '../errors.js';
 import { readStoredComponents, type StoredComponents } from './model.js';
 
-/** The columns a snapshot is decoded from (select them, with any others, and pass the rows on). */
-export const SNAPSHOT_DETAIL_COLUMNS = ['detail'] as const;
+/**
+ * The columns a snapshot is decoded from (select them, with any others, and pass the rows on). A
+ * row written since migration 019 keeps its confidence in its detail, its column null.
+ */
+export const SNAPSHOT_DETAIL_COLUMNS = ['confidence', 'detail'] as const;
 
 export type SnapshotDetailColumns = Pick<HealthSnapshotsTable, (typeof SNAPSHOT_DETAIL_COLUMNS)[number]>;
 
 export interface SnapshotDetails {
+  confidence: number;
   components: StoredComponents;
   reason: string | null;
   reasonText: string | null;
@@ -33,7 +37,7 @@ export interface SnapshotDetails {
 export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: Kysely<Database>, rows: readonly R[]): Promise<SnapshotDetails[]> {
   const parts = new Map<number, ParsedPart>();
   const ids = new Set<number>();
-  const unpacked = rows.map((r) => unpackDetail(r.detail));
+  const unpacked = rows.map((r) => unpackDetail(r.detail, r.confidence === null));
   for (const u of unpacked) for (const id of u.partIds) ids.add(id);
   for (const part of chunks([...ids], 500)) {
     for (const p of await db.selectFrom('health_parts').select(['id', 'body']).where('id', 'in', part).execute()) parts.set(p.id, parsePart(p.body));
@@ -43,10 +47,11 @@ export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: K
     if (!p) throw new ChsError('INTERNAL', `health snapshot part ${id} is missing`);
     return p;
   };
-  return unpacked.map((u) => {
+  return unpacked.map((u, i) => {
     const d = decodeDetail(u.partIds.map(get), u.figures);
     const evidence = isRecord(d.evidence) ? d.evidence : {};
     return {
+      confidence: u.confidence ?? Number(rows[i]!.confidence),
       components: readStoredComponents(d.components),
       reason: d.reason,
       reasonText: d.reasonText,

@@ -138,7 +138,7 @@ export interface TestSnapshot {
 
 /** The stored snapshots (of one client, on one day, when given), by client and date. */
 export async function readSnapshots(db: Db, where: { clientId?: string; date?: string } = {}): Promise<TestSnapshot[]> {
-  let q = db.selectFrom('health_snapshots').select(['client_id', 'date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS]);
+  let q = db.selectFrom('health_snapshots').select(['client_id', 'date', 'score', ...SNAPSHOT_DETAIL_COLUMNS]);
   if (where.clientId !== undefined) q = q.where('client_id', '=', where.clientId);
   if (where.date !== undefined) q = q.where('date', '=', where.date);
   const rows = await q.orderBy('client_id').orderBy('date').execute();
@@ -149,7 +149,7 @@ export async function readSnapshots(db: Db, where: { clientId?: string; date?: s
       client_id: r.client_id,
       date: r.date,
       score: Number(r.score),
-      confidence: Number(r.confidence),
+      confidence: d.confidence,
       components: d.components as TestSnapshot['components'],
       reason: d.reason,
       reason_text: d.reasonText,

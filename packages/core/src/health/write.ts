@@ -153,10 +153,11 @@ async function storeEncoded(trx: Kysely<Database>, enc: EncodedSnapshots): Promi
       client_id: enc.clientIds[i]!,
       date: enc.dates[i]!,
       score: enc.scores[i]!,
-      confidence: enc.confidences[i]!,
+      confidence: null,
       detail: packDetail(
         Array.from(enc.refs.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), (ref) => partId[ref]!),
         enc.figures.subarray(i === 0 ? 0 : enc.figureEnds[i - 1], enc.figureEnds[i]),
+        enc.confidences[i]!,
       ),
     };
   }

@@ -62,7 +62,7 @@ export async function getClientHealthHistory(
   const before = utcDay(addDays(options.now, -options.windowDays));
   const rows = await db
     .selectFrom('health_snapshots')
-    .select(['date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS])
+    .select(['date', 'score', ...SNAPSHOT_DETAIL_COLUMNS])
     .where('client_id', '=', clientId)
     .where('date', '>=', before)
     .where('date', '<=', today)
@@ -79,7 +79,7 @@ export async function getClientHealthHistory(
     days.push({
       date: r.date,
       score,
-      confidence: Number(r.confidence),
+      confidence: d.confidence,
       change: prev === null ? null : Math.round((score - prev) * 100) / 100,
       reasonCode: d.reason,
       reason: d.reasonText,

@@ -157,14 +157,14 @@ async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> 
     .slice(0, 10);
   const snaps = await db
     .selectFrom('health_snapshots')
-    .select(['date', 'score', 'confidence', ...SNAPSHOT_DETAIL_COLUMNS])
+    .select(['date', 'score', ...SNAPSHOT_DETAIL_COLUMNS])
     .where('client_id', '=', row.id)
     .where('date', 'in', [day, weekBefore])
     .execute();
   const details = await readSnapshotDetails(db, snaps);
   const at = (date: string) => {
     const i = snaps.findIndex((s) => s.date === date);
-    return i < 0 ? undefined : { row: snaps[i]!, components: details[i]!.components };
+    return i < 0 ? undefined : { row: snaps[i]!, components: details[i]!.components, confidence: details[i]!.confidence };
   };
   const cur = at(day);
   const prev = at(weekBefore);
@@ -173,7 +173,7 @@ async function healthView(db: Db, row: ClientsTable): Promise<ClientHealthView> 
   return {
     score,
     date: cur ? day : null,
-    confidence: cur ? Number(cur.row.confidence) : null,
+    confidence: cur ? cur.confidence : null,
     reason: why.text,
     reasonCode: why.code,
     risks: storedSignals(components).map((r) => ({ code: r.code, text: r.text, interactionIds: r.interactionIds })),

@@ -189,6 +189,32 @@ describe('history codec', () => {
     ).toEqual(viaJson(d));
   });
 
+  it('keeps a day’s confidence in its detail in a byte or two, exactly, beside the same parts and figures', () => {
+    const e = encodeDetail(day(50, 3));
+    const ids = [3, 4, 5, 6, 7, 300];
+    const without = packDetail(ids, e.figures);
+    // [confidence, its bytes]: one decimal takes one byte, two decimals two, a float64 its eight and a head.
+    for (const [confidence, bytes] of [
+      [0, 1],
+      [1, 1],
+      [0.2, 1],
+      [0.85, 2],
+      [1 / 3, 9],
+      [0.1 + 0.2, 9],
+    ] as const) {
+      const withIt = packDetail(ids, e.figures, confidence);
+      const back = unpackDetail(withIt, true);
+      expect(back.confidence).toBe(confidence);
+      expect(back.partIds).toEqual(ids);
+      expect(back.figures).toEqual(e.figures);
+      expect(withIt.length - without.length).toBe(bytes);
+    }
+    // Read without the flag, a row holds no confidence; a five-part row never held one.
+    expect(unpackDetail(without).confidence).toBeNull();
+    expect(() => unpackDetail(new Uint8Array([11, 12, 13, 14, 15, ...e.figures]), true)).toThrow(/confidence/);
+    expect(() => packDetail(ids, e.figures, Number.NaN)).toThrow(/confidence/);
+  });
+
   it('keeps the messages behind a risk in a part of their own: a new one changes that small part, not the components', () => {
     const a = encodeDetail(day(35, 78, { risk: true }));
     const withMore = day(35, 78, { risk: true });

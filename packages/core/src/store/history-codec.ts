@@ -631,23 +631,32 @@ export function decodeDetail(parts: readonly ParsedPart[], figures: Uint8Array):
 
 /**
  * A row's `detail`: its parts' ids, then its figures. PART_COUNT ids follow a 0 (no part has id
- * 0); a row without it, written before the ids part, has PART_COUNT_BEFORE_IDS.
+ * 0); a row without it, written before the ids part, has PART_COUNT_BEFORE_IDS. A row written
+ * since migration 019 holds its confidence too, right after the 0 (its `confidence` column is
+ * then null, and says so: unpackDetail is told): 1 or 2 bytes instead of a float64 column.
  */
-export function packDetail(partIds: readonly number[], figures: Uint8Array): Uint8Array {
+export function packDetail(partIds: readonly number[], figures: Uint8Array, confidence?: number): Uint8Array {
   if (partIds.length !== PART_COUNT) throw new ChsError('INTERNAL', `a health snapshot has ${PART_COUNT} parts, not ${partIds.length}`);
   const w = new FigureWriter();
   w.varint(0);
+  if (confidence !== undefined) {
+    if (!Number.isFinite(confidence)) throw new ChsError('INTERNAL', `a health snapshot's confidence is not a number: ${confidence}`);
+    writeNumber(w, confidence);
+  }
   for (const id of partIds) w.varint(id);
   w.bytes(figures);
   return w.take();
 }
 
-export function unpackDetail(detail: Uint8Array): { partIds: number[]; figures: Uint8Array } {
+/** A row's parts' ids and figures, and its confidence when `withConfidence` (its column is null: see packDetail). */
+export function unpackDetail(detail: Uint8Array, withConfidence = false): { partIds: number[]; figures: Uint8Array; confidence: number | null } {
   const r = new FigureReader(detail);
   const withIds = detail[0] === 0;
   if (withIds) r.varint();
+  else if (withConfidence) throw new ChsError('INTERNAL', 'a health snapshot without its confidence has no place for it in its detail');
+  const confidence = withConfidence ? readNumber(r) : null;
   const partIds = Array.from({ length: withIds ? PART_COUNT : PART_COUNT_BEFORE_IDS }, () => r.varint());
-  return { partIds, figures: detail.subarray(r.position) };
+  return { partIds, figures: detail.subarray(r.position), confidence };
 }
 
 /** A part's key within its workspace: the first 128 bits of the SHA-256 of its body. */

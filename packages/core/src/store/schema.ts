@@ -200,7 +200,8 @@ export interface HealthSnapshotsTable {
   client_id: string;
   date: string;
   score: number;
-  confidence: number;
+  /** Null since migration 019: the confidence is in `detail` (history-codec.ts packDetail). */
+  confidence: number | null;
   detail: Uint8Array;
 }
 

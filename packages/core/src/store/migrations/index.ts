@@ -17,6 +17,7 @@ import * as m015 from './015-events.js';
 import * as m016 from './016-compact-history.js';
 import * as m017 from './017-health-stale.js';
 import * as m018 from './018-pg-snapshot-date-index.js';
+import * as m019 from './019-snapshot-confidence-in-detail.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '016-compact-history': m016,
   '017-health-stale': m017,
   '018-pg-snapshot-date-index': m018,
+  '019-snapshot-confidence-in-detail': m019,
 };
