@@ -83,7 +83,7 @@ describe('019-snapshot-confidence-in-detail', async () => {
         expect(await confidenceNullable(db as unknown as Kysely<unknown>, dialect.name)).toBe(true);
 
         const migrator = new Migrator({
-          db: db,
+          db,
           provider: { getMigrations: async () => migrations },
           ...(store.schema ? { migrationTableSchema: store.schema } : {}),
         });
