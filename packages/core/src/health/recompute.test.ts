@@ -160,6 +160,7 @@ describe('rebuild batches', () => {
     last_at: first,
     health_updated_at: scored,
     health_stale_from: null,
+    health_stale_seq: null,
   });
 
   it('cut by the snapshots each client will write, not only by client count', () => {

@@ -42,8 +42,8 @@ export interface RecomputeHealthInput {
   includeStale?: boolean;
   /** "Now" for the data (the engine's clock). */
   now: Date;
-  /** Called before each batch is read, scored and written, with its number from 1 (fault injection in tests). */
-  onBatch?: (n: number) => void;
+  /** Called and awaited before each batch is read, scored and written, with its number from 1 (fault injection in tests). */
+  onBatch?: (n: number) => void | Promise<void>;
   /**
    * Score in a thread of its own while this one writes (score-thread.ts): SQLite stores opened
    * from a file only. Default: when the rebuild has SCORE_THREAD_MIN_BATCHES batches or more.
@@ -111,6 +111,7 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
         'c.id',
         'c.health_updated_at',
         'c.health_stale_from',
+        'c.health_stale_seq',
         eb
           .selectFrom('interactions as i')
           .select((e) => e.fn.min('i.occurred_at').as('m'))
@@ -175,7 +176,7 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   try {
     for (const batch of batches) {
       try {
-        input.onBatch?.(++batchNo);
+        await input.onBatch?.(++batchNo);
       } catch (err) {
         // Stopped before this batch: the ones before it are written, as when each is written before the next is read.
         while (scoring.length) await writeNext();

@@ -23,6 +23,8 @@ export interface ClientRow {
   health_updated_at: string | null;
   /** The first day whose snapshots are out of date (stale.ts); null when none is. */
   health_stale_from: string | null;
+  /** How many times it was marked stale (null: never), when read (stale.ts clearedBy). */
+  health_stale_seq: number | null;
   first_at: string | null;
   last_at: string | null;
 }
@@ -130,6 +132,7 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
         start,
         score: last?.score ?? DEFAULT_SCORE,
         lastInteractionAt: client.last_at,
+        staleSeq: client.health_stale_seq,
         ...optionalRows(clientRows.at(-1), clientRows.at(-2)),
       });
     }
@@ -149,7 +152,7 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
       evidence: { from: null, to: fallback.score, changes: null, driver: null, day: null, interactionIds: [] },
     };
     rows.push(row);
-    scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null, latest: row });
+    scored.push({ id: c.id, start: today, score: fallback.score, lastInteractionAt: null, staleSeq: c.health_stale_seq, latest: row });
   }
   return { rows, scored };
 }

@@ -100,7 +100,7 @@ describe('a SQLite rebuild scored in a thread of its own', () => {
     try {
       const ctx: BatchContext = { today: '2025-06-30', now: NOW, retentionStart: '2024-06-30', fromDay: undefined, options: DEFAULT_OPTIONS, timeZone: 'UTC' };
       const err: unknown = await thread
-        .score(WS, [{ id: 'cl_1', health_updated_at: null, health_stale_from: null, first_at: null, last_at: null }], ctx)
+        .score(WS, [{ id: 'cl_1', health_updated_at: null, health_stale_from: null, health_stale_seq: null, first_at: null, last_at: null }], ctx)
         .catch((e: unknown) => e);
       expect(isChsError(err, 'DATABASE_UNREACHABLE')).toBe(true);
       expect((err as Error).message).toMatch(/cannot open SQLite database at .*missing/);

@@ -109,17 +109,81 @@ describe.each(await testDialects())('stale health on $name', (dialect) => {
     await store.close();
   });
 
+  const seqOf = async (db: Db, id: string) =>
+    (await db.selectFrom('clients').select('health_stale_seq').where('id', '=', id).executeTakeFirstOrThrow()).health_stale_seq;
+
   it('a write clears a mark on or after its first day, and keeps an earlier one (marked after the rebuild read the client)', async () => {
     const store = await fixture();
     const db = store.db;
     await mark(db, { alpha: '2024-06-10' });
+    const seq = await seqOf(db, 'alpha');
     const written = (start: string) =>
-      writeSnapshots(db, encodeSnapshots([]), [{ id: 'alpha', start, score: 50, lastInteractionAt: '2024-06-28T13:00:00.000Z' }], NOW.toISOString());
+      writeSnapshots(
+        db,
+        encodeSnapshots([]),
+        [{ id: 'alpha', start, score: 50, lastInteractionAt: '2024-06-28T13:00:00.000Z', staleSeq: seq }],
+        NOW.toISOString(),
+      );
     await written('2024-06-29');
     expect((await stale(db)).alpha).toBe('2024-06-10');
     await written('2024-06-10');
     expect((await stale(db)).alpha).toBeNull();
     await store.close();
+  });
+
+  it('a write keeps a mark set after the rebuild read the client, even on a later day than the one it started at: that mail may not be in what it wrote', async () => {
+    const store = await fixture();
+    const db = store.db;
+    await mark(db, { alpha: '2024-06-10' });
+    // The rebuild reads alpha (stale from 06-10, marked once); a writer then stores 06-25 mail of alpha.
+    const read = await seqOf(db, 'alpha');
+    await mark(db, { alpha: '2024-06-25' });
+    expect((await stale(db)).alpha).toBe('2024-06-10');
+    const write = (staleSeq: number | null) =>
+      writeSnapshots(
+        db,
+        encodeSnapshots([]),
+        [{ id: 'alpha', start: '2024-06-10', score: 50, lastInteractionAt: '2024-06-28T13:00:00.000Z', staleSeq }],
+        NOW.toISOString(),
+      );
+    await write(read);
+    expect((await stale(db)).alpha).toBe('2024-06-10');
+    // A rebuild that read it after the writer's mark clears it.
+    await write(await seqOf(db, 'alpha'));
+    expect((await stale(db)).alpha).toBeNull();
+    await store.close();
+  });
+
+  it('a rebuild keeps stale a client a writer marked while it ran; the next run rebuilds it as a clean run would', async () => {
+    const store = await fixture();
+    const db = store.db;
+    await recomputeHealth(db, { workspaceId: WS, now: NOW });
+    await mark(db, { alpha: '2024-06-20' });
+    // A writer stores new mail of alpha (a later day) while the rebuild of the stale clients runs.
+    await recomputeHealth(db, {
+      workspaceId: WS,
+      now: NOW,
+      clientIds: [],
+      includeStale: true,
+      onBatch: async () => {
+        await insertInteractions(db, WS, [{ id: 'a3', clientId: 'alpha', at: '2024-06-29T09:00:00.000Z', direction: 'inbound', sentiment: -0.8 }]);
+        await mark(db, { alpha: '2024-06-29' });
+      },
+    });
+    expect((await stale(db)).alpha).toBe('2024-06-20');
+    await recomputeHealth(db, { workspaceId: WS, now: NOW, clientIds: [], includeStale: true });
+    expect((await stale(db)).alpha).toBeNull();
+    const history = async (d: Db) =>
+      (await d.selectFrom('health_snapshots').select(['client_id', 'date', 'score']).orderBy('client_id').orderBy('date').execute()).map((r) => ({
+        ...r,
+        score: Number(r.score),
+      }));
+    const clean = await fixture();
+    await insertInteractions(clean.db, WS, [{ id: 'a3', clientId: 'alpha', at: '2024-06-29T09:00:00.000Z', direction: 'inbound', sentiment: -0.8 }]);
+    await recomputeHealth(clean.db, { workspaceId: WS, now: NOW });
+    expect(await history(db)).toEqual(await history(clean.db));
+    await store.close();
+    await clean.close();
   });
 
   it('the runner may redo a workspace only when no job of it runs and nothing was marked lately', async () => {

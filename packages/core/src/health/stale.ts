@@ -7,8 +7,9 @@
  *   touched in the batch's own transaction: what is stored is never unknown to the rebuild.
  * - The rebuild (recompute.ts) starts each client it scores at its stale day at the latest, and its
  *   write (write.ts) clears the mark in the transaction of the snapshots, when they start on or
- *   before that day (`clearedBy`). A rebuild that did not finish leaves the clients it had not
- *   written marked, and nothing else.
+ *   before that day and no writer marked the client since the rebuild read it (`clearedBy`: each
+ *   mark adds one to `health_stale_seq`). A rebuild that did not finish leaves the clients it had
+ *   not written marked, and nothing else.
  * - The next ingest or sync rebuilds every stale client of its workspace with its own; the
  *   runner's scheduler redoes a workspace nobody is writing to (`workspacesWithStaleHealth`): no
  *   job of it running, no mark newer than a few minutes (a rebuild under way renews one of the
@@ -36,7 +37,8 @@ export async function markHealthStale(trx: Kysely<Database>, touched: ReadonlyMa
     await sql`with v(id, day) as (values ${values})
       update clients set
         health_stale_from = case when health_stale_from is null or health_stale_from > v.day then v.day else health_stale_from end,
-        health_stale_at = ${now}
+        health_stale_at = ${now},
+        health_stale_seq = coalesce(health_stale_seq, 0) + 1
       from v
       where clients.id = v.id and clients.status = 'active'`.execute(trx);
   }
@@ -44,14 +46,16 @@ export async function markHealthStale(trx: Kysely<Database>, touched: ReadonlyMa
 
 /**
  * The value of `health_stale_from` once a client's snapshots from `start` on are rewritten (for
- * write.ts's update of the client, in the same transaction): cleared when they cover the stale
- * day, kept when an earlier day was marked meanwhile (a writer that stored older mail since the
- * rebuild read the client).
+ * write.ts's update of the client, in the same transaction), `seq` being the client's
+ * `health_stale_seq` when the rebuild read it: cleared when they cover the stale day and nobody
+ * marked the client since; kept otherwise (a writer stored mail since the rebuild read the client:
+ * the rebuild may not have read it, whatever its day).
  */
-export function clearedBy(start: string): { health_stale_from: RawBuilder<string | null>; health_stale_at: RawBuilder<string | null> } {
+export function clearedBy(start: string, seq: number | null): { health_stale_from: RawBuilder<string | null>; health_stale_at: RawBuilder<string | null> } {
+  const covered = sql<boolean>`health_stale_from >= ${start} and coalesce(health_stale_seq, 0) = ${seq ?? 0}`;
   return {
-    health_stale_from: sql<string | null>`case when health_stale_from >= ${start} then null else health_stale_from end`,
-    health_stale_at: sql<string | null>`case when health_stale_from >= ${start} then null else health_stale_at end`,
+    health_stale_from: sql<string | null>`case when ${covered} then null else health_stale_from end`,
+    health_stale_at: sql<string | null>`case when ${covered} then null else health_stale_at end`,
   };
 }
 

@@ -18,6 +18,8 @@ export interface ScoredClient {
   start: string;
   score: number;
   lastInteractionAt: string | null;
+  /** Its `health_stale_seq` when the rebuild read it (stale.ts clearedBy). */
+  staleSeq: number | null;
   /** Its newest rebuilt snapshot and the one before it (what an announcement explains). */
   latest?: SnapshotRow;
   previous?: SnapshotRow;
@@ -52,7 +54,7 @@ export async function writeSnapshots(db: Db, rows: EncodedSnapshots, clients: Sc
           last_interaction_at: c.lastInteractionAt,
           ...(st ? { risk_state: st.riskState, announced_score: st.announcedScore } : {}),
           // Its history is up to date from c.start on: a stale mark from that day or later goes (stale.ts).
-          ...clearedBy(c.start),
+          ...clearedBy(c.start, c.staleSeq),
         })
         .where('id', '=', c.id)
         .execute();

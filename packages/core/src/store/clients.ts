@@ -61,6 +61,7 @@ export function newClientRow(c: NewClient): ClientsTable {
     announced_score: null,
     health_stale_from: null,
     health_stale_at: null,
+    health_stale_seq: null,
     health_updated_at: null,
     last_interaction_at: null,
     created_at: c.now,

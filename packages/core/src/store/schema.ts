@@ -114,6 +114,8 @@ export interface ClientsTable {
   health_stale_from: string | null;
   /** When health_stale_from was last set (wall clock); null when it is. Migration 017. */
   health_stale_at: string | null;
+  /** Times the client was marked stale (null: never): a rebuild clears the mark only if it is what it read. Migration 020. */
+  health_stale_seq: number | null;
   created_at: string;
   updated_at: string;
 }

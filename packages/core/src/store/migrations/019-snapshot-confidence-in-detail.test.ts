@@ -12,6 +12,7 @@ import { unpackDetail } from '../history-codec.js';
 import { migrations } from './index.js';
 import { recomputeHealth } from '../../health/recompute.js';
 import { storeSnapshots } from '../../health/write.js';
+import type { SnapshotRow } from '../../health/score-client.js';
 import { insertClient, insertInteractions, insertWorkspace, readSnapshots, weeklyRoutine, type InteractionSpec } from '../../health/test-fixtures.js';
 import { getClientDetails } from '../../metrics/clients.js';
 import { getClientHealthHistory } from '../../metrics/client-history.js';
@@ -36,7 +37,7 @@ async function seed(db: Db): Promise<void> {
   // A confidence no decimal holds (a float64 in the detail).
   const [day] = await readSnapshots(db, { clientId: 'hooli', date: '2024-06-30' });
   await db.deleteFrom('health_snapshots').where('client_id', '=', 'hooli').where('date', '=', '2024-06-30').execute();
-  await storeSnapshots(db, [{ ...day!, workspace_id: WS, confidence: 1 / 3 }]);
+  await storeSnapshots(db, [{ ...day!, components: day!.components as SnapshotRow['components'], workspace_id: WS, confidence: 1 / 3 }]);
 }
 
 /** What the API says from the history, and every stored day. */

@@ -18,6 +18,7 @@ import * as m016 from './016-compact-history.js';
 import * as m017 from './017-health-stale.js';
 import * as m018 from './018-pg-snapshot-date-index.js';
 import * as m019 from './019-snapshot-confidence-in-detail.js';
+import * as m020 from './020-health-stale-seq.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '017-health-stale': m017,
   '018-pg-snapshot-date-index': m018,
   '019-snapshot-confidence-in-detail': m019,
+  '020-health-stale-seq': m020,
 };
