@@ -159,7 +159,7 @@ async function storeEncoded(trx: Kysely<Database>, enc: EncodedSnapshots): Promi
       detail: packDetail(
         Array.from(enc.refs.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), (ref) => partId[ref]!),
         enc.figures.subarray(i === 0 ? 0 : enc.figureEnds[i - 1], enc.figureEnds[i]),
-        enc.confidences[i]!,
+        enc.confidences[i],
       ),
     };
   }
