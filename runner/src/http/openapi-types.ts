@@ -276,6 +276,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{clientId}/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: how the renewals of a client ended, oldest first
+         * @description Extension (not in the spec). Every outcome recorded for the client (by CSV, the API or a CRM), oldest first.
+         */
+        get: operations["listClientOutcomes"];
+        put?: never;
+        /**
+         * Extension: record how the renewal of a client ended (renewed, churned, downgraded)
+         * @description Extension (not in the spec). One outcome per client and day: 201 when the client had none that day, 200 when it replaced the outcome of that day. A date after today, or a downgrade without both mrrBefore and mrrAfter (mrrAfter below mrrBefore), is 400 INVALID_INPUT; a client not in the workspace is 404 CLIENT_NOT_FOUND.
+         */
+        post: operations["recordClientOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/suggested": {
         parameters: {
             query?: never;
@@ -2315,6 +2339,249 @@ export interface operations {
                             /** @description Extension: where it came from */
                             source: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    listClientOutcomes: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): the renewal outcomes of a client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "outcomes": [
+                     *         {
+                     *           "id": "out_01HZX6C2D4E8F0",
+                     *           "clientId": "cli_01HZX4V9K2M8Q7",
+                     *           "date": "2026-11-15",
+                     *           "outcome": "downgraded",
+                     *           "mrrBefore": 4200,
+                     *           "mrrAfter": 2500,
+                     *           "source": "api",
+                     *           "createdAt": "2026-11-16T09:12:00.000Z",
+                     *           "updatedAt": "2026-11-16T09:12:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The outcomes of the client, oldest first */
+                        outcomes: {
+                            /** @description The outcome id (`out_…`) */
+                            id: string;
+                            clientId: string;
+                            /**
+                             * Format: date
+                             * @description The day the renewal was decided; one outcome per client and day
+                             */
+                            date: string;
+                            /** @description How the renewal ended: `renewed`, `churned` or `downgraded` (with the MRR before and after) */
+                            outcome: "renewed" | "churned" | "downgraded";
+                            mrrBefore: number | null;
+                            mrrAfter: number | null;
+                            /** @description Where it was recorded: `csv` (chs outcomes import), `api` (this API) or `hubspot` */
+                            source: "csv" | "api" | "hubspot";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    recordClientOutcome: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Extension (not in the spec): how the renewal of a client ended */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day the renewal was decided, YYYY-MM-DD; not after today (UTC)
+                     */
+                    date: string;
+                    /** @description How the renewal ended: `renewed`, `churned` or `downgraded` (with the MRR before and after) */
+                    outcome: "renewed" | "churned" | "downgraded";
+                    /** @description MRR before the renewal: required for `downgraded` */
+                    mrrBefore?: number | null;
+                    /** @description MRR after the renewal: required for `downgraded`, and below mrrBefore there */
+                    mrrAfter?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Extension (not in the spec): how the renewal of a client ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "out_01HZX6C2D4E8F0",
+                     *       "clientId": "cli_01HZX4V9K2M8Q7",
+                     *       "date": "2026-11-15",
+                     *       "outcome": "downgraded",
+                     *       "mrrBefore": 4200,
+                     *       "mrrAfter": 2500,
+                     *       "source": "api",
+                     *       "createdAt": "2026-11-16T09:12:00.000Z",
+                     *       "updatedAt": "2026-11-16T09:12:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The outcome id (`out_…`) */
+                        id: string;
+                        clientId: string;
+                        /**
+                         * Format: date
+                         * @description The day the renewal was decided; one outcome per client and day
+                         */
+                        date: string;
+                        /** @description How the renewal ended: `renewed`, `churned` or `downgraded` (with the MRR before and after) */
+                        outcome: "renewed" | "churned" | "downgraded";
+                        mrrBefore: number | null;
+                        mrrAfter: number | null;
+                        /** @description Where it was recorded: `csv` (chs outcomes import), `api` (this API) or `hubspot` */
+                        source: "csv" | "api" | "hubspot";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Extension (not in the spec): how the renewal of a client ended */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "out_01HZX6C2D4E8F0",
+                     *       "clientId": "cli_01HZX4V9K2M8Q7",
+                     *       "date": "2026-11-15",
+                     *       "outcome": "downgraded",
+                     *       "mrrBefore": 4200,
+                     *       "mrrAfter": 2500,
+                     *       "source": "api",
+                     *       "createdAt": "2026-11-16T09:12:00.000Z",
+                     *       "updatedAt": "2026-11-16T09:12:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The outcome id (`out_…`) */
+                        id: string;
+                        clientId: string;
+                        /**
+                         * Format: date
+                         * @description The day the renewal was decided; one outcome per client and day
+                         */
+                        date: string;
+                        /** @description How the renewal ended: `renewed`, `churned` or `downgraded` (with the MRR before and after) */
+                        outcome: "renewed" | "churned" | "downgraded";
+                        mrrBefore: number | null;
+                        mrrAfter: number | null;
+                        /** @description Where it was recorded: `csv` (chs outcomes import), `api` (this API) or `hubspot` */
+                        source: "csv" | "api" | "hubspot";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
                     };
                 };
             };

@@ -18,5 +18,8 @@ export const WorkspaceId = Type.String({ minLength: 1, maxLength: 253, descripti
 export const WorkspaceQuery = Type.Object({ workspaceId: WorkspaceId });
 export type WorkspaceQuery = Static<typeof WorkspaceQuery>;
 
+/** The path parameter of the routes under /clients/{clientId}. */
+export const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
+
 export const SuccessMessage = Type.Object({ success: Type.Boolean(), message: Type.String() });
 export type SuccessMessage = Static<typeof SuccessMessage>;

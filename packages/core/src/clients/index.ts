@@ -9,3 +9,18 @@ export {
   type SuggestionStatus,
   type ListSuggestionsOptions,
 } from './suggestions.js';
+export {
+  OUTCOMES,
+  OUTCOME_SOURCES,
+  OUTCOME_CSV_COLUMNS,
+  recordOutcome,
+  listClientOutcomes,
+  listWorkspaceOutcomes,
+  importOutcomesCsv,
+  validateOutcome,
+  type Outcome,
+  type OutcomeSource,
+  type OutcomeInput,
+  type OutcomeView,
+  type OutcomeImportResult,
+} from './outcomes.js';

@@ -207,6 +207,23 @@ export interface HealthSnapshotsTable {
   detail: Uint8Array;
 }
 
+/** How a client's renewal ended, one per client and day (migration 021; clients/outcomes.ts writes it). */
+export interface ClientOutcomesTable {
+  id: string;
+  workspace_id: string;
+  client_id: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  /** renewed | churned | downgraded. */
+  outcome: string;
+  mrr_before: number | null;
+  mrr_after: number | null;
+  /** Where it was recorded: csv | api | hubspot. */
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A skeleton of a snapshot part (components; reason and sentence; evidence), once per workspace. */
 interface HealthPartsTable {
   id: Generated<number>;
@@ -473,6 +490,7 @@ export interface Database {
   interactions: InteractionsTable;
   health_snapshots: HealthSnapshotsTable;
   health_parts: HealthPartsTable;
+  client_outcomes: ClientOutcomesTable;
   integrations: IntegrationsTable;
   jobs: JobsTable;
   job_events: JobEventsTable;

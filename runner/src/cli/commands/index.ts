@@ -17,6 +17,7 @@ const MODULES: readonly (readonly [names: readonly string[], load: CommandModule
   [['keys'], () => import('./keys.js')],
   [['webhooks'], () => import('./webhooks.js')],
   [['clients'], () => import('./clients.js')],
+  [['outcomes'], () => import('./outcomes.js')],
   [['ingest'], () => import('./ingest.js')],
   [['sentiment'], () => import('./sentiment.js')],
   [['connect', 'disconnect'], () => import('./connect.js')],

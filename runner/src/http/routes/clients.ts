@@ -16,7 +16,7 @@ import {
   toClientView,
   updateClientAttributes,
 } from '@chs/core';
-import { WorkspaceQuery } from '../schemas.js';
+import { ClientParams, WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { JSON_CONTENT_TYPE, ReadCache } from '../read-cache.js';
 import {
@@ -27,8 +27,6 @@ import {
   InteractionsPageSchema,
   LastInteractionsSchema,
 } from '../responses/clients.js';
-
-const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const InteractionsQuery = Type.Object({
   ...WorkspaceQuery.properties,

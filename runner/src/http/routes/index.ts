@@ -1,5 +1,6 @@
 import type { RouteModule } from '../types.js';
 import { clientRoutes } from './clients.js';
+import { outcomeRoutes } from './outcomes.js';
 import { suggestedClientRoutes } from './suggested-clients.js';
 import { metricsRoutes } from './metrics.js';
 import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
@@ -13,6 +14,7 @@ import { webhookRoutes } from './webhooks.js';
 /** Every route module of the API, registered under `/api` in this order. */
 export const routeModules: RouteModule[] = [
   clientRoutes,
+  outcomeRoutes,
   suggestedClientRoutes,
   metricsRoutes,
   ingestEmailStatsRoutes,

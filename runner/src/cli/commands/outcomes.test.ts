@@ -1,0 +1,91 @@
+/**
+ * `chs outcomes import` (DESIGN.md's CLI): a CS lead imports the renewals their CRM recorded. A
+ * file with a bad row imports nothing, names each bad line (file:line) and exits non-zero; the
+ * fixed file imports every row; `--json` prints the counts.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, createWorkspace, listWorkspaceOutcomes } from '@chs/core';
+import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
+import { insertClient } from '../../../../packages/core/src/health/test-fixtures.js';
+import { loadConfig } from '../../config.js';
+import type { CliContext } from '../context.js';
+import { main } from '../main.js';
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString('utf8');
+    done();
+  }
+}
+
+function context(): { ctx: CliContext; stdout: Capture; stderr: Capture } {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const ctx: CliContext = {
+    env: {},
+    stdout,
+    stderr,
+    stdin: process.stdin,
+    config: (flags) => loadConfig({}, flags),
+    openEngine: (config) => createEngine({ database: config.databaseUrl }),
+  };
+  return { ctx, stdout, stderr };
+}
+
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  process.exitCode = undefined;
+  for (const d of databases.splice(0)) await d.drop();
+});
+
+describe('chs outcomes import', () => {
+  it('imports nothing from a file with a bad row and names each bad line; the fixed file imports every row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-outcomes-'));
+    const d = await createTestDatabase();
+    databases.push(d);
+    const setup = await createEngine({ database: d.url });
+    await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
+    await insertClient(setup.store.db, 'ourco.com', { id: 'globex', domain: 'globex.com' });
+    await insertClient(setup.store.db, 'ourco.com', { id: 'initech', domain: 'initech.com' });
+    await setup.close();
+
+    const file = join(dir, 'renewals.csv');
+    const rows = ['domain,date,outcome,mrrBefore,mrrAfter', 'globex.com,2025-04-30,renewed,1500,1500', 'initech.com,2025-05-31,downgraded,900,'];
+    writeFileSync(file, rows.join('\n'));
+    const bad = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'outcomes', 'import', '--workspace', 'ourco.com', '--file', file], bad.ctx)).toBe(2);
+    expect(bad.stdout.text).toBe('2 rows: 1 rejected, so nothing was imported. Fix them and run it again.\n');
+    expect(bad.stderr.text).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: a downgrade needs mrrBefore and mrrAfter\\n$`));
+
+    const check = async () => {
+      const engine = await createEngine({ database: d.url });
+      try {
+        return (await listWorkspaceOutcomes(engine.store.db, 'ourco.com')).map((o) => [o.clientId, o.date, o.outcome, o.mrrAfter]);
+      } finally {
+        await engine.close();
+      }
+    };
+    expect(await check()).toEqual([]);
+
+    process.exitCode = undefined;
+    writeFileSync(file, [...rows.slice(0, 2), 'initech.com,2025-05-31,downgraded,900,300'].join('\n'));
+    const good = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'outcomes', 'import', '--workspace', 'ourco.com', '--file', file, '--json'], good.ctx)).toBe(0);
+    expect(JSON.parse(good.stdout.text)).toEqual({ rows: 2, created: 2, updated: 0, errors: [] });
+    expect(await check()).toEqual([
+      ['globex', '2025-04-30', 'renewed', 1500],
+      ['initech', '2025-05-31', 'downgraded', 300],
+    ]);
+
+    const missing = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'outcomes', 'import', '--workspace', 'ourco.com', '--file', join(dir, 'none.csv')], missing.ctx)).not.toBe(
+      0,
+    );
+    expect(missing.stderr.text).toMatch(/SOURCE_UNREADABLE|cannot read/);
+  });
+});
