@@ -360,6 +360,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: how well the score foresaw the recorded renewal outcomes (AUC, precision, recall, lead time, calibration)
+         * @description Not in the spec (extension). For each outcome recorded (chs outcomes import, POST /clients/{clientId}/outcomes), the score the client had `days` before it, read from the stored daily history only; 30, 60 and 90 days too under `horizons`.
+         */
+        get: operations["getMetricsBacktest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/metrics/summary": {
         parameters: {
             query?: never;
@@ -2826,6 +2846,148 @@ export interface operations {
                             /** @enum {string} */
                             status: "ignored";
                         };
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getMetricsBacktest: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+                /** @description Days before each outcome its score is read, 1-365 (default 60) */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): how well the stored score history foresaw the recorded renewal outcomes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Days before each outcome its score was read */
+                        days: number;
+                        /** @description Outcomes with a stored score that many days before them */
+                        outcomes: number;
+                        churned: number;
+                        downgraded: number;
+                        renewed: number;
+                        /** @description Outcomes without a score then (left out) */
+                        withoutHistory: number;
+                        /** @description ROC AUC: the chance a churning client scored lower than a kept one; null without both */
+                        auc: number | null;
+                        /** @description Outcomes whose client was at risk then */
+                        flagged: number;
+                        /** @description Of the flagged, the share that churned */
+                        precision: number | null;
+                        /** @description Of the churns, the share flagged */
+                        recall: number | null;
+                        /** @description Churn rate of the riskiest tenth over that of all */
+                        liftTopDecile: number | null;
+                        /** @description Brier score of the churn probability calibrated on the score (out of fold): 0 perfect, 0.25 a coin */
+                        brier: number | null;
+                        /** @description Probability bins: the mean probability given and the share that churned */
+                        reliability: {
+                            from: number;
+                            to: number;
+                            outcomes: number;
+                            predicted: number | null;
+                            observed: number | null;
+                        }[];
+                        /** @description The ROC curve, from (0,0) to (1,1) */
+                        roc: {
+                            fpr: number;
+                            tpr: number;
+                        }[];
+                        threshold: number;
+                        /** @description Median of the days each churned client had been at risk without a break before it churned */
+                        leadTimeDaysMedian: number | null;
+                        churnsRedAtLeast45Days: number;
+                        churns: {
+                            clientId: string;
+                            /** Format: date */
+                            date: string;
+                            scoreBefore: number | null;
+                            leadTimeDays: number;
+                        }[];
+                        /** @description The same figures 30, 60 and 90 days before (and at `days`) */
+                        horizons: {
+                            /** @description Days before each outcome its score was read */
+                            days: number;
+                            /** @description Outcomes with a stored score that many days before them */
+                            outcomes: number;
+                            churned: number;
+                            downgraded: number;
+                            renewed: number;
+                            /** @description Outcomes without a score then (left out) */
+                            withoutHistory: number;
+                            /** @description ROC AUC: the chance a churning client scored lower than a kept one; null without both */
+                            auc: number | null;
+                            /** @description Outcomes whose client was at risk then */
+                            flagged: number;
+                            /** @description Of the flagged, the share that churned */
+                            precision: number | null;
+                            /** @description Of the churns, the share flagged */
+                            recall: number | null;
+                            /** @description Churn rate of the riskiest tenth over that of all */
+                            liftTopDecile: number | null;
+                            /** @description Brier score of the churn probability calibrated on the score (out of fold): 0 perfect, 0.25 a coin */
+                            brier: number | null;
+                            /** @description Probability bins: the mean probability given and the share that churned */
+                            reliability: {
+                                from: number;
+                                to: number;
+                                outcomes: number;
+                                predicted: number | null;
+                                observed: number | null;
+                            }[];
+                            /** @description The ROC curve, from (0,0) to (1,1) */
+                            roc: {
+                                fpr: number;
+                                tpr: number;
+                            }[];
+                        }[];
+                        /** @description What it says, in words */
+                        summary: string;
                     };
                 };
             };

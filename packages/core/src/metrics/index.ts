@@ -5,3 +5,14 @@ export * from './trends.js';
 export * from './deltas.js';
 export * from './email-stats.js';
 export { storedItemsPerDay } from './density.js';
+export {
+  runBacktest,
+  BACKTEST_HORIZONS,
+  DEFAULT_BACKTEST_DAYS,
+  LEAD_TIME_GOAL_DAYS,
+  type BacktestOptions,
+  type BacktestReport,
+  type BacktestHorizon,
+  type BacktestChurn,
+} from './backtest.js';
+export type { ReliabilityBin } from './backtest-stats.js';

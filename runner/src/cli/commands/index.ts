@@ -18,6 +18,7 @@ const MODULES: readonly (readonly [names: readonly string[], load: CommandModule
   [['webhooks'], () => import('./webhooks.js')],
   [['clients'], () => import('./clients.js')],
   [['outcomes'], () => import('./outcomes.js')],
+  [['health'], () => import('./health.js')],
   [['ingest'], () => import('./ingest.js')],
   [['sentiment'], () => import('./sentiment.js')],
   [['connect', 'disconnect'], () => import('./connect.js')],

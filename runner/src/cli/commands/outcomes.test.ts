@@ -1,7 +1,8 @@
 /**
  * `chs outcomes import` (DESIGN.md's CLI): a CS lead imports the renewals their CRM recorded. A
  * file with a bad row imports nothing, names each bad line (file:line) and exits non-zero; the
- * fixed file imports every row; `--json` prints the counts.
+ * fixed file imports every row; `--json` prints the counts. Then `chs health backtest` says how
+ * well the score saw those renewals coming.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createWorkspace, listWorkspaceOutcomes } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
-import { insertClient } from '../../../../packages/core/src/health/test-fixtures.js';
+import { insertClient, insertSnapshot } from '../../../../packages/core/src/health/test-fixtures.js';
 import { loadConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { main } from '../main.js';
@@ -87,5 +88,42 @@ describe('chs outcomes import', () => {
       0,
     );
     expect(missing.stderr.text).toMatch(/SOURCE_UNREADABLE|cannot read/);
+  });
+});
+
+describe('chs health backtest', () => {
+  it('says, in words and in the figures DESIGN.md pins, whether the score saw the imported churn coming', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chs-backtest-'));
+    const d = await createTestDatabase();
+    databases.push(d);
+    const setup = await createEngine({ database: d.url });
+    await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
+    await insertClient(setup.store.db, 'ourco.com', { id: 'globex', domain: 'globex.com' });
+    await insertClient(setup.store.db, 'ourco.com', { id: 'initech', domain: 'initech.com' });
+    // 30 days before their renewals on May 31st: initech red (20), globex green (80).
+    await insertSnapshot(setup.store.db, 'ourco.com', 'initech', '2025-05-01', [5, 5, 5, 5]);
+    await insertSnapshot(setup.store.db, 'ourco.com', 'globex', '2025-05-01', [20, 20, 20, 20]);
+    await setup.close();
+    const file = join(dir, 'renewals.csv');
+    writeFileSync(file, 'domain,date,outcome\nglobex.com,2025-05-31,renewed\ninitech.com,2025-05-31,churned\n');
+    expect(await main(['node', 'chs', '--db', d.url, 'outcomes', 'import', '--workspace', 'ourco.com', '--file', file], context().ctx)).toBe(0);
+
+    const json = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'health', 'backtest', '--workspace', 'ourco.com', '--days', '30', '--json'], json.ctx)).toBe(0);
+    const r = JSON.parse(json.stdout.text) as Record<string, unknown>;
+    expect(r).toMatchObject({ days: 30, outcomes: 2, churned: 1, auc: 1, precision: 1, recall: 1, leadTimeDaysMedian: 0 });
+
+    const text = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'health', 'backtest', '--workspace', 'ourco.com', '--days', '30'], text.ctx)).toBe(0);
+    expect(text.stdout.text).toMatch(/^The one client that churned was not at risk \(red\) at least 45 days before/);
+    expect(text.stdout.text).toMatch(
+      /30 days before a renewal, a client that went on to churn scored lower than one that stayed 100 % of the time \(AUC 1\.00\)/,
+    );
+    expect(text.stdout.text).toMatch(/^DAYS BEFORE +OUTCOMES/m);
+    expect(text.stdout.text).toMatch(/^30 +2 +1 +1\.00 +100 % +100 %/m);
+
+    const bad = context();
+    expect(await main(['node', 'chs', '--db', d.url, 'health', 'backtest', '--workspace', 'ourco.com', '--days', '0'], bad.ctx)).not.toBe(0);
+    expect(bad.stderr.text).toMatch(/--days must be an integer from 1 to 365/);
   });
 });

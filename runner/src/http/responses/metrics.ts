@@ -3,7 +3,7 @@
  * that compute the answers.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { emailEngagement, getSummary, healthTrend, ingestEmailStats, interactionMix, scoreDeltas, sentimentTrendSeries } from '@chs/core';
+import type { emailEngagement, getSummary, healthTrend, ingestEmailStats, interactionMix, runBacktest, scoreDeltas, sentimentTrendSeries } from '@chs/core';
 import { assertSame, Count, Day, Timestamp, type Returned } from './common.js';
 
 const Score = Type.Number({ minimum: 0, maximum: 100 });
@@ -147,3 +147,50 @@ assertSame<Returned<typeof interactionMix>, Static<typeof InteractionMixSchema>>
 assertSame<Returned<typeof scoreDeltas>, Static<typeof DeltasSchema>>(true);
 assertSame<Returned<typeof emailEngagement>, Static<typeof EmailEngagementSchema>>(true);
 assertSame<Returned<typeof ingestEmailStats>, Static<typeof IngestEmailStatsSchema>>(true);
+
+const NullableFraction = Type.Union([Fraction, Type.Null()]);
+const BacktestHorizonProperties = {
+  days: Type.Integer({ minimum: 1, maximum: 365, description: 'Days before each outcome its score was read' }),
+  outcomes: Type.Integer({ minimum: 0, description: 'Outcomes with a stored score that many days before them' }),
+  churned: Count,
+  downgraded: Count,
+  renewed: Count,
+  withoutHistory: Type.Integer({ minimum: 0, description: 'Outcomes without a score then (left out)' }),
+  auc: Type.Union([Fraction, Type.Null()], { description: 'ROC AUC: the chance a churning client scored lower than a kept one; null without both' }),
+  flagged: Type.Integer({ minimum: 0, description: 'Outcomes whose client was at risk then' }),
+  precision: Type.Union([Fraction, Type.Null()], { description: 'Of the flagged, the share that churned' }),
+  recall: Type.Union([Fraction, Type.Null()], { description: 'Of the churns, the share flagged' }),
+  liftTopDecile: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Churn rate of the riskiest tenth over that of all' }),
+  brier: Type.Union([Fraction, Type.Null()], {
+    description: 'Brier score of the churn probability calibrated on the score (out of fold): 0 perfect, 0.25 a coin',
+  }),
+  reliability: Type.Array(Type.Object({ from: Fraction, to: Fraction, outcomes: Count, predicted: NullableFraction, observed: NullableFraction }), {
+    description: 'Probability bins: the mean probability given and the share that churned',
+  }),
+  roc: Type.Array(Type.Object({ fpr: Fraction, tpr: Fraction }), { description: 'The ROC curve, from (0,0) to (1,1)' }),
+};
+const BacktestHorizonSchema = Type.Object(BacktestHorizonProperties);
+
+export const BacktestSchema = Type.Object(
+  {
+    ...BacktestHorizonProperties,
+    threshold: Score,
+    leadTimeDaysMedian: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'Median of the days each churned client had been at risk without a break before it churned',
+    }),
+    churnsRedAtLeast45Days: Count,
+    churns: Type.Array(
+      Type.Object({
+        clientId: Type.String(),
+        date: Day,
+        scoreBefore: Type.Union([Score, Type.Null()]),
+        leadTimeDays: Type.Integer({ minimum: 0 }),
+      }),
+    ),
+    horizons: Type.Array(BacktestHorizonSchema, { description: 'The same figures 30, 60 and 90 days before (and at `days`)' }),
+    summary: Type.String({ description: 'What it says, in words' }),
+  },
+  { description: 'Extension (not in the spec): how well the stored score history foresaw the recorded renewal outcomes' },
+);
+
+assertSame<Returned<typeof runBacktest>, Static<typeof BacktestSchema>>(true);

@@ -5,11 +5,29 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { emailEngagement, getSummary, healthTrend, interactionMix, scoreDeltas, sentimentTrendSeries, TREND_INTERVALS } from '@chs/core';
+import {
+  DEFAULT_BACKTEST_DAYS,
+  emailEngagement,
+  getSummary,
+  healthTrend,
+  interactionMix,
+  runBacktest,
+  scoreDeltas,
+  sentimentTrendSeries,
+  TREND_INTERVALS,
+} from '@chs/core';
 import { WorkspaceQuery } from '../schemas.js';
 import type { AppDeps } from '../types.js';
 import { Coalescer } from '../coalesce.js';
-import { DeltasSchema, EmailEngagementSchema, HealthTrendSchema, InteractionMixSchema, SentimentTrendSchema, SummarySchema } from '../responses/metrics.js';
+import {
+  BacktestSchema,
+  DeltasSchema,
+  EmailEngagementSchema,
+  HealthTrendSchema,
+  InteractionMixSchema,
+  SentimentTrendSchema,
+  SummarySchema,
+} from '../responses/metrics.js';
 
 const windowDays = (def: number, max: number) => Type.Integer({ minimum: 1, maximum: max, default: def, description: `Days, 1-${max} (default ${def})` });
 
@@ -35,6 +53,16 @@ const DeltasQuery = Type.Object({
   minDelta: Type.Number({ minimum: 0, maximum: 100, default: 10, description: 'Smallest |score change| listed, 0-100 (default 10)' }),
 });
 
+const BacktestQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  days: Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    default: DEFAULT_BACKTEST_DAYS,
+    description: `Days before each outcome its score is read, 1-365 (default ${DEFAULT_BACKTEST_DAYS})`,
+  }),
+});
+
 export const metricsRoutes =
   (deps: AppDeps): FastifyPluginAsync =>
   async (plain) => {
@@ -44,6 +72,23 @@ export const metricsRoutes =
     const now = () => deps.engine.clock();
     // Identical dashboard reads arriving together are computed once (see coalesce.ts).
     const shared = new Coalescer();
+
+    app.get(
+      '/metrics/backtest',
+      {
+        schema: {
+          tags: [...tags, 'extension'],
+          operationId: 'getMetricsBacktest',
+          summary: 'Extension: how well the score foresaw the recorded renewal outcomes (AUC, precision, recall, lead time, calibration)',
+          description:
+            'Not in the spec (extension). For each outcome recorded (chs outcomes import, POST /clients/{clientId}/outcomes), the score the client had `days` ' +
+            'before it, read from the stored daily history only; 30, 60 and 90 days too under `horizons`.',
+          querystring: BacktestQuery,
+          response: { 200: BacktestSchema },
+        },
+      },
+      async (request) => shared.forRequest(request, () => runBacktest(db, request.auth.workspaceId, { days: request.query.days })),
+    );
 
     app.get(
       '/metrics/summary',
