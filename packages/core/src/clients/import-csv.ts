@@ -61,6 +61,37 @@ export function parseCsv(text: string): { line: number; cells: string[] }[] {
   return out.filter((r) => !(r.cells.length === 1 && r.cells[0]?.trim() === ''));
 }
 
+/** A CSV's data rows under its header, and each row's cell of a column by name (case-insensitive; '' when absent). */
+export interface CsvTable<C extends string> {
+  header: { line: number; cells: string[] };
+  rows: { line: number; cells: string[] }[];
+  has(column: C): boolean;
+  get(row: { cells: string[] }, column: C): string;
+}
+
+/**
+ * Parses CSV text with a header row whose columns must all be among `columns`; throws INVALID_INPUT
+ * for an empty text or an unknown column (naming the line and the columns it takes).
+ */
+export function readCsvTable<C extends string>(csv: string, columns: readonly C[]): CsvTable<C> {
+  const rows = parseCsv(csv);
+  const header = rows.shift();
+  if (!header) throw new ChsError('INVALID_INPUT', 'the CSV is empty: expected a header row');
+  const index = new Map<string, number>();
+  header.cells.forEach((h, i) => index.set(h.trim().toLowerCase(), i));
+  const unknown = header.cells.map((h) => h.trim()).filter((h) => h && !columns.some((c) => c.toLowerCase() === h.toLowerCase()));
+  if (unknown.length) throw new ChsError('INVALID_INPUT', `line ${header.line}: unknown column(s) ${unknown.join(', ')} (columns: ${columns.join(',')})`);
+  return {
+    header,
+    rows,
+    has: (c) => index.has(c.toLowerCase()),
+    get: (row, c) => {
+      const i = index.get(c.toLowerCase());
+      return i === undefined ? '' : (row.cells[i] ?? '').trim();
+    },
+  };
+}
+
 const TRUE = new Set(['true', '1', 'yes', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'n']);
 
@@ -91,23 +122,15 @@ function rowAttributes(get: (c: (typeof CSV_COLUMNS)[number]) => string): Client
 export async function importClientsCsv(db: Db, workspaceId: string, csv: string, now: Date = new Date()): Promise<CsvImportResult> {
   const ws = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
   if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `workspace ${workspaceId} not found`);
-  const rows = parseCsv(csv);
-  const header = rows.shift();
-  if (!header) throw new ChsError('INVALID_INPUT', 'the CSV is empty: expected a header row');
-  const index = new Map<string, number>();
-  header.cells.forEach((h, i) => index.set(h.trim().toLowerCase(), i));
-  if (!index.has('domain')) throw new ChsError('INVALID_INPUT', `line ${header.line}: the header has no "domain" column (columns: ${CSV_COLUMNS.join(',')})`);
-  const unknown = header.cells.map((h) => h.trim()).filter((h) => h && !CSV_COLUMNS.some((c) => c.toLowerCase() === h.toLowerCase()));
-  if (unknown.length) throw new ChsError('INVALID_INPUT', `line ${header.line}: unknown column(s) ${unknown.join(', ')} (columns: ${CSV_COLUMNS.join(',')})`);
+  const table = readCsvTable(csv, CSV_COLUMNS);
+  const { header, rows } = table;
+  if (!table.has('domain')) throw new ChsError('INVALID_INPUT', `line ${header.line}: the header has no "domain" column (columns: ${CSV_COLUMNS.join(',')})`);
 
   const own = await db.selectFrom('workspace_domains').select('domain').where('workspace_id', '=', workspaceId).execute();
   const ownDomains = new Set([workspaceId, ...own.map((d) => d.domain)]);
   const result: CsvImportResult = { rows: rows.length, created: 0, updated: 0, errors: [] };
   for (const row of rows) {
-    const get = (c: (typeof CSV_COLUMNS)[number]): string => {
-      const i = index.get(c.toLowerCase());
-      return i === undefined ? '' : (row.cells[i] ?? '').trim();
-    };
+    const get = (c: (typeof CSV_COLUMNS)[number]): string => table.get(row, c);
     try {
       if (row.cells.length > header.cells.length) throw new ChsError('INVALID_INPUT', `${row.cells.length} cells for ${header.cells.length} columns`);
       const rawDomain = get('domain');

@@ -11,7 +11,7 @@ import { ChsError, isChsError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import { registrableDomain } from '../resolve/domains.js';
 import { findClientByDomain, isValidDate } from './attributes.js';
-import { parseCsv } from './import-csv.js';
+import { readCsvTable } from './import-csv.js';
 
 export const OUTCOMES = ['renewed', 'churned', 'downgraded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -165,28 +165,20 @@ function money(name: string, cell: string): number | null {
 export async function importOutcomesCsv(db: Db, workspaceId: string, csv: string, now: Date = new Date()): Promise<OutcomeImportResult> {
   const ws = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
   if (!ws) throw new ChsError('WORKSPACE_NOT_FOUND', `workspace ${workspaceId} not found`);
-  const rows = parseCsv(csv);
-  const header = rows.shift();
-  if (!header) throw new ChsError('INVALID_INPUT', 'the CSV is empty: expected a header row');
-  const index = new Map<string, number>();
-  header.cells.forEach((h, i) => index.set(h.trim().toLowerCase(), i));
+  const table = readCsvTable(csv, OUTCOME_CSV_COLUMNS);
+  const { header, rows } = table;
   const columns = `columns: ${OUTCOME_CSV_COLUMNS.join(',')}`;
-  const unknown = header.cells.map((h) => h.trim()).filter((h) => h && !OUTCOME_CSV_COLUMNS.some((c) => c.toLowerCase() === h.toLowerCase()));
-  if (unknown.length) throw new ChsError('INVALID_INPUT', `line ${header.line}: unknown column(s) ${unknown.join(', ')} (${columns})`);
-  if (!index.has('domain') && !index.has('clientid'))
+  if (!table.has('domain') && !table.has('clientId'))
     throw new ChsError('INVALID_INPUT', `line ${header.line}: the header needs a "domain" or a "clientId" column (${columns})`);
   for (const c of ['date', 'outcome'] as const) {
-    if (!index.has(c)) throw new ChsError('INVALID_INPUT', `line ${header.line}: the header has no "${c}" column (${columns})`);
+    if (!table.has(c)) throw new ChsError('INVALID_INPUT', `line ${header.line}: the header has no "${c}" column (${columns})`);
   }
 
   const result: OutcomeImportResult = { rows: rows.length, created: 0, updated: 0, errors: [] };
   const good: Array<{ clientId: string; input: OutcomeInput }> = [];
   const seen = new Map<string, number>();
   for (const row of rows) {
-    const get = (c: Column): string => {
-      const i = index.get(c.toLowerCase());
-      return i === undefined ? '' : (row.cells[i] ?? '').trim();
-    };
+    const get = (c: Column): string => table.get(row, c);
     try {
       if (row.cells.length > header.cells.length) throw new ChsError('INVALID_INPUT', `${row.cells.length} cells for ${header.cells.length} columns`);
       const clientId = await rowClient(db, workspaceId, get('clientId'), get('domain'));

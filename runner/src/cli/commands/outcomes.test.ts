@@ -7,36 +7,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createWorkspace, listWorkspaceOutcomes } from '@chs/core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
 import { insertClient, insertSnapshot } from '../../../../packages/core/src/health/test-fixtures.js';
-import { loadConfig } from '../../config.js';
-import type { CliContext } from '../context.js';
+import { captureContext } from '../testing.js';
 import { main } from '../main.js';
 
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
-
-function context(): { ctx: CliContext; stdout: Capture; stderr: Capture } {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const ctx: CliContext = {
-    env: {},
-    stdout,
-    stderr,
-    stdin: process.stdin,
-    config: (flags) => loadConfig({}, flags),
-    openEngine: (config) => createEngine({ database: config.databaseUrl }),
-  };
-  return { ctx, stdout, stderr };
-}
+const context = () => captureContext({});
 
 const databases: TestDatabase[] = [];
 afterEach(async () => {
