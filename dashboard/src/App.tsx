@@ -7,6 +7,7 @@ import { match, navigate, useLocation } from './lib/router.js';
 import { ErrorText, Link, Loading } from './components/ui.js';
 import { SignIn } from './screens/SignIn.js';
 import { Portfolio } from './screens/Portfolio.js';
+import { Backtest } from './screens/Backtest.js';
 import { Clients } from './screens/Clients.js';
 import { ClientPage } from './screens/ClientPage.js';
 import { SuggestedClients } from './screens/SuggestedClients.js';
@@ -15,6 +16,7 @@ import { SettingsScreen } from './screens/Settings.js';
 
 const NAV = [
   { href: '/', label: 'Portfolio' },
+  { href: '/backtest', label: 'Churn backtest' },
   { href: '/clients', label: 'Clients' },
   { href: '/sources', label: 'Sources and jobs' },
   { href: '/settings', label: 'Settings' },
@@ -28,6 +30,8 @@ function Screen(props: { path: string }) {
   switch (props.path) {
     case '/':
       return <Portfolio />;
+    case '/backtest':
+      return <Backtest />;
     case '/clients':
       return <Clients />;
     case '/sources':

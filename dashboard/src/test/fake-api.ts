@@ -132,6 +132,9 @@ function summary(threshold: number): Answer<'/api/metrics/summary'> {
   };
 }
 
+/** An error answer, in the API's shape. */
+const failure = (status: number, code: string, error: string) => ({ status, body: { error, code, status } });
+
 /** The answers every signed-in screen needs. */
 export function standardRoutes(api: FakeApi): void {
   api.on('GET', '/api/settings', () => ({ body: SETTINGS }));
@@ -160,6 +163,169 @@ export function standardRoutes(api: FakeApi): void {
       },
     ],
   }));
+  api.on('GET', '/api/metrics/backtest', (url) => {
+    const days = Number(url.searchParams.get('days') ?? 60);
+    if (!Number.isInteger(days) || days < 1 || days > 365) return failure(400, 'INVALID_INPUT', `days must be an integer from 1 to 365, got ${days}`);
+    return { body: backtest(days) };
+  });
+}
+
+type Backtest = Answer<'/api/metrics/backtest'>;
+type BacktestHorizon = Backtest['horizons'][number];
+
+/**
+ * The recorded outcomes as the backtest reads them, per horizon: the scores the churned and the
+ * kept clients had that many days before, how many had no score then, and the calibration (the
+ * Brier score and its reliability bins, worked out once from a real run's shape).
+ */
+const BACKTEST_SAMPLE: Record<
+  30 | 60 | 90,
+  { churned: number[]; kept: number[]; downgraded: number; withoutHistory: number; brier: number; reliability: [number, number | null, number | null][] }
+> = {
+  30: {
+    churned: [18, 26, 36, 39, 59],
+    kept: [33, 38, 46, 49, 51, 54, 57, 58, 61, 63, 65, 67, 69, 70, 72, 74, 76, 81, 85],
+    downgraded: 3,
+    withoutHistory: 2,
+    brier: 0.1012,
+    reliability: [
+      [15, 0.06, 0],
+      [4, 0.31, 0.25],
+      [3, 0.52, 0.667],
+      [2, 0.71, 1],
+      [0, null, null],
+    ],
+  },
+  60: {
+    churned: [22, 31, 38, 47, 63],
+    kept: [36, 39, 44, 47, 52, 55, 57, 60, 62, 64, 66, 68, 71, 73, 75, 78, 82],
+    downgraded: 3,
+    withoutHistory: 4,
+    brier: 0.1287,
+    reliability: [
+      [13, 0.08, 0.077],
+      [4, 0.29, 0.25],
+      [3, 0.47, 0.333],
+      [2, 0.68, 1],
+      [0, null, null],
+    ],
+  },
+  90: {
+    churned: [33, 41, 52, 60],
+    kept: [29, 35, 38, 42, 48, 50, 56, 59, 61, 63, 66, 70, 72, 77],
+    downgraded: 2,
+    withoutHistory: 8,
+    brier: 0.1694,
+    reliability: [
+      [9, 0.12, 0.111],
+      [6, 0.28, 0.333],
+      [3, 0.44, 0.333],
+      [0, null, null],
+      [0, null, null],
+    ],
+  },
+};
+/** The churns: client, day, the score at each horizon (null: not tracked then), days red before. */
+const BACKTEST_CHURNS: { clientId: string; date: string; scores: Record<30 | 60 | 90, number | null>; leadTimeDays: number }[] = [
+  { clientId: 'c1', date: '2025-05-30', scores: { 30: 18, 60: 22, 90: 33 }, leadTimeDays: 74 },
+  { clientId: 'c2', date: '2025-06-12', scores: { 30: 36, 60: 38, 90: 52 }, leadTimeDays: 51 },
+  { clientId: 'c4', date: '2025-04-02', scores: { 30: 26, 60: 31, 90: 41 }, leadTimeDays: 38 },
+  { clientId: 'c5', date: '2025-03-15', scores: { 30: 39, 60: 47, 90: 60 }, leadTimeDays: 12 },
+  { clientId: 'c6', date: '2025-06-20', scores: { 30: 59, 60: 63, 90: null }, leadTimeDays: 0 },
+];
+const BACKTEST_THRESHOLD = 40;
+const round = (x: number, places = 3) => Math.round(x * 10 ** places) / 10 ** places;
+
+function backtestHorizon(days: 30 | 60 | 90): BacktestHorizon {
+  const sample = BACKTEST_SAMPLE[days];
+  // Riskiest first: the lowest scores.
+  const points = [...sample.churned.map((score) => ({ score, churned: true })), ...sample.kept.map((score) => ({ score, churned: false }))].sort(
+    (a, b) => a.score - b.score,
+  );
+  const churned = sample.churned.length;
+  const kept = sample.kept.length;
+  const roc = [{ fpr: 0, tpr: 0 }];
+  let tp = 0;
+  let fp = 0;
+  for (const p of points) {
+    if (p.churned) tp++;
+    else fp++;
+    roc.push({ fpr: round(fp / kept), tpr: round(tp / churned) });
+  }
+  const wins = sample.churned.reduce((n, c) => n + sample.kept.reduce((m, k) => m + (c < k ? 1 : c === k ? 0.5 : 0), 0), 0);
+  const flagged = points.filter((p) => p.score < BACKTEST_THRESHOLD);
+  const caught = flagged.filter((p) => p.churned).length;
+  const top = points.slice(0, Math.max(1, Math.ceil(points.length / 10)));
+  return {
+    days,
+    outcomes: points.length,
+    churned,
+    downgraded: sample.downgraded,
+    renewed: kept - sample.downgraded,
+    withoutHistory: sample.withoutHistory,
+    auc: round(wins / (churned * kept)),
+    flagged: flagged.length,
+    precision: flagged.length === 0 ? null : round(caught / flagged.length),
+    recall: round(caught / churned),
+    liftTopDecile: round(top.filter((p) => p.churned).length / top.length / (churned / points.length), 2),
+    brier: sample.brier,
+    reliability: sample.reliability.map(([outcomes, predicted, observed], i) => ({ from: i / 5, to: (i + 1) / 5, outcomes, predicted, observed })),
+    roc,
+  };
+}
+
+/** The backtest's answer for 30, 60 or 90 days before each outcome (another horizon reads the nearest of them), worded as the engine words it. */
+export function backtest(days: number): Backtest {
+  const near = ([30, 60, 90] as const).reduce((best, d) => (Math.abs(d - days) < Math.abs(best - days) ? d : best));
+  const asked = { ...backtestHorizon(near), days };
+  const horizons = ([30, 60, 90] as const).map(backtestHorizon);
+  const churns = BACKTEST_CHURNS.map((c) => ({ clientId: c.clientId, date: c.date, scoreBefore: c.scores[near], leadTimeDays: c.leadTimeDays }));
+  const early = churns.filter((c) => c.leadTimeDays >= 45).length;
+  const leads = churns.map((c) => c.leadTimeDays).sort((a, b) => a - b);
+  const summary = [
+    `Of the ${churns.length} clients that churned, ${early} were at risk (red) at least 45 days before without a break.`,
+    `${days} days before a renewal, a client that went on to churn scored lower than one that stayed ${Math.round(asked.auc! * 100)} % of the time (AUC ${asked.auc!.toFixed(2)}).`,
+    `Flagged at risk then: ${Math.round(asked.recall! * 100)} % of the churns, and ${Math.round(asked.precision! * 100)} % of the flagged churned.`,
+    `${asked.withoutHistory} outcome(s) had no score ${days} days before and are left out.`,
+  ].join(' ');
+  return {
+    ...asked,
+    threshold: BACKTEST_THRESHOLD,
+    leadTimeDaysMedian: leads[Math.floor(leads.length / 2)]!,
+    churnsRedAtLeast45Days: early,
+    churns,
+    horizons: days === near ? horizons : [...horizons, asked].sort((a, b) => a.days - b.days),
+    summary,
+  };
+}
+
+/** The backtest of a workspace with no outcome recorded yet. */
+export function emptyBacktest(days = 60): Backtest {
+  const none: BacktestHorizon = {
+    days,
+    outcomes: 0,
+    churned: 0,
+    downgraded: 0,
+    renewed: 0,
+    withoutHistory: 0,
+    auc: null,
+    flagged: 0,
+    precision: null,
+    recall: null,
+    liftTopDecile: null,
+    brier: null,
+    reliability: Array.from({ length: 5 }, (_, i) => ({ from: i / 5, to: (i + 1) / 5, outcomes: 0, predicted: null, observed: null })),
+    roc: [],
+  };
+  return {
+    ...none,
+    threshold: BACKTEST_THRESHOLD,
+    leadTimeDaysMedian: null,
+    churnsRedAtLeast45Days: 0,
+    churns: [],
+    horizons: [...new Set([30, 60, 90, days])].sort((a, b) => a - b).map((d) => ({ ...none, days: d })),
+    summary: 'No renewal outcomes recorded yet: import them (chs outcomes import) to see how well the score predicted churn.',
+  };
 }
 
 type Webhook = Answer<'/api/settings/webhooks'>['webhooks'][number];
@@ -219,8 +385,6 @@ export interface WebhookState {
   /** Per endpoint id, newest first. */
   deliveries: Map<string, WebhookDelivery[]>;
 }
-
-const failure = (status: number, code: string, error: string) => ({ status, body: { error, code, status } });
 
 /** The event types asked for, or why the server refuses them. */
 function eventTypes(events: string[]): WebhookEventType[] | string {
