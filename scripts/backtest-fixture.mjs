@@ -47,8 +47,12 @@ await engine.close();
 const line = (h) =>
   `${String(h.days).padStart(3)} days: ${h.outcomes} outcomes (${h.churned} churned, ${h.withoutHistory} without a score), AUC ${h.auc}, ` +
   `precision ${h.precision}, recall ${h.recall} (flagged ${h.flagged}), lift ${h.liftTopDecile}, Brier ${h.brier}`;
-console.log(`seed ${seed}: ${s.itemsAdded} messages stored, ${s.clientsCreated} clients; generated in ${((generated - t0) / 1000).toFixed(1)} s, ingested in ${((ingested - generated) / 1000).toFixed(1)} s`);
+console.log(
+  `seed ${seed}: ${s.itemsAdded} messages stored, ${s.clientsCreated} clients; generated in ${((generated - t0) / 1000).toFixed(1)} s, ingested in ${((ingested - generated) / 1000).toFixed(1)} s`,
+);
 for (const h of report.horizons) console.log(line(h));
-console.log(`lead time: median ${report.leadTimeDaysMedian} days; ${report.churnsRedAtLeast45Days} of ${report.churns.length} churns red at least 45 days before`);
+console.log(
+  `lead time: median ${report.leadTimeDaysMedian} days; ${report.churnsRedAtLeast45Days} of ${report.churns.length} churns red at least 45 days before`,
+);
 console.log(report.summary);
 if (values.json) writeFileSync(values.json, JSON.stringify({ seed, ingest: { added: s.itemsAdded, clients: s.clientsCreated }, report }, null, 2));
