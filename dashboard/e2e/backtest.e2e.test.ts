@@ -10,18 +10,16 @@
  * Needs the dashboard built (`npm run build -w dashboard`), the runner built (`npx tsc -b`) and
  * Chromium (`apt-get install chromium`; CHS_CHROMIUM names another binary).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, spawnDemo } from './demo.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestDatabase, type TestDatabase } from '@chs/core/testing';
 import { chs, type Env } from '../../runner/src/jobs/testing.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
 const CHROMIUM = process.env.CHS_CHROMIUM ?? '/usr/bin/chromium';
 const WORKSPACE = 'ourco.com';
 /** The demo's "now" (DEMO_END_DATE): the renewals are recorded on that day. */
@@ -51,27 +49,9 @@ function startDemo(): Promise<string> {
     CHS_RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
   };
   delete env.CHS_NOW;
-  server = spawn(process.execPath, [CHS_BIN, 'demo', '--port', '0'], { env, cwd: dir });
-  return new Promise((ok, fail) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`chs demo printed no dashboard link in 150 s:\n${out}\n${err}`)), 150_000);
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /^Dashboard: (http:\/\/\S+)$/m.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    });
-    server.on('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`chs demo exited (${code}) before printing the link:\n${out}\n${err}`));
-    });
-  });
+  const demo = spawnDemo(env, dir);
+  server = demo.server;
+  return demo.link;
 }
 
 /** The JSON of a GET on the API with the demo's key, from the test. */

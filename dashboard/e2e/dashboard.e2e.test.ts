@@ -12,20 +12,18 @@
  * (`apt-get install chromium`; CHS_CHROMIUM names another binary). CHS_SCREENSHOTS_DIR=docs/dashboard
  * writes the README's screenshots; otherwise they go to a temporary folder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, spawnDemo } from './demo.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Webhook as SignatureCheck } from 'standardwebhooks';
 import { createTestDatabase, startFakeGmailServer, type FakeGmailServer, type TestDatabase } from '@chs/core/testing';
 import { connectStaleGoogle, makeMailbox, startDelayProxy, type Env } from '../../runner/src/jobs/testing.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../runner/src/http/webhook-testing.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHS_BIN = join(ROOT, 'runner/bin/chs.js');
 const CHROMIUM = process.env.CHS_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = process.env.CHS_SCREENSHOTS_DIR ? resolve(ROOT, process.env.CHS_SCREENSHOTS_DIR) : mkdtempSync(join(tmpdir(), 'chs-shots-'));
 
@@ -70,28 +68,9 @@ function startDemo(): Promise<string> {
   };
   delete (env as Record<string, string | undefined>).CHS_NOW;
   demoEnv = env;
-  server = spawn(process.execPath, [CHS_BIN, 'demo', '--port', '0'], { env, cwd: dir });
-  return new Promise((ok, fail) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`chs demo printed no dashboard link in 150 s:\n${out}\n${err}`)), 150_000);
-    // stdout is the runner's JSON log stream; the demo's lines and the link are on stderr.
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /^Dashboard: (http:\/\/\S+)$/m.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    });
-    server.on('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`chs demo exited (${code}) before printing the link:\n${out}\n${err}`));
-    });
-  });
+  const demo = spawnDemo(env, dir);
+  server = demo.server;
+  return demo.link;
 }
 
 async function shot(name: string): Promise<void> {

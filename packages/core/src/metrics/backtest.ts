@@ -106,7 +106,11 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
   // day before its last outcome: nothing on or after an outcome's day is used for it.
   const scores = new Map<string, Map<string, number>>();
   const byClient = new Map<string, string[]>();
-  for (const o of outcomes) byClient.set(o.clientId, [...(byClient.get(o.clientId) ?? []), o.date]);
+  for (const o of outcomes) {
+    const dates = byClient.get(o.clientId);
+    if (dates) dates.push(o.date);
+    else byClient.set(o.clientId, [o.date]);
+  }
   for (const part of chunks([...byClient.keys()], 200)) {
     const dates = part.flatMap((c) => byClient.get(c)!);
     const first = dayBefore(

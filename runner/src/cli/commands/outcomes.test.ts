@@ -22,15 +22,21 @@ afterEach(async () => {
   for (const d of databases.splice(0)) await d.drop();
 });
 
+/** A fresh database with the workspace ourco.com and its clients globex and initech; the engine left open. */
+async function workspace() {
+  const d = await createTestDatabase();
+  databases.push(d);
+  const setup = await createEngine({ database: d.url });
+  await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
+  await insertClient(setup.store.db, 'ourco.com', { id: 'globex', domain: 'globex.com' });
+  await insertClient(setup.store.db, 'ourco.com', { id: 'initech', domain: 'initech.com' });
+  return { d, setup };
+}
+
 describe('chs outcomes import', () => {
   it('imports nothing from a file with a bad row and names each bad line; the fixed file imports every row', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chs-outcomes-'));
-    const d = await createTestDatabase();
-    databases.push(d);
-    const setup = await createEngine({ database: d.url });
-    await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
-    await insertClient(setup.store.db, 'ourco.com', { id: 'globex', domain: 'globex.com' });
-    await insertClient(setup.store.db, 'ourco.com', { id: 'initech', domain: 'initech.com' });
+    const { d, setup } = await workspace();
     await setup.close();
 
     const file = join(dir, 'renewals.csv');
@@ -72,12 +78,7 @@ describe('chs outcomes import', () => {
 describe('chs health backtest', () => {
   it('says, in words and in the figures DESIGN.md pins, whether the score saw the imported churn coming', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chs-backtest-'));
-    const d = await createTestDatabase();
-    databases.push(d);
-    const setup = await createEngine({ database: d.url });
-    await createWorkspace(setup.store.db, { domain: 'ourco.com', name: 'Ourco', ownerEmail: 'ana@ourco.com', ownerName: 'Ana' });
-    await insertClient(setup.store.db, 'ourco.com', { id: 'globex', domain: 'globex.com' });
-    await insertClient(setup.store.db, 'ourco.com', { id: 'initech', domain: 'initech.com' });
+    const { d, setup } = await workspace();
     // 30 days before their renewals on May 31st: initech red (20), globex green (80).
     await insertSnapshot(setup.store.db, 'ourco.com', 'initech', '2025-05-01', [5, 5, 5, 5]);
     await insertSnapshot(setup.store.db, 'ourco.com', 'globex', '2025-05-01', [20, 20, 20, 20]);
