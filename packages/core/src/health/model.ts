@@ -208,6 +208,8 @@ export interface ModelOptions {
   weights: Record<HealthComponent, number>;
   /** The workspace's reply service level, business days (for the sentences). */
   replySlaBusinessDays: number;
+  /** The learned model whose weights these are (health/models.ts); absent for the hand-written weights. */
+  model?: number;
 }
 
 export interface ComponentScore {
@@ -398,6 +400,21 @@ export function scoreDay(history: ClientHistory, i: number, options: ModelOption
   return result;
 }
 
+/**
+ * The score a stored day would have had under other weights: the same components and risk signals
+ * (the weights change neither), weighed anew, capped by the risk that holds, and lifted to the
+ * neutral score for a client we barely know, as scoreDay does. The learner (metrics/learn.ts)
+ * judges candidate weights on stored history with it, without a rebuild. `weights` sum to 1.
+ */
+export function scoreWithWeights(c: StoredComponents, weights: Record<HealthComponent, number>): number {
+  let weighted = 0;
+  for (const k of HEALTH_COMPONENTS) weighted += (c[k]?.value ?? 50) * weights[k];
+  if (c.risk) return round1(Math.min(weighted, c.risk.cap));
+  const known = c.inputs?.known;
+  if (known !== undefined && known < MIN_KNOWN_CONTACTS) return round1(Math.max(weighted, DEFAULT_SCORE));
+  return round1(weighted);
+}
+
 /** Whether a result was lifted to the neutral score for lack of data (a client we barely know). */
 export function isThin(r: HealthResult): boolean {
   return r.thin === true;
@@ -500,8 +517,10 @@ const MOVES: Record<HealthComponent, { down: ReasonCode; up: ReasonCode; downTex
 /** Components as stored in a snapshot (contributions explain a change; `risk` the cap). */
 export type StoredComponents = Partial<Record<HealthComponent, { contribution?: number; value?: number; weight?: number }>> & {
   risk?: StoredRisk | null;
-  /** The raw figures (`HealthInputs`); only `daysSinceContact` is read back, to say how long. */
-  inputs?: { daysSinceContact?: number | null };
+  /** The raw figures (`HealthInputs`); `daysSinceContact` is read back to say how long, `known` to tell a client we barely know. */
+  inputs?: { daysSinceContact?: number | null; known?: number };
+  /** The learned model that scored the day (health/models.ts); absent: the hand-written weights. */
+  model?: number;
 };
 
 const CHANGE_KEYS: readonly ChangeKey[] = [...HEALTH_COMPONENTS, 'risk'];
@@ -524,7 +543,7 @@ function isStoredRisk(x: unknown): x is StoredRisk {
 function isStoredComponents(v: unknown): v is StoredComponents {
   if (!isRecord(v)) return false;
   const part = (x: unknown) => x === undefined || (isRecord(x) && isNumberOrAbsent(x.contribution) && isNumberOrAbsent(x.value) && isNumberOrAbsent(x.weight));
-  return HEALTH_COMPONENTS.every((c) => part(v[c])) && (v.risk === undefined || v.risk === null || isStoredRisk(v.risk));
+  return HEALTH_COMPONENTS.every((c) => part(v[c])) && (v.risk === undefined || v.risk === null || isStoredRisk(v.risk)) && isNumberOrAbsent(v.model);
 }
 
 /** A snapshot's stored components, checked. */

@@ -9,8 +9,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sqliteFileOf, type Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
-import { normaliseWeights, type ModelOptions } from './model.js';
+import type { ModelOptions } from './model.js';
 import { writeSnapshots } from './write.js';
+import { scoringWeights } from './models.js';
 import { chunks } from '../util/lists.js';
 import { dialectOf } from '../store/dialect.js';
 import { raiseStaleDays, renewStaleMark } from './stale.js';
@@ -87,7 +88,9 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   const { workspaceId, now } = input;
   const today = utcDay(now);
   const settings = await getSettings(db, workspaceId);
-  const options: ModelOptions = { weights: normaliseWeights(settings.healthWeights), replySlaBusinessDays: settings.replySlaBusinessDays };
+  // A learned model the workspace applied scores instead of the settings' weights (models.ts).
+  const weights = await scoringWeights(db, workspaceId, settings.healthWeights);
+  const options: ModelOptions = { ...weights, replySlaBusinessDays: settings.replySlaBusinessDays };
   const retentionStart = utcDay(addDays(now, -Math.max(1, settings.dataRetentionDays)));
   const isDay = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d);
   if (input.fromDay !== undefined && !isDay(input.fromDay)) {

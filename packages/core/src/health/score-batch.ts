@@ -146,7 +146,7 @@ async function scoreBatch(db: Db, workspaceId: string, batch: ClientRow[], ctx: 
       date: today,
       score: fallback.score,
       confidence: 0,
-      components: { ...fallback.components, inputs: { ...fallback.inputs } },
+      components: { ...fallback.components, inputs: { ...fallback.inputs }, ...(ctx.options.model === undefined ? {} : { model: ctx.options.model }) },
       reason: 'no_data',
       reason_text: `No interactions yet: default score ${fallback.score.toFixed(1)}.`,
       evidence: { from: null, to: fallback.score, changes: null, driver: null, day: null, interactionIds: [] },

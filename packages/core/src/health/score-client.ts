@@ -60,7 +60,7 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
     if ((buckets[i]?.n ?? 0) > 0) lastActive = i;
     current = scoreDay(history, i, options);
     // One object per day: the components and risk as stored, which also explain tomorrow's move.
-    const stored = storedOf(current);
+    const stored = storedOf(current, options.model);
     const ex = explainChange(prev?.score ?? null, prevStored, current.score, stored);
     if (isThin(current)) {
       const n = current.inputs.known ?? 0;
@@ -95,7 +95,7 @@ export function scoreClientDays(c: ClientDays, options: ModelOptions): { rows: S
 }
 
 /** A day's result as a snapshot keeps it (components_json); docs/health-model.md lists the keys. */
-function storedOf(r: HealthResult): StoredComponents & { signals?: unknown[]; inputs: Record<string, number | null> } {
+function storedOf(r: HealthResult, model?: number): StoredComponents & { signals?: unknown[]; inputs: Record<string, number | null> } {
   const c = r.components;
   return {
     sentiment: c.sentiment,
@@ -107,6 +107,8 @@ function storedOf(r: HealthResult): StoredComponents & { signals?: unknown[]; in
     // absent when none does (most days).
     ...(r.risks.length > 1 ? { signals: r.risks.slice(1).map((x) => ({ code: x.code, cap: x.cap, text: x.text, interactionIds: x.interactionIds })) } : {}),
     inputs: roundInputs(r),
+    // Only a learned model is named: the hand-written weights' days are as they always were.
+    ...(model === undefined ? {} : { model }),
   };
 }
 

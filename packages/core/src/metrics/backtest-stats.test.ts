@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   brierScore,
   fitLogistic,
+  fitRidgeLogistic,
   liftTopDecile,
   logistic,
   median,
   outOfFoldProbabilities,
+  predictLogistic,
   reliability,
   rocAuc,
   rocCurve,
@@ -78,5 +80,49 @@ describe('backtest statistics', () => {
     expect(bins[0]).toMatchObject({ predicted: 0.125, observed: 0.5 });
     expect(bins[1]).toMatchObject({ predicted: null, observed: null });
     expect(bins[4]).toMatchObject({ predicted: 0.95, observed: 1 });
+  });
+
+  it('ridge logistic regression: the penalised likelihood at its peak, shrinking as the penalty grows', () => {
+    // Two features; the first drives the outcome, the second is noise.
+    const xs: number[][] = [];
+    const ys: boolean[] = [];
+    for (let i = 0; i < 40; i++) {
+      const a = (i % 10) / 10;
+      const b = ((i * 7) % 10) / 10;
+      xs.push([a, b]);
+      ys.push(a + (i % 3 === 0 ? 0.3 : 0) > 0.6);
+    }
+    const m = fitRidgeLogistic(xs, ys, 1)!;
+    // At the optimum the gradient of log-likelihood − λ/2·|β|² is zero (the intercept unpenalised).
+    const grad = [0, 0, 0];
+    xs.forEach((x, i) => {
+      const r = (ys[i] ? 1 : 0) - predictLogistic(m, x);
+      grad[0]! += r;
+      grad[1]! += r * x[0]!;
+      grad[2]! += r * x[1]!;
+    });
+    grad[1]! -= m.coefficients[0]!;
+    grad[2]! -= m.coefficients[1]!;
+    for (const g of grad) expect(Math.abs(g)).toBeLessThan(1e-8);
+    expect(m.coefficients[0]).toBeGreaterThan(2);
+    expect(Math.abs(m.coefficients[1]!)).toBeLessThan(m.coefficients[0]! / 3);
+    // A larger penalty shrinks the coefficients toward 0.
+    const strong = fitRidgeLogistic(xs, ys, 50)!;
+    expect(Math.abs(strong.coefficients[0]!)).toBeLessThan(Math.abs(m.coefficients[0]!));
+    // With one feature and almost no penalty it is the one-variable fit.
+    const one = fitRidgeLogistic(
+      xs.map((x) => [x[0]!]),
+      ys,
+      1e-3,
+    )!;
+    const uni = fitLogistic(
+      xs.map((x) => x[0]!),
+      ys,
+    )!;
+    expect(one.intercept).toBeCloseTo(uni.a, 6);
+    expect(one.coefficients[0]).toBeCloseTo(uni.b, 6);
+    // Perfectly separated data still gives finite weights; one class gives none.
+    expect(fitRidgeLogistic([[0.1], [0.2], [0.8], [0.9]], [false, false, true, true], 1)).not.toBeNull();
+    expect(fitRidgeLogistic([[0.1], [0.2]], [true, true], 1)).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import { DEFAULT_SCORE, explainStanding, type StoredComponents } from '../health/model.js';
 import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
+import { churnProbability, currentChurnCalibration } from '../health/models.js';
 import { round1, round2 } from '../util/numbers.js';
 import { chunks } from '../util/lists.js';
 
@@ -31,9 +32,19 @@ export const LIST_SIZE = 10;
 export interface MetricsSummary {
   totals: { clients: number; contacts: number; interactionsWindow: number; renewals30d: number; openTasks: number };
   revenue: { mrrTotal: number; mrrAtRisk: number; renewals30dValue: number; avgClientValue: number };
-  health: { avgScore: number; change7: number; change7Pct: number; threshold: number; atRiskCount: number; improvingCount: number };
+  health: {
+    avgScore: number;
+    change7: number;
+    change7Pct: number;
+    threshold: number;
+    atRiskCount: number;
+    improvingCount: number;
+    /** Extension (issue 27): the churn calibration the probabilities below rest on, or why there is none. */
+    churnCalibration: { available: boolean; model: number | null; horizonDays: number | null; outcomes: number | null; text: string };
+  };
   lists: {
-    topRisks: { clientId: string; name: string; score: number; mrr: number; reason: string; reasonCode: string }[];
+    /** `churnProbability`: extension, the calibrated chance of churn at a renewal `horizonDays` later; null without a calibration. */
+    topRisks: { clientId: string; name: string; score: number; mrr: number; reason: string; reasonCode: string; churnProbability: number | null }[];
     topImproving: { clientId: string; name: string; score: number; scoreChange: number; mrr: number }[];
     renewals: { clientId: string; name: string; renewalDate: string; mrr: number; daysUntil: number }[];
   };
@@ -49,7 +60,9 @@ export function includedClients(db: Db, workspaceId: string) {
 export async function getSummary(db: Db, workspaceId: string, options: SummaryOptions): Promise<MetricsSummary> {
   const now = options.now;
   const windowDays = options.windowDays ?? 7;
-  const threshold = options.riskThreshold ?? (await getSettings(db, workspaceId)).riskThreshold;
+  const settings = await getSettings(db, workspaceId);
+  const threshold = options.riskThreshold ?? settings.riskThreshold;
+  const churn = await currentChurnCalibration(db, workspaceId, settings.healthWeights);
   const today = utcDay(now);
   const nowIso = now.toISOString();
   const windowStartIso = addDays(now, -windowDays).toISOString();
@@ -186,11 +199,20 @@ export async function getSummary(db: Db, workspaceId: string, options: SummaryOp
       threshold,
       atRiskCount: Number(totals.at_risk ?? 0),
       improvingCount: improving.length,
+      churnCalibration: {
+        available: churn.calibration !== null,
+        model: churn.model,
+        horizonDays: churn.horizonDays,
+        outcomes: churn.outcomes,
+        text: churn.text,
+      },
     },
     lists: {
       topRisks: risks.map((c) => {
         const r = reasons.get(c.id) ?? { code: 'no_data', text: 'No score history yet.' };
-        return { clientId: c.id, name: c.name, score: c.health_score ?? DEFAULT_SCORE, mrr: c.mrr ?? 0, reason: r.text, reasonCode: r.code };
+        const score = c.health_score ?? DEFAULT_SCORE;
+        const probability = churn.calibration ? Math.round(churnProbability(churn.calibration, score) * 1000) / 1000 : null;
+        return { clientId: c.id, name: c.name, score, mrr: c.mrr ?? 0, reason: r.text, reasonCode: r.code, churnProbability: probability };
       }),
       topImproving: improving.slice(0, LIST_SIZE).map(({ c, change }) => ({
         clientId: c.id,

@@ -57,8 +57,8 @@ const NUM_AS_JSON = JSON.stringify(NUM);
 const DIGITS_AS_JSON = JSON.stringify(DIGITS).slice(1, -1);
 /** A body kept whole (a value with a slot character of its own): never the start of JSON text. */
 const WHOLE = '!';
-/** Numbers under these keys are kept in the skeleton: they are the same every day (weights, caps). */
-const LITERAL_KEYS: ReadonlySet<string> = new Set(['weight', 'cap']);
+/** Numbers under these keys are kept in the skeleton: they are the same every day (weights, caps, the learned model's version). */
+const LITERAL_KEYS: ReadonlySet<string> = new Set(['weight', 'cap', 'model']);
 /** Strings under these keys are sentences: their figures go to the row. */
 const SENTENCE_KEY = 'text';
 const SENTENCE_KEYS: ReadonlySet<string> = new Set([SENTENCE_KEY]);

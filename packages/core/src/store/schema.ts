@@ -207,6 +207,21 @@ export interface HealthSnapshotsTable {
   detail: Uint8Array;
 }
 
+/** A health model learned from renewal outcomes (migration 022; health/models.ts writes it). */
+export interface HealthModelsTable {
+  workspace_id: string;
+  /** 1, 2, … per workspace. */
+  version: number;
+  /** offered | rejected | active | retired. */
+  status: string;
+  /** JSON: health/models.ts HealthModelFit. */
+  fit_json: string;
+  created_at: string;
+  applied_at: string | null;
+  /** The model active when this one was applied; null: the hand-written one. */
+  previous_version: number | null;
+}
+
 /** How a client's renewal ended, one per client and day (migration 021; clients/outcomes.ts writes it). */
 export interface ClientOutcomesTable {
   id: string;
@@ -378,7 +393,7 @@ interface NotificationLogTable {
 interface ExternalRefsTable {
   workspace_id: string;
   provider: string;
-  /** `company` → clients.id, `contact` → contacts.id. */
+  /** `company` → clients.id, `contact` → contacts.id, `deal` (a HubSpot renewal deal, `deals:<id>`) → client_outcomes.id. */
   kind: string;
   external_id: string;
   internal_id: string;
@@ -491,6 +506,7 @@ export interface Database {
   health_snapshots: HealthSnapshotsTable;
   health_parts: HealthPartsTable;
   client_outcomes: ClientOutcomesTable;
+  health_models: HealthModelsTable;
   integrations: IntegrationsTable;
   jobs: JobsTable;
   job_events: JobEventsTable;

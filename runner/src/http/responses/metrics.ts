@@ -21,10 +21,33 @@ export const SummarySchema = Type.Object(
       threshold: Score,
       atRiskCount: Count,
       improvingCount: Count,
+      churnCalibration: Type.Object(
+        {
+          available: Type.Boolean(),
+          model: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+            description: 'The learned model whose scores are calibrated; null for the hand-written weights',
+          }),
+          horizonDays: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+          outcomes: Type.Union([Count, Type.Null()], { description: 'Renewal outcomes the calibration was fitted on' }),
+          text: Type.String({ description: 'What the churn probability is, or why there is none' }),
+        },
+        { description: 'Engine extension: the churn calibration the topRisks probabilities rest on (chs health learn fits it), or why there is none' },
+      ),
     }),
     lists: Type.Object({
       topRisks: Type.Array(
-        Type.Object({ clientId: Type.String(), name: Type.String(), score: Score, mrr: Money, reason: Type.String(), reasonCode: Type.String() }),
+        Type.Object({
+          clientId: Type.String(),
+          name: Type.String(),
+          score: Score,
+          mrr: Money,
+          reason: Type.String(),
+          reasonCode: Type.String(),
+          churnProbability: Type.Union([Fraction, Type.Null()], {
+            description:
+              'Engine extension: the calibrated chance this client churns at a renewal health.churnCalibration.horizonDays later; null without a calibration',
+          }),
+        }),
       ),
       topImproving: Type.Array(Type.Object({ clientId: Type.String(), name: Type.String(), score: Score, scoreChange: Type.Number(), mrr: Money })),
       renewals: Type.Array(Type.Object({ clientId: Type.String(), name: Type.String(), renewalDate: Day, mrr: Money, daysUntil: Type.Integer() })),
@@ -37,7 +60,21 @@ export const SummarySchema = Type.Object(
       {
         totals: { clients: 42, contacts: 310, interactionsWindow: 655, renewals30d: 3, openTasks: 0 },
         revenue: { mrrTotal: 126000, mrrAtRisk: 18400, renewals30dValue: 9600, avgClientValue: 3000 },
-        health: { avgScore: 67.2, change7: -1.4, change7Pct: -2.04, threshold: 40, atRiskCount: 5, improvingCount: 7 },
+        health: {
+          avgScore: 67.2,
+          change7: -1.4,
+          change7Pct: -2.04,
+          threshold: 40,
+          atRiskCount: 5,
+          improvingCount: 7,
+          churnCalibration: {
+            available: true,
+            model: null,
+            horizonDays: 60,
+            outcomes: 180,
+            text: 'Churn probability: the chance a client with this score churns at a renewal 60 days later, fitted on 180 renewals (2025-01-14 to 2026-11-02) scored by the hand-written weights.',
+          },
+        },
         lists: {
           topRisks: [
             {
@@ -47,6 +84,7 @@ export const SummarySchema = Type.Object(
               mrr: 4200,
               reason: 'Stated an intent to leave on 2026-11-20.',
               reasonCode: 'churn_intent',
+              churnProbability: 0.41,
             },
           ],
           topImproving: [{ clientId: 'cli_01HZX4VA0B3N6R', name: 'Initech', score: 81, scoreChange: 9.5, mrr: 2500 }],

@@ -267,7 +267,17 @@ describe.each(dialects.map((d) => [d.name, d] as const))('clients and metrics on
     expect(s.revenue).toEqual({ mrrTotal: 3800, mrrAtRisk: 1000, renewals30dValue: 3000, avgClientValue: 950 });
     // avg (30+80+35+70+45)/5 = 52; change over 7 days for c1 −20, c2 +20, c3 −6, c6 −16 → −22/4 = −5.5;
     // then (50+60+41+61)/4 = 53 → −5.5/53 = −10.38 %; improving (≥ +5 over the window): c2.
-    expect(s.health).toEqual({ avgScore: 52, change7: -5.5, change7Pct: -10.4, threshold: 40, atRiskCount: 2, improvingCount: 1 });
+    // No renewal outcome was ever learned from: no churn probability, and it says so.
+    expect(s.health).toEqual({
+      avgScore: 52,
+      change7: -5.5,
+      change7Pct: -10.4,
+      threshold: 40,
+      atRiskCount: 2,
+      improvingCount: 1,
+      churnCalibration: { available: false, model: null, horizonDays: null, outcomes: null, text: expect.stringMatching(/^No churn calibration yet/) },
+    });
+    expect(s.lists.topRisks.map((r: Json) => r.churnProbability)).toEqual([null, null]);
     expect(s.lists.topRisks.map((r: Json) => [r.clientId, r.name, r.score, r.mrr, r.reasonCode])).toEqual([
       ['c1', 'Acme', 30, 1000, 'sentiment_declining'],
       ['c3', 'Gamma', 35, 0, 'engagement_dropped'],

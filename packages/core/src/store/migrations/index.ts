@@ -20,6 +20,7 @@ import * as m018 from './018-pg-snapshot-date-index.js';
 import * as m019 from './019-snapshot-confidence-in-detail.js';
 import * as m020 from './020-health-stale-seq.js';
 import * as m021 from './021-client-outcomes.js';
+import * as m022 from './022-health-models.js';
 
 /** Every migration, by name; names sort in the order they run. Shipped in code, never read from disk. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '019-snapshot-confidence-in-detail': m019,
   '020-health-stale-seq': m020,
   '021-client-outcomes': m021,
+  '022-health-models': m022,
 };
