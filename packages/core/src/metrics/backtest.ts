@@ -89,7 +89,8 @@ export interface BacktestReport extends BacktestHorizon {
   summary: string;
 }
 
-const dayBefore = (date: string, days: number): string =>
+/** The day `days` before a YYYY-MM-DD day. */
+export const dayBefore = (date: string, days: number): string =>
   addDays(new Date(`${date}T00:00:00Z`), -days)
     .toISOString()
     .slice(0, 10);

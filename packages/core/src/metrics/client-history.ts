@@ -22,6 +22,8 @@ export interface HealthHistoryDay {
   sentiment: number | null;
   /** The interactions that show that day's reason. */
   interactionIds: string[];
+  /** The learned health model that scored the day (health/models.ts); absent for the hand-written weights. */
+  model?: number;
 }
 
 export interface HealthComponentView {
@@ -85,6 +87,7 @@ export async function getClientHealthHistory(
       reason: d.reasonText,
       sentiment: typeof d.components.sentiment?.value === 'number' ? d.components.sentiment.value : null,
       interactionIds: d.evidenceIds,
+      ...(d.components.model === undefined ? {} : { model: d.components.model }),
     });
     prev = score;
   });

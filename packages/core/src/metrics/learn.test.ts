@@ -19,6 +19,7 @@ import { updateSettings } from '../settings/settings.js';
 import { addDays } from '../util/time.js';
 import { renewalBook } from './test-book.js';
 import { getSummary } from './summary.js';
+import { getClientHealthHistory } from './client-history.js';
 import { MAX_WEIGHT, MIN_WEIGHT, boundedWeights, learnHealthModel } from './learn.js';
 
 afterAll(() => dropTestSchemas());
@@ -131,6 +132,13 @@ describe.each(await testDialects())('learned weights on $name', (dialect) => {
       expect(yesterday.components.model).toBeUndefined();
       expect(yesterday.components.sentiment?.weight).toBe(0.4);
 
+      // The client's history says which days the learned model scored.
+      const history = await getClientHealthHistory(db, WS, 'steady', { windowDays: 3, now: NOW });
+      expect(history.days.map((d) => [d.date, d.model])).toEqual([
+        ['2025-06-28', undefined],
+        ['2025-06-29', undefined],
+        ['2025-06-30', 1],
+      ]);
       // The summary's probability now rests on the applied model.
       const summary = await getSummary(db, WS, { now: NOW });
       expect(summary.health.churnCalibration).toMatchObject({ available: true, model: 1 });

@@ -24,9 +24,8 @@ import { HEALTH_COMPONENTS, normaliseWeights, scoreWithWeights, storedSignals, t
 import { RISK_CODES } from '../health/signals.js';
 import { saveHealthModel, type Calibration, type HealthModelFit, type HealthModelView } from '../health/models.js';
 import { chunks } from '../util/lists.js';
-import { addDays } from '../util/time.js';
 import { fitLogistic, fitRidgeLogistic, rocAuc, type Scored } from './backtest-stats.js';
-import { DEFAULT_BACKTEST_DAYS } from './backtest.js';
+import { DEFAULT_BACKTEST_DAYS, dayBefore } from './backtest.js';
 
 /** The fewest renewals (with a score N days before) and churns among them a fit needs. */
 export const MIN_LEARN_OUTCOMES = 30;
@@ -65,10 +64,6 @@ interface Row {
 
 const FEATURES = [...HEALTH_COMPONENTS, ...RISK_CODES] as const;
 
-const dayBefore = (date: string, days: number): string =>
-  addDays(new Date(`${date}T00:00:00Z`), -days)
-    .toISOString()
-    .slice(0, 10);
 const r4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 export async function learnHealthModel(db: Db, workspaceId: string, options: LearnOptions = {}): Promise<LearnResult> {

@@ -125,6 +125,12 @@ export const ClientHealthHistorySchema = Type.Object(
         reason: Nullable(Type.String({ description: "The sentence that explains the day's move, or the risk that holds" })),
         sentiment: Nullable(Type.Number({ minimum: 0, maximum: 100, description: "The sentiment component's value that day" })),
         interactionIds: Type.Array(Type.String(), { description: "The interactions that show the day's reason" }),
+        model: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            description: 'Engine extension: the learned health model that scored the day (GET /health/models); absent when the hand-written weights did',
+          }),
+        ),
       }),
       { description: 'One point per day of the window that has a snapshot, oldest first' },
     ),
