@@ -21,6 +21,9 @@ export {
   type FakeHubSpotEngagement,
   type FakeHubSpotEngagementType,
   type FakeHubSpotOwner,
+  type FakeHubSpotPipeline,
+  type FakeHubSpotStage,
+  type FakeHubSpotDeal,
   type FakeHubSpotStats,
 } from './connectors/hubspot/fake-hubspot-server.js';
 export {

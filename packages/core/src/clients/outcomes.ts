@@ -123,6 +123,60 @@ export async function recordOutcome(
   });
 }
 
+/** What recording a CRM's outcome did: `kept` when the day's outcome was recorded by hand and stays. */
+export type ProviderOutcomeChange = 'added' | 'updated' | 'unchanged' | 'kept';
+
+/** The sources a sync records outcomes from (a CRM), as opposed to a person (csv, api). */
+export type ProviderOutcomeSource = Extract<OutcomeSource, 'hubspot'>;
+
+/** Sources a person records by: a CRM never replaces what they say. */
+const BY_HAND: readonly string[] = ['csv', 'api'] satisfies OutcomeSource[];
+
+/**
+ * Records what a CRM says of a client's day, in the caller's transaction (a sync's batch): the
+ * day's outcome is added, or replaced when the CRM recorded it (`updated`; `unchanged`, with
+ * nothing written, when it already says the same). An outcome recorded by hand (CSV, API) that
+ * day is `kept`: a person's correction (a downgrade with its MRR, say) outranks the CRM's won/lost.
+ * Resolves to the id of the day's outcome. The client must be the workspace's (the caller found it).
+ */
+export async function recordProviderOutcome(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  clientId: string,
+  o: OutcomeInput,
+  source: ProviderOutcomeSource,
+  now: Date,
+): Promise<{ id: string; change: ProviderOutcomeChange }> {
+  validateOutcome(o, now);
+  const current = await trx.selectFrom('client_outcomes').selectAll().where('client_id', '=', clientId).where('date', '=', o.date).executeTakeFirst();
+  if (current && current.workspace_id !== workspaceId) throw new ChsError('CLIENT_NOT_FOUND', `client ${clientId} not found`);
+  if (current && BY_HAND.includes(current.source)) return { id: current.id, change: 'kept' };
+  const same =
+    current !== undefined &&
+    current.source === source &&
+    current.outcome === o.outcome &&
+    (current.mrr_before === null ? null : Number(current.mrr_before)) === (o.mrrBefore ?? null) &&
+    (current.mrr_after === null ? null : Number(current.mrr_after)) === (o.mrrAfter ?? null);
+  if (same) return { id: current.id, change: 'unchanged' };
+  const { row, created } = await upsertOutcome(trx, workspaceId, clientId, o, source, now);
+  return { id: row.id, change: created ? 'added' : 'updated' };
+}
+
+/**
+ * Withdraws an outcome a CRM recorded, in the caller's transaction (its deal reopened, moved to
+ * another day or left our clients): deleted while it is still that source's; one a person
+ * recorded over it since is kept. Resolves to whether it was deleted.
+ */
+export async function withdrawProviderOutcome(trx: Kysely<Database>, workspaceId: string, outcomeId: string, source: ProviderOutcomeSource): Promise<boolean> {
+  const r = await trx
+    .deleteFrom('client_outcomes')
+    .where('id', '=', outcomeId)
+    .where('workspace_id', '=', workspaceId)
+    .where('source', '=', source)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
 /** A client's outcomes, oldest first. */
 export async function listClientOutcomes(db: Db, workspaceId: string, clientId: string): Promise<OutcomeView[]> {
   await clientOf(db, workspaceId, clientId);

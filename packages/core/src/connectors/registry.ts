@@ -25,6 +25,8 @@ export interface CreateConnectorOptions<P extends Provider> extends ConnectorBas
   limiters?: RateLimiters;
   /** HubSpot only: company property map (per-workspace configuration). */
   hubspotPropertyMap?: HubSpotConnectorOptions['propertyMap'];
+  /** HubSpot only: the renewal pipeline whose closed deals are outcomes (HubSpotSettings). Default none: no deal is read. */
+  hubspotRenewalPipelineId?: string | undefined;
 }
 
 type Factory<P extends Provider> = (options: CreateConnectorOptions<P>) => Promise<Connector>;
@@ -46,7 +48,13 @@ export const connectorFactories: { readonly [P in Provider]: Factory<P> } = Obje
   },
   hubspot: async (o: CreateConnectorOptions<'hubspot'>) => {
     const { createHubSpotConnector } = await import('./hubspot/hubspot-connector.js');
-    return createHubSpotConnector({ ...o, apiUrl: o.urls?.hubspotApi, propertyMap: o.hubspotPropertyMap, onTokens: o.onTokens });
+    return createHubSpotConnector({
+      ...o,
+      apiUrl: o.urls?.hubspotApi,
+      propertyMap: o.hubspotPropertyMap,
+      renewalPipelineId: o.hubspotRenewalPipelineId,
+      onTokens: o.onTokens,
+    });
   },
   intercom: async (o: CreateConnectorOptions<'intercom'>) => {
     const { createIntercomConnector } = await import('./intercom/intercom-connector.js');

@@ -27,7 +27,8 @@
  *                  retried; after a reconnect the sync resumes from the last saved cursor.
  *
  * Items are `RawMessage` (Google, a `MailConnector`: the decoded RFC 5322 bytes, fed to the same
- * parser as local mail) or typed CRM/support records (HubSpot and Intercom, `RecordsConnector`s);
+ * parser as local mail) or typed CRM/support records (HubSpot and Intercom, `RecordsConnector`s:
+ * companies, contacts, activities, and HubSpot's renewal deals as outcomes);
  * a connector's `kind` says which. One suite, contract.test.ts, holds every connector to this.
  */
 import type { RawMessage } from '../interfaces.js';
@@ -102,7 +103,27 @@ export interface ActivityRecord {
   threadId?: string;
 }
 
-export type ProviderRecord = CompanyRecord | ContactRecord | ActivityRecord;
+/** What a closed renewal deal says: won is `renewed`, lost is `churned`. */
+export type RenewalOutcome = 'renewed' | 'churned';
+
+/**
+ * A deal of the mapped renewal pipeline (HubSpot): how the client's renewal ended, or that it has
+ * not (yet) ended. Each read of the deal says what it says now, so a deal that reopened, moved from
+ * won to lost or changed its close date replaces what it said before.
+ */
+export interface OutcomeRecord {
+  kind: 'outcome';
+  /** `deals:<id>`. */
+  providerId: string;
+  /** Closed won → `renewed`, closed lost → `churned`; null while open (or closing on a day still to come). */
+  outcome: RenewalOutcome | null;
+  /** `YYYY-MM-DD` (UTC): the day the deal closed. Set with an outcome. */
+  date?: string;
+  /** The deal's company: its primary one, else its only one. Set with an outcome. */
+  companyProviderId?: string;
+}
+
+export type ProviderRecord = CompanyRecord | ContactRecord | ActivityRecord | OutcomeRecord;
 
 /** A provider id that was listed for a window but could not be read, with the reason. */
 export interface UnreconciledItem {

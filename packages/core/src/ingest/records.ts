@@ -1,14 +1,17 @@
 /**
  * Stores CRM and support records (HubSpot, Intercom): companies become or enrich clients,
  * contacts get names and titles, activities become interactions scored on the customer's own
- * words. One transaction per batch, with the source's cursor; idempotent by provider id.
+ * words, and renewal deals become the client's outcomes (through clients/outcomes.ts, each deal
+ * linked in external_refs to the outcome it recorded, so a deal that reopens or changes its day
+ * takes its outcome back). One transaction per batch, with the source's cursor; idempotent by
+ * provider id.
  */
 import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Updateable } from 'kysely';
 import type { ClientsTable, Database, InteractionsTable } from '../store/schema.js';
 import type { SentimentScorer, SourceCursor } from '../interfaces.js';
-import type { ActivityRecord, CompanyRecord, ContactRecord, ProviderRecord } from '../connectors/types.js';
+import type { ActivityRecord, CompanyRecord, ContactRecord, OutcomeRecord, ProviderRecord } from '../connectors/types.js';
 import { registrableDomain } from '../resolve/domains.js';
 import type { Resolver } from '../resolve/resolve.js';
 import { newId, sha256Hex } from '../util/ids.js';
@@ -20,6 +23,10 @@ import { saveCursor } from './cursors.js';
 import { recordRunCounts } from './runs.js';
 import { attributePatch } from '../clients/precedence.js';
 import { markHealthStale } from '../health/stale.js';
+import { recordProviderOutcome, withdrawProviderOutcome } from '../clients/outcomes.js';
+import { isChsError } from '../errors.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import type { Clock } from '../util/time.js';
 
 export interface RecordWriterOptions {
   db: Db;
@@ -31,9 +38,17 @@ export interface RecordWriterOptions {
   sourceKey: string;
   runId: string;
   checkpoint?: BatchCheckpoint;
+  /** Records it leaves out for a reason worth telling (a renewal deal of a company that is no client). Default: drops everything. */
+  logger?: Logger;
+  /** "Now" for the data: an outcome is not after today. Default: the system clock. */
+  clock?: Clock;
 }
 
 type Trx = Transaction<Database>;
+type RefKind = 'company' | 'contact' | 'deal';
+type WriteResult = 'added' | 'updated' | 'skipped' | 'unchanged' | 'filtered' | 'error';
+/** Why a record was filtered (RunCounts.filteredBy). */
+const OPEN_DEAL = 'open_deal';
 
 export class RecordWriter {
   readonly counts: RunCounts = emptyCounts();
@@ -49,19 +64,23 @@ export class RecordWriter {
   async write(records: ProviderRecord[], cursor: SourceCursor): Promise<void> {
     await this.#o.db.transaction().execute(async (trx) => {
       this.#batchTouched = new Map();
-      // Companies first, then contacts, then activities: later kinds resolve through earlier ones.
-      const order = { company: 0, contact: 1, activity: 2 } as const;
+      // Companies first, then contacts, then activities and outcomes: later kinds resolve through earlier ones.
+      const order = { company: 0, contact: 1, activity: 2, outcome: 3 } as const;
       const sorted = [...records].sort((a, b) => order[a.kind] - order[b.kind]);
       for (const r of sorted) {
         this.counts.processed += 1;
-        const outcome = r.kind === 'company' ? await this.#company(trx, r) : r.kind === 'contact' ? await this.#contact(trx, r) : await this.#activity(trx, r);
-        if (outcome === 'skipped') {
+        const result = await this.#one(trx, r);
+        if (result === 'skipped') {
           this.counts.skipped += 1;
           this.counts.skippedBy.no_client += 1;
-        } else if (outcome === 'unchanged') {
+        } else if (result === 'unchanged') {
           this.counts.skipped += 1;
           this.counts.skippedBy.duplicate += 1;
-        } else this.counts[outcome] += 1;
+        } else if (result === 'filtered') {
+          this.counts.filtered += 1;
+          this.counts.filteredBy[OPEN_DEAL] = (this.counts.filteredBy[OPEN_DEAL] ?? 0) + 1;
+        } else if (result === 'error') this.counts.errors += 1;
+        else this.counts[result] += 1;
       }
       // The health of the clients it changed is out of date until a rebuild writes it.
       await markHealthStale(trx, this.#batchTouched, new Date());
@@ -71,7 +90,20 @@ export class RecordWriter {
     });
   }
 
-  async #ref(trx: Trx, kind: 'company' | 'contact', externalId: string): Promise<string | undefined> {
+  #one(trx: Trx, r: ProviderRecord): Promise<WriteResult> {
+    switch (r.kind) {
+      case 'company':
+        return this.#company(trx, r);
+      case 'contact':
+        return this.#contact(trx, r);
+      case 'activity':
+        return this.#activity(trx, r);
+      case 'outcome':
+        return this.#outcome(trx, r);
+    }
+  }
+
+  async #ref(trx: Trx, kind: RefKind, externalId: string): Promise<string | undefined> {
     const r = await trx
       .selectFrom('external_refs')
       .select('internal_id')
@@ -83,7 +115,17 @@ export class RecordWriter {
     return r?.internal_id;
   }
 
-  async #setRef(trx: Trx, kind: 'company' | 'contact', externalId: string, internalId: string): Promise<void> {
+  async #dropRef(trx: Trx, kind: RefKind, externalId: string): Promise<void> {
+    await trx
+      .deleteFrom('external_refs')
+      .where('workspace_id', '=', this.#o.workspaceId)
+      .where('provider', '=', this.#o.provider)
+      .where('kind', '=', kind)
+      .where('external_id', '=', externalId)
+      .execute();
+  }
+
+  async #setRef(trx: Trx, kind: RefKind, externalId: string, internalId: string): Promise<void> {
     const updated_at = new Date().toISOString();
     await trx
       .insertInto('external_refs')
@@ -309,5 +351,56 @@ export class RecordWriter {
         .execute();
     }
     return outcome;
+  }
+
+  /**
+   * A renewal deal: its outcome recorded on its company's client for its day, or withdrawn when
+   * the deal is open again, now says another day or client, or its company is no client of ours
+   * (left out, and logged: nothing is invented for it). A day recorded by hand is left as it is.
+   */
+  async #outcome(trx: Trx, r: OutcomeRecord): Promise<WriteResult> {
+    const ws = this.#o.workspaceId;
+    const logger = this.#o.logger ?? silentLogger;
+    if (this.#o.provider !== 'hubspot') {
+      logger.warn({ provider: this.#o.provider, deal: r.providerId }, 'outcome from a provider that cannot record outcomes; left out');
+      return 'error';
+    }
+    const source = this.#o.provider;
+    const before = await this.#ref(trx, 'deal', r.providerId);
+    /** Takes back what the deal recorded before (unless another deal says the same day, or a person recorded over it). */
+    const withdraw = async (): Promise<boolean> => {
+      if (before === undefined) return false;
+      await this.#dropRef(trx, 'deal', r.providerId);
+      const shared = await trx
+        .selectFrom('external_refs')
+        .select('external_id')
+        .where('workspace_id', '=', ws)
+        .where('provider', '=', source)
+        .where('kind', '=', 'deal')
+        .where('internal_id', '=', before)
+        .executeTakeFirst();
+      return shared === undefined && (await withdrawProviderOutcome(trx, ws, before, source));
+    };
+    if (r.outcome === null || r.date === undefined || r.companyProviderId === undefined) return (await withdraw()) ? 'updated' : 'filtered';
+    const clientId = await this.#ref(trx, 'company', r.companyProviderId);
+    if (clientId === undefined) {
+      logger.info(
+        { provider: source, workspaceId: ws, deal: r.providerId, company: r.companyProviderId },
+        'renewal deal left out: its company is not a client',
+      );
+      await withdraw();
+      return 'skipped';
+    }
+    let recorded: Awaited<ReturnType<typeof recordProviderOutcome>>;
+    try {
+      recorded = await recordProviderOutcome(trx, ws, clientId, { date: r.date, outcome: r.outcome }, source, (this.#o.clock ?? (() => new Date()))());
+    } catch (err) {
+      if (!isChsError(err, 'INVALID_INPUT')) throw err;
+      logger.warn({ provider: source, workspaceId: ws, deal: r.providerId, err: err.message }, 'renewal deal left out: not a valid outcome');
+      return 'error';
+    }
+    if (before !== undefined && before !== recorded.id) await withdraw();
+    await this.#setRef(trx, 'deal', r.providerId, recorded.id);
+    return recorded.change === 'kept' ? 'unchanged' : recorded.change;
   }
 }

@@ -26,6 +26,9 @@ export {
   disconnectIntegration,
   integrationStatus,
   rotateIntegrationSecrets,
+  hubspotSettings,
+  getHubSpotSettings,
+  updateHubSpotSettings,
   INTEGRATION_STATES,
   type Integration,
   type IntegrationState,
@@ -33,6 +36,7 @@ export {
   type IntegrationAccountStatus,
   type ConnectInput,
   type SecretRotation,
+  type HubSpotSettings,
 } from './repository.js';
 export {
   createOAuthState,

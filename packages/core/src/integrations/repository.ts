@@ -337,6 +337,71 @@ export async function markNeedsReauth(db: Db, workspaceId: string, provider: Pro
   });
 }
 
+/**
+ * HubSpot's settings, kept in its integration's configuration (`config_json`, beside the sealed
+ * credentials; a reconnect keeps them, a disconnect forgets them).
+ */
+export interface HubSpotSettings {
+  /**
+   * The deal pipeline whose closed deals are renewal outcomes: closed won → `renewed`, closed lost →
+   * `churned`, dated by the deal's close date. Its HubSpot id (`default`, or a number such as
+   * `12345678`: Settings → Objects → Deals → Pipelines). Default null: no deal is read.
+   */
+  renewalPipelineId: string | null;
+}
+
+const isHubSpotConfig = shape<{ renewalPipelineId?: string }>({ renewalPipelineId: 'string?' });
+
+/** The HubSpot settings an integration's configuration holds; one that does not have their shape is none (the defaults apply). */
+export function hubspotSettings(config: Readonly<Record<string, unknown>>): HubSpotSettings {
+  const c = isHubSpotConfig(config) ? config : {};
+  return { renewalPipelineId: c.renewalPipelineId || null };
+}
+
+/** HubSpot's pipeline ids: `default`, digits, or an id HubSpot made; never blank, never spaced. */
+const PIPELINE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/** The workspace's HubSpot settings; INTEGRATION_NOT_CONNECTED when HubSpot was never connected (or was disconnected). */
+export async function getHubSpotSettings(db: Db, workspaceId: string): Promise<HubSpotSettings> {
+  const i = await getIntegration(db, workspaceId, 'hubspot');
+  if (!i) throw new ChsError('INTEGRATION_NOT_CONNECTED', `hubspot is not connected for ${workspaceId}`, { details: { provider: 'hubspot', workspaceId } });
+  return hubspotSettings(i.config);
+}
+
+/**
+ * Changes the workspace's HubSpot settings (the members given; `renewalPipelineId: null` unmaps the
+ * pipeline: no deal is read from then on, and the outcomes already recorded stay). The next sync
+ * reads a newly mapped pipeline's deals from the start. INVALID_INPUT for a malformed id,
+ * INTEGRATION_NOT_CONNECTED when HubSpot is not connected.
+ */
+export async function updateHubSpotSettings(db: Db, workspaceId: string, patch: Partial<HubSpotSettings>): Promise<HubSpotSettings> {
+  const id = patch.renewalPipelineId;
+  if (id !== undefined && id !== null && !PIPELINE_ID.test(id))
+    throw new ChsError('INVALID_INPUT', `renewalPipelineId must be a HubSpot pipeline id (letters, digits, "_", "-", ".", ":"; at most 100), got "${id}"`);
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('integrations')
+      .selectAll()
+      .where(scoped({ workspaceId, provider: 'hubspot' }))
+      .execute();
+    if (rows.length === 0)
+      throw new ChsError('INTEGRATION_NOT_CONNECTED', `hubspot is not connected for ${workspaceId}`, { details: { provider: 'hubspot', workspaceId } });
+    let settings: HubSpotSettings | undefined;
+    for (const r of rows) {
+      const { renewalPipelineId: old, ...rest } = toIntegration(r).config;
+      const kept = id === undefined && typeof old === 'string' ? { renewalPipelineId: old } : {};
+      const config = { ...rest, ...kept, ...(typeof id === 'string' ? { renewalPipelineId: id } : {}) };
+      await trx
+        .updateTable('integrations')
+        .set({ config_json: JSON.stringify(config), updated_at: nowIso() })
+        .where('id', '=', r.id)
+        .execute();
+      settings ??= hubspotSettings(config);
+    }
+    return settings ?? { renewalPipelineId: null };
+  });
+}
+
 /** A sync finished with a problem the user should see in the integration (items it could not read). */
 export async function recordIntegrationError(db: Executor, workspaceId: string, provider: Provider, message: string, account?: string): Promise<void> {
   await db

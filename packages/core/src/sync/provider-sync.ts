@@ -23,10 +23,12 @@ import type {
 } from '../connectors/types.js';
 import {
   getIntegrationCredentials,
+  hubspotSettings,
   listIntegrationAccounts,
   markIntegrationSynced,
   markNeedsReauth,
   updateIntegrationTokens,
+  type Integration,
 } from '../integrations/repository.js';
 import type { SecretKeyInput } from '../integrations/secrets.js';
 import { ingestSource, type IngestProgress, type RunTotals } from '../ingest/ingest.js';
@@ -191,7 +193,7 @@ export async function syncProvider(deps: ProviderSyncDeps, input: ProviderSyncIn
       s = await syncAccount(
         deps,
         { ...input, ...(left !== undefined ? { maxItems: left } : {}), ...(checkpoint ? { checkpoint } : {}), ...(onProgress ? { onProgress } : {}) },
-        a.account,
+        a,
         counters,
       );
     } catch (err) {
@@ -263,10 +265,16 @@ function mergeSummaries(a: ProviderSyncSummary, b: ProviderSyncSummary): Provide
   };
 }
 
-/** One account's sync: its credentials, its connector, its cursor. */
-async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, account: string, counters: { batches: number }): Promise<ProviderSyncSummary> {
+/** One account's sync: its credentials, its settings, its connector, its cursor. */
+async function syncAccount(
+  deps: ProviderSyncDeps,
+  input: ProviderSyncInput,
+  integration: Integration,
+  counters: { batches: number },
+): Promise<ProviderSyncSummary> {
   const { db, logger, clock, secretKey } = deps;
   const { workspaceId, provider } = input;
+  const { account } = integration;
   const credentials = await getIntegrationCredentials(db, secretKey, workspaceId, provider, account);
   // What the sync last reported, and what the connector said since: the provider's count, the rows
   // it listed (records connectors), a wait it was told to make. Each of them is reported at once.
@@ -316,6 +324,7 @@ async function syncAccount(deps: ProviderSyncDeps, input: ProviderSyncInput, acc
     },
     ...(deps.urls ? { urls: deps.urls } : {}),
     ...(deps.limiters ? { limiters: deps.limiters } : {}),
+    ...(provider === 'hubspot' ? { hubspotRenewalPipelineId: hubspotSettings(integration.config).renewalPipelineId ?? undefined } : {}),
     logger,
     clock,
     // Refreshed tokens (Google, HubSpot OAuth apps) are sealed again for this account.
@@ -476,6 +485,8 @@ async function syncRecords(
     sourceKey: cursorKey,
     resolver: new Resolver({ ownDomains: own.length ? own : [workspaceId], blocklist }),
     scorer: createSentimentScorer(),
+    logger,
+    clock: deps.clock,
     ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
   });
   let status: 'completed' | 'cancelled' = 'completed';

@@ -3,14 +3,15 @@
  * the install's refresh token from the environment; a first 30-minute access token is fetched at
  * once (HubSpot's token endpoint, nock, the real @hubspot/api-client), stored encrypted with its
  * expiry; a refresh token HubSpot refuses is a clear OAUTH_FAILED and nothing is stored. A
- * private-app token alone still connects as before.
+ * private-app token alone still connects as before. `--renewal-pipeline` maps the pipeline whose
+ * closed deals are renewal outcomes, with the connection or alone on the one the workspace has.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, createWorkspace, getIntegrationCredentials, integrationStatus, loadOrCreateSecretKey } from '@chs/core';
+import { createEngine, createWorkspace, getHubSpotSettings, getIntegrationCredentials, integrationStatus, loadOrCreateSecretKey } from '@chs/core';
 import { main } from '../main.js';
 import { captureContext } from '../testing.js';
 
@@ -86,5 +87,57 @@ describe('chs connect hubspot (public app)', () => {
     } finally {
       await engine.close();
     }
+  });
+});
+
+describe('chs connect hubspot --renewal-pipeline', () => {
+  it('maps the renewal pipeline as it connects, alone on the connection it has, and --no-renewal-pipeline unmaps it', async () => {
+    const { db, dir } = await setup();
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const c = captureContext({ CHS_DATA_DIR: dir, ...env });
+      const code = await main(['node', 'chs', '--db', db, 'connect', ...args], c.ctx);
+      return { code, out: c.stdout.text, err: c.stderr.text };
+    };
+    const settings = async () => {
+      const engine = await createEngine({ database: db });
+      try {
+        return await getHubSpotSettings(engine.store.db, 'acme.test');
+      } finally {
+        await engine.close();
+      }
+    };
+    // Settings alone before HubSpot is connected: there is nothing to set them on.
+    const early = await run(['hubspot', '--workspace', 'acme.test', '--renewal-pipeline', '31415926']);
+    expect(early.code).toBe(1);
+    expect(early.err).toMatch(/INTEGRATION_NOT_CONNECTED/);
+
+    const connected = await run(['hubspot', '--workspace', 'acme.test', '--renewal-pipeline', '31415926'], { CHS_CONNECT_ACCESS_TOKEN: 'pat-na1-x' });
+    expect(connected.code, connected.err).toBe(0);
+    expect(connected.out).toContain('Connected hubspot for acme.test.');
+    expect(connected.out).toContain('HubSpot renewal pipeline for acme.test: 31415926');
+    expect(await settings()).toEqual({ renewalPipelineId: '31415926' });
+
+    // A reconnect without the flag keeps it; the flag alone changes it without touching the token.
+    expect((await run(['hubspot', '--workspace', 'acme.test'], { CHS_CONNECT_ACCESS_TOKEN: 'pat-na1-y' })).code).toBe(0);
+    expect(await settings()).toEqual({ renewalPipelineId: '31415926' });
+    const alone = await run(['hubspot', '--workspace', 'acme.test', '--renewal-pipeline', 'default', '--json']);
+    expect(alone.code, alone.err).toBe(0);
+    expect(JSON.parse(alone.out)).toEqual({ provider: 'hubspot', workspaceId: 'acme.test', renewalPipelineId: 'default' });
+    const engine = await createEngine({ database: db });
+    try {
+      expect(await getIntegrationCredentials(engine.store.db, loadOrCreateSecretKey(dir), 'acme.test', 'hubspot')).toEqual({ accessToken: 'pat-na1-y' });
+    } finally {
+      await engine.close();
+    }
+
+    const unmapped = await run(['hubspot', '--workspace', 'acme.test', '--no-renewal-pipeline']);
+    expect(unmapped.code, unmapped.err).toBe(0);
+    expect(unmapped.out).toContain('none (no deal is read');
+    expect(await settings()).toEqual({ renewalPipelineId: null });
+
+    expect((await run(['hubspot', '--workspace', 'acme.test', '--renewal-pipeline', 'two words'])).err).toMatch(/INVALID_INPUT/);
+    expect((await run(['intercom', '--workspace', 'acme.test', '--renewal-pipeline', '1'], { CHS_CONNECT_ACCESS_TOKEN: 't' })).err).toMatch(
+      /--renewal-pipeline applies to hubspot only/,
+    );
   });
 });

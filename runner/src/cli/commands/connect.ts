@@ -3,6 +3,8 @@
  * workspace's provider credentials, encrypted with the runner's secret key. Tokens are never
  * printed back, and need never be on argv: each secret also comes from `--<name>-file`,
  * `--<name>-stdin` (or `-` as the value) or its CHS_CONNECT_* environment variable.
+ * `chs connect hubspot --renewal-pipeline <id>` (or `--no-renewal-pipeline`) also sets the HubSpot
+ * integration's renewal pipeline: with credentials, as it connects; alone, on the connection it has.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
@@ -12,6 +14,7 @@ import {
   PROVIDERS,
   connectIntegration,
   disconnectAndRevoke,
+  updateHubSpotSettings,
   isProvider,
   loadOrCreateSecretKey,
   requireWorkspace,
@@ -47,6 +50,8 @@ interface ConnectFlags {
   /** google, domain-wide delegation: the service account's JSON key file and the mailbox it acts for. */
   serviceAccount?: string;
   subject?: string;
+  /** hubspot: the deal pipeline whose closed deals are renewal outcomes; false (`--no-renewal-pipeline`) unmaps it. */
+  renewalPipeline?: string | false;
   json?: boolean;
 }
 
@@ -336,6 +341,13 @@ async function hubspotApp(ctx: CliContext, cmd: Command, f: ConnectFlags, s: Con
   }
 }
 
+/** What `--renewal-pipeline` / `--no-renewal-pipeline` did, in a sentence. */
+function renewalPipelineLine(workspaceId: string, id: string | null): string {
+  return id === null
+    ? `HubSpot renewal pipeline for ${workspaceId}: none (no deal is read; the outcomes already recorded stay).`
+    : `HubSpot renewal pipeline for ${workspaceId}: ${id} (from the next sync, its closed won deals are renewals and its closed lost deals churns).`;
+}
+
 /** Best effort: the desktop's opener, detached; on a server without one the printed URL does. */
 function openBrowser(url: string): void {
   const [command, args] =
@@ -387,9 +399,15 @@ export const register: RegisterCommand = (program, ctx) => {
       "google, Workspace admins: a service account's JSON key with domain-wide delegation for gmail.readonly (no consent screen)",
     )
     .option('--subject <mailbox>', 'google, with --service-account: the mailbox it reads')
-    .option('--json', 'print the integration status object')
+    .option(
+      '--renewal-pipeline <id>',
+      "hubspot: the deal pipeline whose closed deals are renewal outcomes (won: renewed, lost: churned); with no credentials, sets it on the workspace's connection",
+    )
+    .option('--no-renewal-pipeline', 'hubspot: read no deals (the outcomes already recorded stay)')
+    .option('--json', 'print the integration status object (settings alone: {"provider","workspaceId","renewalPipelineId"})')
     .action(async (providerArg: string, flags: ConnectFlags, cmd: Command) => {
       const provider = parseProvider(providerArg);
+      if (flags.renewalPipeline !== undefined && provider !== 'hubspot') throw new ChsError('INVALID_INPUT', '--renewal-pipeline applies to hubspot only');
       if (provider !== 'google') {
         // A HubSpot public app connects with its client id and secret and the install's refresh token.
         const allowed: readonly string[] = provider === 'hubspot' ? HUBSPOT_OAUTH_FLAGS : [];
@@ -426,6 +444,22 @@ export const register: RegisterCommand = (program, ctx) => {
                     accessTokenStdin: flags.accessTokenStdin,
                   },
             );
+      // HubSpot's settings alone (no token, no app): changed on the connection the workspace has.
+      const pipeline = flags.renewalPipeline === undefined ? undefined : flags.renewalPipeline === false ? null : flags.renewalPipeline;
+      if (
+        pipeline !== undefined &&
+        flags.clientId === undefined &&
+        [secrets.accessToken, secrets.refreshToken, secrets.clientSecret].every((v) => v === undefined) &&
+        !opensBrowser
+      ) {
+        await withEngine(ctx, cmd, async (engine) => {
+          const ws = await requireWorkspace(engine.store.db, flags.workspace);
+          const s = await updateHubSpotSettings(engine.store.db, ws.id, { renewalPipelineId: pipeline });
+          if (flags.json) printJson(ctx, { provider, workspaceId: ws.id, renewalPipelineId: s.renewalPipelineId });
+          else ctx.stdout.write(`${renewalPipelineLine(ws.id, s.renewalPipelineId)}\n`);
+        });
+        return;
+      }
       // No token but an OAuth client: sign in with Google's consent screen (loopback + PKCE), or
       // install the HubSpot app (loopback on localhost).
       const signIn = provider === 'google' && secrets.accessToken === undefined && flags.clientId !== undefined;
@@ -455,6 +489,8 @@ export const register: RegisterCommand = (program, ctx) => {
           scope: g?.scope,
           expiresAt: (credentials as { expiresAt?: string }).expiresAt,
         });
+        // Set with the connection (a reconnect without the flag keeps the pipeline mapped before).
+        const settings = pipeline !== undefined ? await updateHubSpotSettings(engine.store.db, ws.id, { renewalPipelineId: pipeline }) : undefined;
         if (flags.json) {
           printJson(ctx, {
             connected: true,
@@ -470,6 +506,7 @@ export const register: RegisterCommand = (program, ctx) => {
           ctx.stdout.write(
             `Connected ${provider} for ${ws.id}${i.accountEmail ? ` (${i.accountEmail})` : ''}${provider === 'google' && !i.hasRefresh ? '; no refresh token: the connection lasts until the access token expires' : ''}.\n`,
           );
+          if (settings) ctx.stdout.write(`${renewalPipelineLine(ws.id, settings.renewalPipelineId)}\n`);
         }
       });
     });

@@ -15,7 +15,7 @@
  *                                              refusals 400 {status: BAD_AUTH_CODE | BAD_CLIENT_ID |
  *                                              BAD_CLIENT_SECRET | MISMATCH_REDIRECT_URI_AUTH_CODE |
  *                                              BAD_REFRESH_TOKEN | BAD_GRANT_TYPE, message, correlationId}
- *   POST /crm/v3/objects/{type}/search         companies, contacts, emails, meetings, calls, notes:
+ *   POST /crm/v3/objects/{type}/search         companies, contacts, emails, meetings, calls, notes, deals:
  *                                              filterGroups (OR of ANDed filters: EQ NEQ LT LTE GT
  *                                              GTE BETWEEN IN NOT_IN HAS_PROPERTY NOT_HAS_PROPERTY;
  *                                              dates compared as epoch ms), sorts, properties (the
@@ -26,7 +26,14 @@
  *   POST /crm/v4/associations/{from}/{to}/batch/read
  *                                              {inputs: [{id}]} → {status: COMPLETE, results: [{from:
  *                                              {id}, to: [{toObjectId, associationTypes}]}]}; an input
- *                                              with none is an error of a 207 (NO_ASSOCIATIONS_FOUND)
+ *                                              with none is an error of a 207 (NO_ASSOCIATIONS_FOUND).
+ *                                              Deal → company: type 341, and 5 ("Primary") for the
+ *                                              deal's primary company
+ *   GET  /crm/v3/pipelines/deals/{pipelineId}  {id, label, displayOrder, stages: [{id, label,
+ *                                              displayOrder, metadata: {isClosed: "true"|"false",
+ *                                              probability: "1.0"…}, createdAt, updatedAt, archived,
+ *                                              writePermissions}], createdAt, updatedAt, archived};
+ *                                              an unknown id 404 OBJECT_NOT_FOUND
  *   POST /crm/v3/objects/contacts/batch/read   {inputs: [{id}], properties} → the contacts; unknown
  *                                              ids are errors of a 207 (OBJECT_NOT_FOUND)
  *   GET  /crm/v3/owners/                       the owners, paged by `limit` / `after`
@@ -90,6 +97,43 @@ export interface FakeHubSpotEngagement {
   properties?: Record<string, string | null>;
 }
 
+/** A stage of a deal pipeline: closed won is `isClosed` with probability 1, closed lost with 0. */
+export interface FakeHubSpotStage {
+  id: string;
+  label: string;
+  isClosed: boolean;
+  /** 0..1. */
+  probability: number;
+}
+
+/** A deal pipeline (its stages in order), as `GET /crm/v3/pipelines/deals/{id}` lists it. */
+export interface FakeHubSpotPipeline {
+  /** `default`, or the number HubSpot gives a pipeline. */
+  id: string;
+  label: string;
+  stages: FakeHubSpotStage[];
+}
+
+/** A deal, as the deal search and the v4 associations serve it. */
+export interface FakeHubSpotDeal {
+  id: string;
+  /** `dealname`. Default `Deal <id>`. */
+  name?: string;
+  /** `pipeline`: a pipeline's id. */
+  pipeline: string;
+  /** `dealstage`: a stage id of that pipeline (`hs_is_closed`, `hs_is_closed_won` follow from it). */
+  stage: string;
+  /** ISO 8601: `closedate`; null when unset. */
+  closeDate?: string | null;
+  /** ISO 8601: `hs_lastmodifieddate`. */
+  updatedAt: string;
+  /** Associated companies (v4); `primaryCompanyId` (one of them) is the primary one. */
+  companyIds?: string[];
+  primaryCompanyId?: string;
+  /** Further properties as HubSpot sends them (strings), e.g. `amount`. */
+  properties?: Record<string, string | null>;
+}
+
 export interface FakeHubSpotOwner {
   id: string;
   email: string;
@@ -109,6 +153,10 @@ export interface FakeHubSpotOptions {
   /** Emails, meetings, calls and notes, each associated with its companies and contacts. */
   engagements?: FakeHubSpotEngagement[];
   owners?: FakeHubSpotOwner[];
+  /** Deal pipelines (`GET /crm/v3/pipelines/deals/{id}`). Default none. */
+  pipelines?: FakeHubSpotPipeline[];
+  /** Deals, each associated with its companies. Default none. */
+  deals?: FakeHubSpotDeal[];
   /** What the user does on the install screen. Default 'grant'. */
   consent?: 'grant' | 'deny';
   /** Every CRM call is answered this long after it arrived (ms); OAuth is not. Default 0. */
@@ -131,6 +179,8 @@ export interface FakeHubSpotStats {
   byRoute: Record<string, number>;
   /** Searches asking for one result (the connector's up-front counts). */
   counts: number;
+  /** Searches by object type, e.g. `deals` (counts included). */
+  searches: Record<string, number>;
   /** CRM calls answered 429. */
   throttled: number;
 }
@@ -146,6 +196,8 @@ export interface FakeHubSpotServer {
   setConsent(consent: 'grant' | 'deny'): void;
   /** Every CRM call from now on takes `ms`. */
   setDelay(ms: number): void;
+  /** Changes a deal as a user would in HubSpot (its stage, close date, pipeline…); give `updatedAt`, the change's time. */
+  updateDeal(id: string, patch: Partial<Omit<FakeHubSpotDeal, 'id'>> & { updatedAt: string }): void;
   /** Every access token issued so far is past its 30 minutes (401 EXPIRED_AUTHENTICATION) until refreshed. */
   expireAccessTokens(): void;
   close(): Promise<void>;
@@ -155,7 +207,7 @@ const TOKEN_LIFETIME_S = 1800;
 /** Search: at most this many results per page, and this many per query. */
 const SEARCH_LIMIT_MAX = 200;
 const SEARCH_RESULT_CAP = 10_000;
-const OBJECT_TYPES = ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'] as const;
+const OBJECT_TYPES = ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes', 'deals'] as const;
 type ObjectType = (typeof OBJECT_TYPES)[number];
 /** HUBSPOT_DEFINED association type ids, engagement → company / contact. */
 const ASSOCIATION_TYPE_IDS: Record<FakeHubSpotEngagementType, { companies: number; contacts: number }> = {
@@ -164,6 +216,9 @@ const ASSOCIATION_TYPE_IDS: Record<FakeHubSpotEngagementType, { companies: numbe
   calls: { companies: 182, contacts: 194 },
   notes: { companies: 190, contacts: 202 },
 };
+/** HUBSPOT_DEFINED deal → company: unlabeled, and the deal's primary company. */
+const DEAL_TO_COMPANY = 341;
+const PRIMARY_DEAL_TO_COMPANY = 5;
 /** The properties a search returns when it names none. */
 const DEFAULT_PROPERTIES: Record<ObjectType, string[]> = {
   companies: ['name', 'domain', 'createdate', 'hs_lastmodifieddate', 'hs_object_id'],
@@ -172,8 +227,11 @@ const DEFAULT_PROPERTIES: Record<ObjectType, string[]> = {
   meetings: ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'],
   calls: ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'],
   notes: ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'],
+  deals: ['amount', 'closedate', 'createdate', 'dealname', 'dealstage', 'hs_lastmodifieddate', 'hs_object_id', 'pipeline'],
 };
-const DATE_PROPERTIES = new Set(['hs_lastmodifieddate', 'lastmodifieddate', 'createdate', 'hs_createdate', 'hs_timestamp']);
+const DATE_PROPERTIES = new Set(['hs_lastmodifieddate', 'lastmodifieddate', 'createdate', 'hs_createdate', 'hs_timestamp', 'closedate']);
+/** Objects whose creation date is `createdate` (the others' is `hs_createdate`). */
+const CREATEDATE_TYPES: readonly string[] = ['companies', 'contacts', 'deals'];
 
 /** An object as the CRM holds it: every property a string (or null), as on the wire. */
 interface CrmObject {
@@ -281,6 +339,52 @@ function engagementObject(e: FakeHubSpotEngagement): CrmObject {
   };
 }
 
+/** A deal as the CRM holds it: `hs_is_closed` and `hs_is_closed_won` calculated from its stage, as HubSpot does. */
+function dealObject(d: FakeHubSpotDeal, pipelines: readonly FakeHubSpotPipeline[], createdAt: string): CrmObject {
+  const stage = pipelines.find((p) => p.id === d.pipeline)?.stages.find((st) => st.id === d.stage);
+  return {
+    id: d.id,
+    properties: {
+      dealname: d.name ?? `Deal ${d.id}`,
+      amount: null,
+      ...d.properties,
+      pipeline: d.pipeline,
+      dealstage: d.stage,
+      closedate: d.closeDate ?? null,
+      hs_is_closed: stage ? String(stage.isClosed) : 'false',
+      hs_is_closed_won: stage ? String(stage.isClosed && stage.probability >= 1) : 'false',
+      createdate: createdAt,
+      hs_lastmodifieddate: d.updatedAt,
+      hs_object_id: d.id,
+    },
+    createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+/** A pipeline as `GET /crm/v3/pipelines/deals/{id}` answers it: metadata values are strings. */
+function pipelineView(p: FakeHubSpotPipeline): Record<string, unknown> {
+  const at = '2023-01-01T00:00:00.000Z';
+  return {
+    id: p.id,
+    label: p.label,
+    displayOrder: 0,
+    stages: p.stages.map((st, i) => ({
+      id: st.id,
+      label: st.label,
+      displayOrder: i,
+      metadata: { isClosed: String(st.isClosed), probability: st.probability.toFixed(1) },
+      createdAt: at,
+      updatedAt: at,
+      archived: false,
+      writePermissions: 'CRM_PERMISSIONS_ENFORCEMENT',
+    })),
+    createdAt: at,
+    updatedAt: at,
+    archived: false,
+  };
+}
+
 /** A property value as a number to compare: epoch ms for dates, else the number it spells; undefined when neither. */
 function comparable(property: string, v: string | number | null | undefined): number | undefined {
   if (v === null || v === undefined || v === '') return undefined;
@@ -345,6 +449,35 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
     meetings: [],
     calls: [],
     notes: [],
+    deals: [],
+  };
+  const pipelines = [...(opts.pipelines ?? [])];
+  const deals = new Map((opts.deals ?? []).map((d) => [d.id, { ...d }]));
+  /** Deal id → its primary company. */
+  const primaryCompany = new Map<string, string>();
+  /** Puts a deal (new or changed) in the CRM, with its company associations. */
+  const putDeal = (d: FakeHubSpotDeal) => {
+    const was = objects.deals.findIndex((o) => o.id === d.id);
+    const o = dealObject(d, pipelines, was >= 0 ? objects.deals[was]!.createdAt : d.updatedAt);
+    if (was >= 0) objects.deals[was] = o;
+    else objects.deals.push(o);
+    for (const key of ['deals/companies', 'companies/deals']) {
+      const byId = associations.get(key);
+      if (!byId) continue;
+      if (key === 'deals/companies') byId.delete(d.id);
+      else
+        for (const [c, list] of byId)
+          byId.set(
+            c,
+            list.filter((x) => x !== d.id),
+          );
+    }
+    for (const c of d.companyIds ?? []) {
+      associate('deals', d.id, 'companies', c);
+      associate('companies', c, 'deals', d.id);
+    }
+    if (d.primaryCompanyId !== undefined) primaryCompany.set(d.id, d.primaryCompanyId);
+    else primaryCompany.delete(d.id);
   };
   /** `${from}/${to}` → from id → associated ids (both ways, as HubSpot keeps them). */
   const associations = new Map<string, Map<string, string[]>>();
@@ -371,6 +504,7 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
     associate('contacts', c.id, 'companies', c.companyId);
     associate('companies', c.companyId, 'contacts', c.id);
   }
+  for (const d of deals.values()) putDeal(d);
   const contactsById = new Map(objects.contacts.map((c) => [c.id, c]));
   const owners = [...(opts.owners ?? [])];
   /** Issued codes: the redirect URI each was issued for; deleted when exchanged. */
@@ -378,7 +512,7 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
   const refreshTokens = new Set<string>();
   /** Access token → when it expires (epoch ms). */
   const accessTokens = new Map<string, number>((opts.accessTokens ?? []).map((t) => [t, Number.POSITIVE_INFINITY]));
-  const stats: FakeHubSpotStats = { codeExchanges: 0, tokenRefreshes: 0, refusals: {}, crmCalls: 0, byRoute: {}, counts: 0, throttled: 0 };
+  const stats: FakeHubSpotStats = { codeExchanges: 0, tokenRefreshes: 0, refusals: {}, crmCalls: 0, byRoute: {}, counts: 0, searches: {}, throttled: 0 };
   let lastInstall: Record<string, string> | undefined;
   /** When the CRM calls of the rolling window arrived (epoch ms). */
   let window: number[] = [];
@@ -453,7 +587,7 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
   function view(type: ObjectType, o: CrmObject, asked: string[] | undefined): Record<string, unknown> {
     const names =
       asked && asked.length > 0
-        ? [...new Set([...asked, 'hs_object_id', type === 'contacts' ? 'createdate' : 'hs_createdate', lastModified(type)])]
+        ? [...new Set([...asked, 'hs_object_id', CREATEDATE_TYPES.includes(type) ? 'createdate' : 'hs_createdate', lastModified(type)])]
         : DEFAULT_PROPERTIES[type];
     const properties: Record<string, string | null> = {};
     for (const n of names) properties[n] = o.properties[n] ?? (n === 'createdate' ? o.createdAt : null);
@@ -474,6 +608,7 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
     const bad = groups.flat().find((f) => !OPERATORS.has(f.operator));
     if (bad) return error(res, 400, 'VALIDATION_ERROR', `Unknown operator ${bad.operator}`);
     if (limit === 1) stats.counts++;
+    stats.searches[type] = (stats.searches[type] ?? 0) + 1;
     let hits = objects[type].filter((o) => groups.length === 0 || groups.some((g) => g.every((f) => matches(o, f))));
     const sorts = (r.sorts ?? []).map((s) =>
       typeof s === 'string' ? { propertyName: s.replace(/^-/, ''), direction: s.startsWith('-') ? 'DESCENDING' : 'ASCENDING' } : s,
@@ -520,7 +655,7 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
     const byId = associations.get(`${from}/${to}`);
     const typeIds =
       (OBJECT_TYPES as readonly string[]).includes(from) && from in ASSOCIATION_TYPE_IDS ? ASSOCIATION_TYPE_IDS[from as FakeHubSpotEngagementType] : undefined;
-    const typeId = typeIds && (to === 'companies' || to === 'contacts') ? typeIds[to] : 1;
+    const typeId = typeIds && (to === 'companies' || to === 'contacts') ? typeIds[to] : from === 'deals' && to === 'companies' ? DEAL_TO_COMPANY : 1;
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const id of [...new Set(ids)]) {
@@ -535,11 +670,15 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
         });
         continue;
       }
+      const primary = from === 'deals' && to === 'companies' ? primaryCompany.get(id) : undefined;
       results.push({
         from: { id },
         to: found.map((toId) => ({
           toObjectId: Number(toId),
-          associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId, label: null }],
+          associationTypes: [
+            ...(toId === primary ? [{ category: 'HUBSPOT_DEFINED', typeId: PRIMARY_DEAL_TO_COMPANY, label: 'Primary' }] : []),
+            { category: 'HUBSPOT_DEFINED', typeId, label: null },
+          ],
         })),
       });
     }
@@ -641,6 +780,14 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
       route('GET /crm/v3/owners/');
       return ownersPage(url.searchParams, res);
     }
+    const pipelineOf = /^\/crm\/v3\/pipelines\/deals\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && pipelineOf) {
+      route('GET /crm/v3/pipelines/{objectType}/{pipelineId}');
+      const id = decodeURIComponent(pipelineOf[1]!);
+      const p = pipelines.find((x) => x.id === id);
+      if (!p) return error(res, 404, 'OBJECT_NOT_FOUND', `Unable to find pipeline ${id} for object type 0-3`);
+      return json(res, 200, pipelineView(p));
+    }
     const searchOf = /^\/crm\/v3\/objects\/([a-z_0-9-]+)\/search$/.exec(path);
     if (req.method === 'POST' && searchOf) {
       route('POST /crm/v3/objects/{type}/search');
@@ -687,6 +834,13 @@ export async function startFakeHubSpotServer(opts: FakeHubSpotOptions = {}): Pro
     stats,
     setConsent: (c) => void (consent = c),
     setDelay: (ms) => void (delayMs = ms),
+    updateDeal: (id, patch) => {
+      const d = deals.get(id);
+      if (!d) throw new Error(`fake HubSpot: no deal ${id}`);
+      const next = { ...d, ...patch };
+      deals.set(id, next);
+      putDeal(next);
+    },
     expireAccessTokens: () => {
       for (const [t, at] of accessTokens) if (at !== Number.POSITIVE_INFINITY) accessTokens.set(t, Date.now() - 75_000);
     },

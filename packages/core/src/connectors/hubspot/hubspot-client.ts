@@ -9,8 +9,11 @@ import { ChsError, isChsError } from '../../errors.js';
 import { errorText, headerValue, parseRetryAfter, withRetry, type RetryPolicy, type Verdict } from '../retry.js';
 import type { HubSpotCredentials } from '../types.js';
 import { hubspotNeedsRefresh, refreshHubSpotToken } from './hubspot-oauth.js';
+import type { PipelineStage } from './hubspot-mapping.js';
 
 export const DEFAULT_HUBSPOT_API_URL = 'https://api.hubapi.com';
+/** HUBSPOT_DEFINED association type: a deal's primary company. */
+const PRIMARY_DEAL_TO_COMPANY = 5;
 
 export interface HubSpotObject {
   id: string;
@@ -214,6 +217,34 @@ export class HubSpotClient {
       out.set(String(r._from.id), [...new Set(r.to.map((t) => String(t.toObjectId)))]);
     }
     return out;
+  }
+
+  /**
+   * Each deal's companies (v4 batch read): every associated id, and the primary one (the
+   * HUBSPOT_DEFINED deal → company type 5, "Primary") when the deal has one.
+   */
+  async dealCompanies(ids: string[], signal?: AbortSignal): Promise<Map<string, { primary?: string; all: string[] }>> {
+    const out = new Map<string, { primary?: string; all: string[] }>();
+    if (ids.length === 0) return out;
+    const res = await this.#call(
+      'associations.deals.companies',
+      () => this.#client.crm.associations.v4.batchApi.getPage('deals', 'companies', { inputs: ids.map((id) => ({ id })) }),
+      signal,
+    );
+    for (const r of res.results) {
+      const primary = r.to.find((t) => t.associationTypes.some((a) => String(a.category) === 'HUBSPOT_DEFINED' && a.typeId === PRIMARY_DEAL_TO_COMPANY));
+      out.set(String(r._from.id), {
+        ...(primary ? { primary: String(primary.toObjectId) } : {}),
+        all: [...new Set(r.to.map((t) => String(t.toObjectId)))],
+      });
+    }
+    return out;
+  }
+
+  /** A deal (or ticket) pipeline's stages: `GET /crm/v3/pipelines/{objectType}/{pipelineId}`. */
+  async pipelineStages(objectType: string, pipelineId: string, signal?: AbortSignal): Promise<PipelineStage[]> {
+    const res = await this.#call(`pipelines.${objectType}`, () => this.#client.crm.pipelines.pipelinesApi.getById(objectType, pipelineId), signal);
+    return res.stages.map((s) => ({ id: String(s.id), label: s.label, metadata: { ...s.metadata } }));
   }
 
   /** Contact id → lower-cased e-mail, for ids that have one. */

@@ -11,6 +11,13 @@
  * read ([start, until), whatever the splitting) gives HubSpot's exact `total`s; their sum is the
  * read's `totalEstimate`, and `itemsListed` (search rows listed so far) is reported before each
  * page is yielded.
+ *
+ * Renewal deals: with `renewalPipelineId` set, a last stream reads that pipeline's deals (and only
+ * its deals: the search filters on `pipeline`) after its stages' metadata
+ * (`GET /crm/v3/pipelines/deals/{id}`), each one an OutcomeRecord — closed won is `renewed`,
+ * closed lost `churned`, dated by `closedate`, placed on the deal's primary company. Its window
+ * lists the deals modified in it *or* closing in it, so a deal closed ahead of its close date is
+ * read again once that day has come. Without a pipeline no deal is asked for.
  */
 import pLimit from 'p-limit';
 import { silentLogger } from '../../util/logger.js';
@@ -21,16 +28,19 @@ import type { RecordsConnector, ConnectorBaseOptions, ProviderRecord, SyncBatch,
 import { HubSpotClient, type HubSpotObject } from './hubspot-client.js';
 import {
   DEFAULT_PROPERTY_MAP,
-  ENGAGEMENT_STREAMS,
   STREAMS,
   lastModifiedProperty,
   mapCompany,
   mapContact,
+  mapDeal,
   mapEngagement,
+  PREFIXED_STREAMS,
+  stageVerdict,
   parseHubSpotCursor,
   streamProperties,
   type HubSpotCursor,
   type HubSpotPropertyMap,
+  type StageVerdict,
   type Stream,
 } from './hubspot-mapping.js';
 
@@ -50,8 +60,13 @@ export interface HubSpotConnectorOptions extends ConnectorBaseOptions {
   pageSize?: number;
   /** Quick syncs re-read this much before the saved position (search is eventually consistent). Default 5 min. */
   overlapMs?: number;
-  /** Streams to read, in order. Default all: companies, contacts, emails, meetings, calls, notes. */
+  /** Streams to read, in order. Default all: companies, contacts, emails, meetings, calls, notes, and deals with a renewal pipeline. */
   streams?: readonly Stream[];
+  /**
+   * The deal pipeline whose closed deals are renewal outcomes (its HubSpot id, e.g. `default` or
+   * `12345678`). Default none: no deal is read (the `deals` stream is left out even when listed).
+   */
+  renewalPipelineId?: string | undefined;
 }
 
 export function createHubSpotConnector(options: HubSpotConnectorOptions): RecordsConnector {
@@ -63,7 +78,8 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
   const pageSize = Math.min(200, Math.max(1, opts.pageSize ?? 200));
   const overlapMs = opts.overlapMs ?? 5 * 60_000;
   const horizonDays = opts.horizonDays ?? 365;
-  const streams = opts.streams ?? STREAMS;
+  const pipelineId = opts.renewalPipelineId || undefined;
+  const streams = (opts.streams ?? STREAMS).filter((s) => s !== 'deals' || pipelineId !== undefined);
   const oauth = opts.credentials.refreshToken ? { credentials: opts.credentials, onTokens: opts.onTokens } : undefined;
   const client = new HubSpotClient({ accessToken: opts.credentials.accessToken, oauth, apiUrl: opts.apiUrl, policy, logger, now: clock });
   const limit = pLimit(opts.concurrency ?? 4);
@@ -73,23 +89,54 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
     kind: 'records' as const,
     async *sync(o: SyncOptions): AsyncGenerator<SyncBatch<ProviderRecord>> {
       const saved = parseHubSpotCursor(o.cursor);
+      if (saved && saved.dealsPipeline !== pipelineId) {
+        // Deals read for another pipeline (or none) say nothing of this one: it is read from the start.
+        delete saved.done.deals;
+        if (saved.current?.stream === 'deals') delete saved.current;
+      }
       const until = (o.until ?? clock()).getTime();
       const engagementHorizon = (o.since ?? new Date(until - horizonDays * DAY_MS)).getTime();
-      const cursor: HubSpotCursor = { v: 1, done: o.mode === 'full' ? {} : { ...saved?.done } };
+      const cursor: HubSpotCursor = {
+        v: 1,
+        done: o.mode === 'full' ? {} : { ...saved?.done },
+        ...(pipelineId !== undefined ? { dealsPipeline: pipelineId } : {}),
+      };
+      /** The renewal pipeline's stages (read before its deals); undefined until then. */
+      let stages: Map<string, StageVerdict | undefined> | undefined;
       let owners: Map<string, string> | undefined;
       const contactEmailCache = new Map<string, string>();
       let yielded = 0;
 
       const ownerEmail = (id: string) => owners?.get(id);
 
-      const modifiedIn = (stream: Stream, start: number, end: number) => [
-        {
-          filters: [
-            { propertyName: lastModifiedProperty(stream), operator: 'GTE', value: String(start) },
-            { propertyName: lastModifiedProperty(stream), operator: 'LT', value: String(end) },
-          ],
-        },
-      ];
+      let pipelineError: string | undefined;
+      /** The renewal pipeline's stage verdicts; undefined (with pipelineError) when HubSpot will not say. */
+      const pipelineStages = async (id: string): Promise<Map<string, StageVerdict | undefined> | undefined> => {
+        try {
+          const list = await client.pipelineStages('deals', id, o.signal);
+          return new Map(list.map((st) => [st.id, stageVerdict(st.metadata)]));
+        } catch (err) {
+          if (isSyncFatal(err) || o.signal?.aborted) throw err;
+          pipelineError = `the renewal pipeline ${id} could not be read: ${errorText(err)}`;
+          logger.warn(
+            { provider: 'hubspot', pipelineId: id, err: errorText(err) },
+            'hubspot renewal pipeline unavailable; its deals are left for a later sync',
+          );
+          return undefined;
+        }
+      };
+
+      const modifiedIn = (stream: Stream, start: number, end: number) => {
+        const within = (property: string) => [
+          { propertyName: property, operator: 'GTE', value: String(start) },
+          { propertyName: property, operator: 'LT', value: String(end) },
+        ];
+        if (stream !== 'deals' || pipelineId === undefined) return [{ filters: within(lastModifiedProperty(stream)) }];
+        // The pipeline's deals modified in the window, or closing in it (a deal closed ahead of
+        // its close date is an outcome once that day has come, with no change to list it by).
+        const inPipeline = { propertyName: 'pipeline', operator: 'EQ', value: pipelineId };
+        return [{ filters: [...within(lastModifiedProperty(stream)), inPipeline] }, { filters: [...within('closedate'), inPipeline] }];
+      };
 
       const search = (stream: Stream, start: number, end: number, after?: string) =>
         client.search(
@@ -128,6 +175,21 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
           return { items, unreconciled };
         }
         const ids = objects.map((x) => x.id);
+        if (stream === 'deals') {
+          const companies = await limit(() => client.dealCompanies(ids, o.signal));
+          const today = clock().toISOString().slice(0, 10);
+          for (const x of objects) {
+            const r = mapDeal(x.id, x.properties, {
+              pipelineId: pipelineId ?? '',
+              stages: stages ?? new Map(),
+              companies: companies.get(x.id) ?? { all: [] },
+              today,
+            });
+            if (typeof r === 'string') unreconciled.push({ providerId: `deals:${x.id}`, reason: r });
+            else items.push(r);
+          }
+          return { items, unreconciled };
+        }
         const [companies, contacts] = await Promise.all([
           limit(() => client.associations(stream, 'companies', ids, o.signal)),
           limit(() => client.associations(stream, 'contacts', ids, o.signal)),
@@ -153,7 +215,8 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
       // Where each stream's read starts (and, resuming mid-stream, the page it starts at).
       const plan: Array<{ stream: Stream; start: number; after?: string | undefined }> = [];
       for (const stream of streams) {
-        const full = stream === 'companies' || stream === 'contacts' ? 0 : engagementHorizon;
+        // Companies, contacts and renewal deals are read whole; engagements back to the horizon.
+        const full = stream === 'companies' || stream === 'contacts' || stream === 'deals' ? 0 : engagementHorizon;
         if (saved?.current?.stream === stream && o.mode === 'quick') {
           plan.push({ stream, start: saved.current.start, after: saved.current.after });
         } else if (
@@ -202,6 +265,22 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
       if (totalEstimate !== undefined) progress('count');
 
       for (const { stream, start: from, after: resumeAfter } of plan) {
+        if (stream === 'deals' && pipelineId !== undefined) {
+          stages = await pipelineStages(pipelineId);
+          if (!stages) {
+            // The pipeline cannot be read (deleted, a scope missing): its deals are left for a later
+            // sync, which reads them from where they stand now (done.deals does not move).
+            yield {
+              items: [],
+              cursor: { ...cursor, done: { ...cursor.done } },
+              window: `deals of pipeline ${pipelineId}`,
+              expectedIds: [],
+              unreconciled: [{ providerId: `pipelines:deals:${pipelineId}`, reason: pipelineError ?? 'the renewal pipeline could not be read' }],
+              vanished: [],
+            };
+            continue;
+          }
+        }
         let start = from;
         let after = resumeAfter;
         while (start < until) {
@@ -233,7 +312,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
               items,
               cursor: { ...cursor, done: { ...cursor.done }, current: { ...cursor.current } },
               window,
-              expectedIds: page.results.map((r) => (ENGAGEMENT_STREAMS.includes(stream) ? `${stream}:${r.id}` : r.id)),
+              expectedIds: page.results.map((r) => (PREFIXED_STREAMS.includes(stream) ? `${stream}:${r.id}` : r.id)),
               unreconciled,
               vanished: [],
             };
@@ -248,7 +327,14 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): Record
         delete cursor.current;
       }
       // Closing batch: every stream is done through `until`; nothing is mid-way.
-      yield { items: [], cursor: { v: 1, done: { ...cursor.done } }, window: 'hubspot sync complete', expectedIds: [], unreconciled: [], vanished: [] };
+      yield {
+        items: [],
+        cursor: { v: 1, done: { ...cursor.done }, ...(cursor.dealsPipeline !== undefined ? { dealsPipeline: cursor.dealsPipeline } : {}) },
+        window: 'hubspot sync complete',
+        expectedIds: [],
+        unreconciled: [],
+        vanished: [],
+      };
     },
   });
 }

@@ -4,7 +4,7 @@
  * Every HubSpot property value is a string on the wire (numbers, epoch-ms and ISO dates alike).
  */
 import { htmlToText, normaliseDomain } from '../text.js';
-import type { ActivityRecord, ActivityType, CompanyRecord, ContactRecord, Cursor } from '../types.js';
+import type { ActivityRecord, ActivityType, CompanyRecord, ContactRecord, Cursor, OutcomeRecord } from '../types.js';
 
 /**
  * Which HubSpot company properties hold the client fields. HubSpot has no standard MRR or
@@ -25,9 +25,12 @@ export const DEFAULT_PROPERTY_MAP: Readonly<HubSpotPropertyMap> = Object.freeze(
   csmOwner: 'hubspot_owner_id',
 });
 
-export const STREAMS = ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes'] as const;
+/** Every stream, in the order a sync reads them; `deals` only with a renewal pipeline mapped. */
+export const STREAMS = ['companies', 'contacts', 'emails', 'meetings', 'calls', 'notes', 'deals'] as const;
 export type Stream = (typeof STREAMS)[number];
-export const ENGAGEMENT_STREAMS: readonly Stream[] = ['emails', 'meetings', 'calls', 'notes'];
+const ENGAGEMENT_STREAMS: readonly Stream[] = ['emails', 'meetings', 'calls', 'notes'];
+/** Streams whose ids are only unique per object type: their provider ids are `<stream>:<id>`. */
+export const PREFIXED_STREAMS: readonly Stream[] = [...ENGAGEMENT_STREAMS, 'deals'];
 
 /** Contacts name their last-modified property differently from every other object. */
 export function lastModifiedProperty(stream: Stream): string {
@@ -59,17 +62,21 @@ export function streamProperties(stream: Stream, map: HubSpotPropertyMap): strin
       return ['hs_timestamp', 'hs_call_title', 'hs_call_body', 'hs_call_direction', lm];
     case 'notes':
       return ['hs_timestamp', 'hs_note_body', lm];
+    case 'deals':
+      return ['dealname', 'pipeline', 'dealstage', 'closedate', 'hs_is_closed', 'hs_is_closed_won', lm];
   }
 }
 
 /**
  * Where a HubSpot sync stands: `done[stream]` = every change modified before this epoch-ms has
- * been read; `current` = the stream being read, its window [start, end) and the next page.
+ * been read; `current` = the stream being read, its window [start, end) and the next page;
+ * `dealsPipeline` = the renewal pipeline `done.deals` was read for (another one is read anew).
  */
 export interface HubSpotCursor {
   v: 1;
   done: Partial<Record<Stream, number>>;
   current?: { stream: Stream; start: number; end: number; after?: string };
+  dealsPipeline?: string;
 }
 
 export function parseHubSpotCursor(c: Cursor | undefined): HubSpotCursor | undefined {
@@ -80,6 +87,7 @@ export function parseHubSpotCursor(c: Cursor | undefined): HubSpotCursor | undef
     if (typeof v === 'number') done[s] = v;
   }
   const out: HubSpotCursor = { v: 1, done };
+  if (typeof c['dealsPipeline'] === 'string') out.dealsPipeline = c['dealsPipeline'];
   const cur = c['current'] as Record<string, unknown> | undefined;
   if (cur && (STREAMS as readonly unknown[]).includes(cur['stream']) && typeof cur['start'] === 'number' && typeof cur['end'] === 'number') {
     out.current = {
@@ -154,7 +162,9 @@ function parseHeaders(json: string): EmailHeaders {
   }
 }
 
-const TYPE_OF: Record<Exclude<Stream, 'companies' | 'contacts'>, ActivityType> = { emails: 'email', meetings: 'meeting', calls: 'call', notes: 'note' };
+type EngagementStream = Exclude<Stream, 'companies' | 'contacts' | 'deals'>;
+
+const TYPE_OF: Record<EngagementStream, ActivityType> = { emails: 'email', meetings: 'meeting', calls: 'call', notes: 'note' };
 
 export interface Associations {
   companyIds: string[];
@@ -163,7 +173,7 @@ export interface Associations {
 }
 
 /** An engagement → ActivityRecord; a string reason when it cannot be used (no timestamp). */
-export function mapEngagement(stream: Exclude<Stream, 'companies' | 'contacts'>, id: string, p: Props, assoc: Associations): ActivityRecord | string {
+export function mapEngagement(stream: EngagementStream, id: string, p: Props, assoc: Associations): ActivityRecord | string {
   const occurredAt = toIso(str(p, 'hs_timestamp'));
   if (!occurredAt) return 'engagement without hs_timestamp';
   const type = TYPE_OF[stream];
@@ -217,4 +227,70 @@ export function mapEngagement(stream: Exclude<Stream, 'companies' | 'contacts'>,
   };
   if (assoc.companyIds[0] !== undefined) out.companyProviderId = assoc.companyIds[0];
   return out;
+}
+
+/** What a stage of the renewal pipeline means for its deals. */
+export type StageVerdict = 'won' | 'lost' | 'open';
+
+/** A deal pipeline's stage as `GET /crm/v3/pipelines/deals/{pipelineId}` lists it (metadata values are strings). */
+export interface PipelineStage {
+  id: string;
+  label: string;
+  metadata: Record<string, string>;
+}
+
+/**
+ * A stage's verdict from its metadata: `isClosed` "true" with `probability` "1.0" is closed won,
+ * with "0.0" closed lost (HubSpot allows no other closed stage); `isClosed` "false" is open,
+ * whatever its probability (an open stage may forecast 0 %). Undefined when the metadata cannot tell.
+ */
+export function stageVerdict(metadata: Readonly<Record<string, string>>): StageVerdict | undefined {
+  const closed = metadata['isClosed'];
+  const p = Number(metadata['probability']);
+  if (closed === 'false') return 'open';
+  if (closed !== 'true' || metadata['probability'] === undefined || !Number.isFinite(p)) return undefined;
+  return p >= 1 ? 'won' : p <= 0 ? 'lost' : undefined;
+}
+
+/** A deal's own calculated properties (`hs_is_closed`, `hs_is_closed_won`): the fallback for a stage the pipeline did not list. */
+function dealVerdict(p: Props): StageVerdict | undefined {
+  const closed = str(p, 'hs_is_closed');
+  const won = str(p, 'hs_is_closed_won');
+  if (closed === 'false') return 'open';
+  if (closed !== 'true') return undefined;
+  return won === 'true' ? 'won' : won === 'false' ? 'lost' : undefined;
+}
+
+export interface DealContext {
+  /** The renewal pipeline's id: a deal of another pipeline is no renewal. */
+  pipelineId: string;
+  /** The pipeline's stages by id → verdict (stageVerdict). */
+  stages: ReadonlyMap<string, StageVerdict | undefined>;
+  /** The associated companies: `primary` (the deal's primary company), `all` ids. */
+  companies: { primary?: string | undefined; all: readonly string[] };
+  /** `YYYY-MM-DD` (UTC) today: a deal closing later is not an outcome yet. */
+  today: string;
+}
+
+/**
+ * A renewal deal → OutcomeRecord, or a string reason when a closed deal cannot be recorded (no
+ * close date, no company to place it on, a stage neither the pipeline nor the deal can tell).
+ * Open deals, closed ones whose close date is still to come, and deals of another pipeline (the
+ * search asks for the renewal pipeline's; this is the second lock) are records without an outcome.
+ */
+export function mapDeal(id: string, p: Props, ctx: DealContext): OutcomeRecord | string {
+  const providerId = `deals:${id}`;
+  if (str(p, 'pipeline') !== ctx.pipelineId) return { kind: 'outcome', providerId, outcome: null };
+  const stage = str(p, 'dealstage');
+  const verdict = (ctx.stages.has(stage) ? ctx.stages.get(stage) : undefined) ?? dealVerdict(p);
+  if (verdict === undefined) return `stage "${stage}" is neither open nor closed won/lost in the pipeline's metadata`;
+  const date = toDay(str(p, 'closedate'));
+  if (verdict === 'open' || (date !== undefined && date > ctx.today)) return { kind: 'outcome', providerId, outcome: null };
+  if (date === undefined) return `closed ${verdict} deal without a closedate`;
+  const company = ctx.companies.primary ?? (ctx.companies.all.length === 1 ? ctx.companies.all[0] : undefined);
+  if (company === undefined)
+    return ctx.companies.all.length === 0
+      ? `closed ${verdict} deal without an associated company`
+      : `closed ${verdict} deal with ${ctx.companies.all.length} companies and none primary`;
+  return { kind: 'outcome', providerId, outcome: verdict === 'won' ? 'renewed' : 'churned', date, companyProviderId: company };
 }

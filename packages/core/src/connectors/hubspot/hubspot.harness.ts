@@ -33,6 +33,8 @@ export const hubspotHarness: ConnectorHarness = {
       meetings: results('meetings.json'),
       calls: [],
       notes: [],
+      // No renewal pipeline is mapped: the connector never asks for deals.
+      deals: [],
     };
     const ok = (body: unknown): FakeReply => ({ status: 200, body });
     const modified = (stream: Stream, o: HubSpotObject) => Date.parse(o.properties[lastModifiedProperty(stream)] ?? '');
