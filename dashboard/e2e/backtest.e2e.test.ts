@@ -5,7 +5,8 @@
  * told how to import them; runs that very `chs outcomes import` with a CSV of renewals (the
  * lowest-scored demo clients churned, the others renewed or downgraded); and then sees the
  * engine's sentence, the figures, the ROC and reliability charts drawn on canvas with their text
- * alternatives, the churns linked to their clients, and another horizon asked.
+ * alternatives, the churns linked to their clients, and another horizon asked. Before the import,
+ * the learned weights below say none is learned, and learning is refused for want of outcomes.
  *
  * Needs the dashboard built (`npm run build -w dashboard`), the runner built (`npx tsc -b`) and
  * Chromium (`apt-get install chromium`; CHS_CHROMIUM names another binary).
@@ -98,7 +99,27 @@ describe('did the score predict churn? on the demo data', () => {
     expect(await summary.innerText()).toMatch(/^No renewal outcomes recorded yet/);
     expect(await page.getByTestId('import-command').innerText()).toBe(`chs outcomes import --workspace ${WORKSPACE} --file outcomes.csv`);
     expect(await page.locator('canvas').count()).toBe(0);
-    expect(problems).toEqual([]);
+
+    // Below: no learned model, the hand-written weights in use, and learning refused in the engine's words.
+    const learned = page.getByRole('region', { name: 'Learned weights' });
+    await expect
+      .poll(() =>
+        learned
+          .getByTestId('model-in-use')
+          .innerText()
+          .catch(() => ''),
+      )
+      .toMatch(/^In use: the hand-written weights \(sentiment \d+%/);
+    expect(await learned.innerText()).toContain('No model learned yet.');
+    await learned.getByRole('button', { name: 'Learn from outcomes' }).click();
+    const refusal = learned.getByRole('alert');
+    await refusal.waitFor({ timeout: 30_000 });
+    expect(await refusal.innerText()).toMatch(
+      /^learning weights needs at least 30 renewal outcomes with a score 60 days before them, 8 of them churns; .*\(CONFLICT\)/s,
+    );
+    expect(await learned.getByTestId('models-table').count()).toBe(0);
+    // The refused request is the browser's one logged line (a 409 answer).
+    expect(problems.filter((p) => !/status of 409/.test(p))).toEqual([]);
   });
 
   it('after `chs outcomes import`: the sentence, the figures, both charts with their text alternatives, the churns; 90 days asked', async () => {

@@ -6,7 +6,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from './App.js';
-import { installFakeApi, standardRoutes, type FakeApi } from './test/fake-api.js';
+import { installFakeApi, standardRoutes, summaryAnswer, type FakeApi } from './test/fake-api.js';
 
 // Canvas charts are Chromium's business (the e2e suite); here a chart is its label.
 vi.mock('./components/Chart.js', () => ({ Chart: (p: { label: string; testId?: string }) => <div data-testid={p.testId}>{p.label}</div> }));
@@ -44,6 +44,31 @@ describe('the portfolio', () => {
     expect(summaryCall.auth).toBe('Bearer sk-test-key');
     expect(summaryCall.url.searchParams.get('workspaceId')).toBe('acme.com');
     expect(summaryCall.url.searchParams.get('riskThreshold')).toBe('40');
+    // No renewal outcome learned from yet: no churn chance column, and the list says why.
+    expect(within(table).queryByText('Churn chance')).toBeNull();
+    expect(screen.getByTestId('churn-calibration').textContent).toMatch(/^No churn calibration yet/);
+  });
+
+  it('gives each client at risk its chance of churning once the score is calibrated on past renewals', async () => {
+    api.on('GET', '/api/metrics/summary', () => {
+      const s = summaryAnswer(40);
+      s.health.churnCalibration = {
+        available: true,
+        model: null,
+        horizonDays: 60,
+        outcomes: 180,
+        text: 'Churn probability: the chance a client with this score churns at a renewal 60 days later, fitted on 180 renewals.',
+      };
+      s.lists.topRisks = s.lists.topRisks.map((r) => ({ ...r, churnProbability: 0.413 }));
+      return { body: s };
+    });
+    render(<App initialSession={session} />);
+    const table = await screen.findByTestId('at-risk');
+    expect(within(table).getByText('Churn chance').getAttribute('title')).toMatch(/fitted on 180 renewals/);
+    expect(within(table).getAllByRole('row')[1]!.textContent).toContain('41 %');
+    expect(screen.getByTestId('churn-calibration').textContent).toMatch(
+      /^Churn probability: the chance a client with this score churns at a renewal 60 days later/,
+    );
   });
 
   it('asks again with the threshold and the trend range the user picks', async () => {

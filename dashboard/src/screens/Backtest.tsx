@@ -5,16 +5,23 @@
  * lift), the ROC curve against a coin, the calibration against the perfect diagonal (each chart
  * with its text alternative: a caption, and the bins as a table), and the churns with their
  * score before and how long they had been red. Without outcomes: how to record them.
+ *
+ * Below it, the learned weights (GET/POST /health/models, apply, revert): which weights score
+ * today (the hand-written ones or a learned model), a button to learn from the outcomes, and
+ * every model tried with how it did on renewals it had not seen against the hand-written weights.
+ * An offered (or retired) model can be applied, the one in use reverted; each action reloads.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { unwrap, type Answer } from '../lib/api.js';
-import { useApp, useQuery } from '../lib/context.js';
+import { useAction, useApp, useQuery } from '../lib/context.js';
 import { formatDate, formatPercent } from '../lib/format.js';
 import { Chart, type ChartOption } from '../components/Chart.js';
 import { Card, Empty, ErrorText, Link, Loading, Score, Stat, TableWrap } from '../components/ui.js';
 
 type Backtest = Answer<'/api/metrics/backtest'>;
 type Horizon = Backtest['horizons'][number];
+type HealthModel = Answer<'/api/health/models'>['models'][number];
+type Weights = HealthModel['weights'];
 
 const HORIZONS = [30, 60, 90] as const;
 /** The warning time the engine counts churns against ("red at least 45 days before"). */
@@ -331,6 +338,200 @@ export function Backtest() {
           </Card>
         </>
       )}
+      <LearnedWeights days={days} />
     </main>
+  );
+}
+
+const COMPONENTS = [
+  ['sentiment', 'Sentiment'],
+  ['engagement', 'Engagement'],
+  ['responsiveness', 'Responsiveness'],
+  ['recency', 'Recency'],
+] as const;
+
+/** The status of a model, in words. */
+const STATUS: Record<HealthModel['status'], { label: string; tone: string }> = {
+  offered: { label: 'offered: did better', tone: 'positive' },
+  rejected: { label: 'not adopted: did no better', tone: 'negative' },
+  active: { label: 'in use', tone: 'positive' },
+  retired: { label: 'retired', tone: '' },
+};
+
+const share = (w: number) => `${Math.round(w * 100)}%`;
+const weightsText = (w: Weights) => COMPONENTS.map(([k, label]) => `${label.toLowerCase()} ${share(w[k])}`).join(', ');
+const auc = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+
+/** The settings' weights as shares of the score (the API normalises them the same way). */
+function normalised(w: Weights): Weights {
+  const total = w.sentiment + w.engagement + w.responsiveness + w.recency;
+  if (total <= 0) return { sentiment: 0.25, engagement: 0.25, responsiveness: 0.25, recency: 0.25 };
+  return { sentiment: w.sentiment / total, engagement: w.engagement / total, responsiveness: w.responsiveness / total, recency: w.recency / total };
+}
+
+type ModelAction = { kind: 'learn'; days: number } | { kind: 'apply'; version: number } | { kind: 'revert' };
+
+/**
+ * "Learned weights": the weights the score is made with today, learning new ones from the recorded
+ * renewals (reading the score `days` before each, as the report above), and every model tried.
+ */
+function LearnedWeights(props: { days: number }) {
+  const { workspace, locale, settings } = useApp();
+  const list = useQuery(({ api }) => unwrap(api.GET('/api/health/models', { params: { query: { workspaceId: workspace } } })), [workspace]);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const act = useAction(async ({ api }, a: ModelAction): Promise<string> => {
+    const query = { workspaceId: workspace };
+    if (a.kind === 'learn') {
+      const r = await unwrap(api.POST('/api/health/models', { params: { query }, body: { days: a.days } }));
+      return r.summary;
+    }
+    if (a.kind === 'apply') {
+      const r = await unwrap(api.POST('/api/health/models/{version}/apply', { params: { path: { version: a.version }, query } }));
+      return `Learned model ${r.model.version} is in use: ${r.clientsRescored} client(s) rescored from today. Earlier days keep the weights that scored them.`;
+    }
+    const r = await unwrap(api.POST('/api/health/models/revert', { params: { query } }));
+    const back = r.model ? `Learned model ${r.model.version} is in use again` : 'The hand-written weights are in use again';
+    return `${back}: ${r.clientsRescored} client(s) rescored from today.`;
+  });
+  const run = async (a: ModelAction) => {
+    setNotice(undefined);
+    const message = await act.run(a);
+    if (message !== undefined) setNotice(message);
+    // Whatever happened (a model stored, applied, or refused), the list shows the state now.
+    list.reload();
+  };
+
+  const models = list.data?.models ?? [];
+  const active = models.find((m) => m.status === 'active');
+  const handWritten = normalised(settings.workspace.healthWeights);
+
+  return (
+    <Card title="Learned weights" id="learned-weights">
+      <p class="muted">
+        The health score adds up four parts with fixed weights. The engine can instead learn the weights from the renewals you recorded: how much each part
+        told, {props.days} days before, the clients that churned from those that stayed. A learned model is offered only when it foresaw the churns better than
+        the hand-written weights on later renewals it did not learn from, and it is used only once you apply it.
+      </p>
+      <ErrorText error={list.error} retry={list.reload} />
+      {list.loading && !list.data && <Loading what="the learned weights" />}
+      {list.data && (
+        <div class="row wrap" data-testid="model-in-use">
+          <p>
+            {active ? (
+              <>
+                <strong>In use: learned model {active.version}</strong> ({weightsText(active.weights)}), applied {formatDate(active.appliedAt, locale)}.
+              </>
+            ) : (
+              <>
+                <strong>In use: the hand-written weights</strong> ({weightsText(handWritten)}).
+              </>
+            )}
+          </p>
+          {active && (
+            <button type="button" class="secondary" disabled={act.busy} onClick={() => void run({ kind: 'revert' })}>
+              Revert
+            </button>
+          )}
+        </div>
+      )}
+      {active && (
+        <p class="muted small">
+          Revert goes back to {active.previousVersion === null ? 'the hand-written weights' : `learned model ${active.previousVersion}`} from today.
+        </p>
+      )}
+      <div class="row wrap">
+        <button type="button" disabled={act.busy} onClick={() => void run({ kind: 'learn', days: props.days })}>
+          Learn from outcomes
+        </button>
+        {act.busy && <span class="muted">Working…</span>}
+      </div>
+      <ErrorText error={act.error} />
+      {notice && (
+        <p class="notice" data-testid="model-notice">
+          {notice}
+        </p>
+      )}
+      {list.data && models.length === 0 && (
+        <Empty>
+          No model learned yet. Learning needs at least 30 recorded renewals with a score {props.days} days before them, 8 of them churns; until a learned model
+          is applied, the hand-written weights score.
+        </Empty>
+      )}
+      {models.length > 0 && (
+        <TableWrap label="Learned models">
+          <table data-testid="models-table">
+            <caption class="sr-only">Every model learned, newest first: how it did on later renewals against the hand-written weights, and its weights</caption>
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col">Status</th>
+                <th scope="col">Learned on</th>
+                <th scope="col" class="num">
+                  Renewals
+                </th>
+                <th scope="col" class="num">
+                  Churned
+                </th>
+                <th scope="col" class="num">
+                  AUC learned
+                </th>
+                <th scope="col" class="num">
+                  AUC hand-written
+                </th>
+                {COMPONENTS.map(([k, label]) => (
+                  <th key={k} scope="col" class="num">
+                    {label}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {models.map((m) => (
+                <tr key={m.version} aria-current={m.status === 'active' ? 'true' : undefined}>
+                  <th scope="row">
+                    Learned model {m.version}
+                    <div class="muted small">score read {m.horizonDays} days before</div>
+                  </th>
+                  <td>
+                    <span class={`badge ${STATUS[m.status].tone}`}>{STATUS[m.status].label}</span>
+                  </td>
+                  <td>{formatDate(m.createdAt, locale)}</td>
+                  <td class="num">{m.outcomes}</td>
+                  <td class="num">{m.churned}</td>
+                  <td class="num">{auc(m.heldOut.aucLearned)}</td>
+                  <td class="num">{auc(m.heldOut.aucDefault)}</td>
+                  {COMPONENTS.map(([k]) => (
+                    <td key={k} class="num">
+                      {share(m.weights[k])}
+                    </td>
+                  ))}
+                  <td>
+                    {(m.status === 'offered' || m.status === 'retired') && (
+                      <button
+                        type="button"
+                        disabled={act.busy}
+                        aria-label={`Apply learned model ${m.version}`}
+                        onClick={() => void run({ kind: 'apply', version: m.version })}
+                      >
+                        Apply
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {models.length > 0 && (
+        <p class="muted small">
+          AUC: how often a client that churned scored lower than one that stayed, on the later renewals each model was tested on (it learned from the earlier
+          ones only), with its weights and with the hand-written ones; 0.50 is a coin, 1.00 perfect. Renewals and churned: what it learned from.
+        </p>
+      )}
+    </Card>
   );
 }

@@ -33,6 +33,8 @@ export function Portfolio() {
 
   const renewalOf = useMemo(() => new Map((clients.data ?? []).map((c) => [c.id, c.renewalDate])), [clients.data]);
   const s = summary.data;
+  // A churn probability beside each score once the engine has calibrated the weights in use (chs health learn).
+  const calibrated = s?.health.churnCalibration.available === true;
 
   const trendOption = useMemo<ChartOption | null>(() => {
     if (!trend.data) return null;
@@ -145,6 +147,11 @@ export function Portfolio() {
                         MRR
                       </th>
                       <th scope="col">Renewal</th>
+                      {calibrated && (
+                        <th scope="col" class="num" title={s.health.churnCalibration.text}>
+                          Churn chance
+                        </th>
+                      )}
                       <th scope="col">Why</th>
                     </tr>
                   </thead>
@@ -159,6 +166,7 @@ export function Portfolio() {
                         </td>
                         <td class="num">{formatMoney(r.mrr, locale)}</td>
                         <td>{formatDate(renewalOf.get(r.clientId) ?? null, locale)}</td>
+                        {calibrated && <td class="num">{r.churnProbability === null ? '—' : `${Math.round(r.churnProbability * 100)} %`}</td>}
                         <td class="reason">{r.reason}</td>
                       </tr>
                     ))}
@@ -166,6 +174,9 @@ export function Portfolio() {
                 </table>
               </TableWrap>
             )}
+            <p class="muted" data-testid="churn-calibration">
+              {s.health.churnCalibration.text}
+            </p>
           </Card>
           <div class="grid2">
             <Card title="Renewals in the next 30 days">

@@ -108,11 +108,26 @@ export function client(id: string, name: string, score: number, extra: Partial<A
   };
 }
 
-function summary(threshold: number): Answer<'/api/metrics/summary'> {
+/** The summary the standard routes answer, at a risk threshold. */
+export function summaryAnswer(threshold: number): Answer<'/api/metrics/summary'> {
   return {
     totals: { clients: 3, contacts: 9, interactionsWindow: 40, renewals30d: 1, openTasks: 0 },
     revenue: { mrrTotal: 15500, mrrAtRisk: 12500, renewals30dValue: 2000, avgClientValue: 5166.67 },
-    health: { avgScore: 52.3, change7: -2.4, change7Pct: -4.4, threshold, atRiskCount: 1, improvingCount: 1 },
+    health: {
+      avgScore: 52.3,
+      change7: -2.4,
+      change7Pct: -4.4,
+      threshold,
+      atRiskCount: 1,
+      improvingCount: 1,
+      churnCalibration: {
+        available: false,
+        model: null,
+        horizonDays: null,
+        outcomes: null,
+        text: 'No churn calibration yet: record renewal outcomes (chs outcomes import) and run chs health learn, which calibrates the score on them.',
+      },
+    },
     lists: {
       topRisks: [
         {
@@ -122,6 +137,7 @@ function summary(threshold: number): Answer<'/api/metrics/summary'> {
           mrr: 12500,
           reason: 'Score 25.0: 2 messages in the last 30 days say they will leave or not renew.',
           reasonCode: 'churn_intent',
+          churnProbability: null,
         },
       ],
       topImproving: [{ clientId: 'c3', name: 'Vantage', score: 81, scoreChange: 12.5, mrr: 1000 }],
@@ -138,7 +154,7 @@ const failure = (status: number, code: string, error: string) => ({ status, body
 /** The answers every signed-in screen needs. */
 export function standardRoutes(api: FakeApi): void {
   api.on('GET', '/api/settings', () => ({ body: SETTINGS }));
-  api.on('GET', '/api/metrics/summary', (url) => ({ body: summary(Number(url.searchParams.get('riskThreshold') ?? 40)) }));
+  api.on('GET', '/api/metrics/summary', (url) => ({ body: summaryAnswer(Number(url.searchParams.get('riskThreshold') ?? 40)) }));
   api.on('GET', '/api/clients', () => ({
     body: [
       client('c1', 'Brightwater', 25, { mrr: 12500, renewalDate: '2025-09-01' }),
@@ -163,6 +179,7 @@ export function standardRoutes(api: FakeApi): void {
       },
     ],
   }));
+  healthModelRoutes(api);
   api.on('GET', '/api/metrics/backtest', (url) => {
     const days = Number(url.searchParams.get('days') ?? 60);
     if (!Number.isInteger(days) || days < 1 || days > 365) return failure(400, 'INVALID_INPUT', `days must be an integer from 1 to 365, got ${days}`);
@@ -297,6 +314,75 @@ export function backtest(days: number): Backtest {
     horizons: days === near ? horizons : [...horizons, asked].sort((a, b) => a.days - b.days),
     summary,
   };
+}
+
+type HealthModel = Answer<'/api/health/models'>['models'][number];
+
+/** A learned health model as the API lists it (an offered one by default: it did better than the hand-written weights). */
+export function healthModel(version: number, status: HealthModel['status'], extra: Partial<HealthModel> = {}): HealthModel {
+  return {
+    version,
+    status,
+    createdAt: '2025-06-28T09:00:00.000Z',
+    appliedAt: status === 'active' ? '2025-06-29T09:00:00.000Z' : null,
+    previousVersion: null,
+    horizonDays: 60,
+    outcomes: 142,
+    churned: 23,
+    from: '2024-07-02',
+    to: '2025-06-27',
+    weights: { sentiment: 0.22, engagement: 0.18, responsiveness: 0.2, recency: 0.4 },
+    intercept: -1.8423,
+    coefficients: { sentiment: -0.9, engagement: -0.74, responsiveness: -0.82, recency: -1.63, churn_intent: 1.21 },
+    lambda: 1,
+    heldOut: { outcomes: 113, churned: 19, folds: 4, aucLearned: status === 'rejected' ? 0.7512 : 0.8112, aucDefault: 0.7634 },
+    calibration: { a: -3.1, b: 4.6 },
+    baseline: { weights: { sentiment: 0.4, engagement: 0.25, responsiveness: 0.2, recency: 0.15 }, calibration: { a: -3, b: 4.2 } },
+    ...extra,
+  };
+}
+
+/** The engine's refusal when too few outcomes were recorded (metrics/learn.ts). */
+const tooFewOutcomes = (days: number) =>
+  failure(
+    409,
+    'CONFLICT',
+    `learning weights needs at least 30 renewal outcomes with a score ${days} days before them, 8 of them churns; this workspace has 0 with 0 churn(s): record more outcomes (chs outcomes import)`,
+  );
+
+/** The fake's learned models, newest first, and what the next POST /health/models answers. */
+export interface HealthModelState {
+  models: HealthModel[];
+  learn: (days: number) => { status?: number; body: unknown };
+}
+
+/** The learned health model routes (issue 27), stateful as the engine: apply retires the model in use, revert goes back one step. */
+export function healthModelRoutes(api: FakeApi, models: HealthModel[] = []): HealthModelState {
+  const state: HealthModelState = { models, learn: tooFewOutcomes };
+  const active = () => state.models.find((m) => m.status === 'active');
+  const at = () => '2025-06-30T10:00:00.000Z';
+  api.on('GET', '/api/health/models', () => ({ body: { active: active()?.version ?? null, models: state.models } }));
+  api.on('POST', '/api/health/models', (_url, { body }) => state.learn((body as { days?: number } | undefined)?.days ?? 60));
+  api.on('POST', '/api/health/models/:version/apply', (_url, { params }) => {
+    const version = Number(params.version);
+    const m = state.models.find((x) => x.version === version);
+    if (!m) return failure(404, 'NOT_FOUND', `no health model ${version} in workspace acme.com`);
+    if (m.status === 'rejected')
+      return failure(409, 'INVALID_TRANSITION', `health model ${version} did not beat the hand-written model on the later renewals, so it cannot be applied`);
+    const current = active();
+    if (current && current !== m) current.status = 'retired';
+    if (current !== m) Object.assign(m, { status: 'active', appliedAt: at(), previousVersion: current?.version ?? null });
+    return { body: { model: m, clientsRescored: 3 } };
+  });
+  api.on('POST', '/api/health/models/revert', () => {
+    const current = active();
+    if (!current) return failure(409, 'INVALID_TRANSITION', 'the hand-written model is in use: there is no learned model to revert');
+    current.status = 'retired';
+    const back = state.models.find((x) => x.version === current.previousVersion) ?? null;
+    if (back) Object.assign(back, { status: 'active', appliedAt: at() });
+    return { body: { model: back, clientsRescored: 3 } };
+  });
+  return state;
 }
 
 /** The backtest of a workspace with no outcome recorded yet. */

@@ -482,6 +482,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: the health weights learned from renewal outcomes, newest first, and the one in use
+         * @description Not in the spec (extension). `active` is the version in use, null while the hand-written weights (the settings’ healthWeights) score.
+         */
+        get: operations["listHealthModels"];
+        put?: never;
+        /**
+         * Extension: learn health weights from the renewal outcomes; offered only when they beat the hand-written ones
+         * @description Not in the spec (extension). A ridge logistic regression of churn on what the score knew `days` before each recorded renewal, tested on later renewals than it learned from. Stored either way: `offered` when its held-out AUC beats the hand-written weights’ by 0.01 or more, else `rejected`. Never applied by itself. Fewer than 30 renewals with a score then, or fewer than 8 churns among them, is 409 CONFLICT.
+         */
+        post: operations["learnHealthModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/models/{version}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: score with a learned model from today on
+         * @description Not in the spec (extension). An offered (or retired) model scores from today: every client’s score from today is rebuilt with it before the answer; earlier days keep the model that scored them. The model in use until now is kept for a revert. Applying the active model changes nothing. A rejected model is 409 INVALID_TRANSITION; an unknown version 404 NOT_FOUND.
+         */
+        post: operations["applyHealthModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/models/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: go back one step to the model in use before the last apply (or the hand-written weights)
+         * @description Not in the spec (extension). The model in use is retired; the one it replaced (null: the hand-written weights) scores again from today, and every client’s score from today is rebuilt before the answer. 409 INVALID_TRANSITION while the hand-written weights are in use.
+         */
+        post: operations["revertHealthModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ingest/email-stats": {
         parameters: {
             query?: never;
@@ -514,6 +578,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/hubspot/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: the HubSpot integration’s settings (its renewal pipeline)
+         * @description Extension (not in the spec). 400 INTEGRATION_NOT_CONNECTED when HubSpot is not connected.
+         */
+        get: operations["getHubSpotSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Extension: map (or unmap) the HubSpot renewal pipeline
+         * @description Extension (not in the spec). With a renewal pipeline mapped, each HubSpot sync reads that pipeline’s deals: a deal closed won records `renewed`, closed lost `churned`, on the client of its primary company, dated by its close date (source `hubspot`); open deals are ignored. A newly mapped pipeline is read from the start on the next sync; unmapping keeps the outcomes already recorded. 400 INTEGRATION_NOT_CONNECTED when HubSpot is not connected (the settings live with the connection).
+         */
+        patch: operations["updateHubSpotSettings"];
         trace?: never;
     };
     "/api/ingest/run": {
@@ -2331,6 +2419,8 @@ export interface operations {
                             sentiment: number | null;
                             /** @description The interactions that show the day's reason */
                             interactionIds: string[];
+                            /** @description Engine extension: the learned health model that scored the day (GET /health/models); absent when the hand-written weights did */
+                            model?: number;
                         }[];
                         /** @description The components of the latest snapshot (empty before the first) */
                         components: {
@@ -3068,7 +3158,14 @@ export interface operations {
                      *         "change7Pct": -2.04,
                      *         "threshold": 40,
                      *         "atRiskCount": 5,
-                     *         "improvingCount": 7
+                     *         "improvingCount": 7,
+                     *         "churnCalibration": {
+                     *           "available": true,
+                     *           "model": null,
+                     *           "horizonDays": 60,
+                     *           "outcomes": 180,
+                     *           "text": "Churn probability: the chance a client with this score churns at a renewal 60 days later, fitted on 180 renewals (2025-01-14 to 2026-11-02) scored by the hand-written weights."
+                     *         }
                      *       },
                      *       "lists": {
                      *         "topRisks": [
@@ -3078,7 +3175,8 @@ export interface operations {
                      *             "score": 38.5,
                      *             "mrr": 4200,
                      *             "reason": "Stated an intent to leave on 2026-11-20.",
-                     *             "reasonCode": "churn_intent"
+                     *             "reasonCode": "churn_intent",
+                     *             "churnProbability": 0.41
                      *           }
                      *         ],
                      *         "topImproving": [
@@ -3127,6 +3225,17 @@ export interface operations {
                             threshold: number;
                             atRiskCount: number;
                             improvingCount: number;
+                            /** @description Engine extension: the churn calibration the topRisks probabilities rest on (chs health learn fits it), or why there is none */
+                            churnCalibration: {
+                                available: boolean;
+                                /** @description The learned model whose scores are calibrated; null for the hand-written weights */
+                                model: number | null;
+                                horizonDays: number | null;
+                                /** @description Renewal outcomes the calibration was fitted on */
+                                outcomes: number | null;
+                                /** @description What the churn probability is, or why there is none */
+                                text: string;
+                            };
                         };
                         lists: {
                             topRisks: {
@@ -3136,6 +3245,8 @@ export interface operations {
                                 mrr: number;
                                 reason: string;
                                 reasonCode: string;
+                                /** @description Engine extension: the calibrated chance this client churns at a renewal health.churnCalibration.horizonDays later; null without a calibration */
+                                churnProbability: number | null;
                             }[];
                             topImproving: {
                                 clientId: string;
@@ -3539,6 +3650,675 @@ export interface operations {
             };
         };
     };
+    listHealthModels: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): the learned health models of the workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": null,
+                     *       "models": [
+                     *         {
+                     *           "version": 2,
+                     *           "status": "offered",
+                     *           "createdAt": "2025-06-30T09:00:00.000Z",
+                     *           "appliedAt": null,
+                     *           "previousVersion": null,
+                     *           "horizonDays": 60,
+                     *           "outcomes": 142,
+                     *           "churned": 23,
+                     *           "from": "2024-07-02",
+                     *           "to": "2025-06-27",
+                     *           "weights": {
+                     *             "sentiment": 0.22,
+                     *             "engagement": 0.18,
+                     *             "responsiveness": 0.2,
+                     *             "recency": 0.4
+                     *           },
+                     *           "intercept": -1.8423,
+                     *           "coefficients": {
+                     *             "sentiment": -0.9,
+                     *             "engagement": -0.74,
+                     *             "responsiveness": -0.82,
+                     *             "recency": -1.63,
+                     *             "churn_intent": 1.21,
+                     *             "escalation": 0.64,
+                     *             "unanswered": 0.38,
+                     *             "gone_quiet": 0.52,
+                     *             "slow_replies": 0.17,
+                     *             "negative_tone": 0.29
+                     *           },
+                     *           "lambda": 1,
+                     *           "heldOut": {
+                     *             "outcomes": 113,
+                     *             "churned": 19,
+                     *             "folds": 4,
+                     *             "aucLearned": 0.8112,
+                     *             "aucDefault": 0.7634
+                     *           },
+                     *           "calibration": {
+                     *             "a": -3.1,
+                     *             "b": 4.6
+                     *           },
+                     *           "baseline": {
+                     *             "weights": {
+                     *               "sentiment": 0.25,
+                     *               "engagement": 0.25,
+                     *               "responsiveness": 0.25,
+                     *               "recency": 0.25
+                     *             },
+                     *             "calibration": {
+                     *               "a": -3,
+                     *               "b": 4.2
+                     *             }
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        active: number | null;
+                        /** @description Every model learned, newest first */
+                        models: {
+                            /** @description The model number in the workspace (1, 2, …); what apply takes */
+                            version: number;
+                            /** @description `offered`: it beat the hand-written weights on later renewals and may be applied; `rejected`: it did not (kept for the record, cannot be applied); `active`: in use; `retired`: was in use (may be applied again) */
+                            status: "offered" | "rejected" | "active" | "retired";
+                            /** Format: date-time */
+                            createdAt: string;
+                            appliedAt: string | null;
+                            previousVersion: number | null;
+                            /** @description Days before each renewal the scores were read */
+                            horizonDays: number;
+                            /** @description Renewals it learned from (with a score `horizonDays` before) */
+                            outcomes: number;
+                            /** @description Churns among them */
+                            churned: number;
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            /** @description The share of each component in the score (0-1; they sum to about 1) */
+                            weights: {
+                                sentiment: number;
+                                engagement: number;
+                                responsiveness: number;
+                                recency: number;
+                            };
+                            /** @description Intercept of the logistic model the weights come from */
+                            intercept: number;
+                            /** @description Coefficient of each feature: the four components (per 100 points) and the risk signals (0/1); negative lowers the churn odds */
+                            coefficients: {
+                                [key: string]: number;
+                            };
+                            /** @description Ridge penalty of the fit */
+                            lambda: number;
+                            /** @description Cross-validation by time: each later block of renewals scored by weights fitted on the earlier ones only (aucLearned) and by the hand-written weights (aucDefault) */
+                            heldOut: {
+                                outcomes: number;
+                                churned: number;
+                                folds: number;
+                                aucLearned: number | null;
+                                aucDefault: number | null;
+                            };
+                            calibration: {
+                                a: number;
+                                b: number;
+                            } | null;
+                            /** @description The hand-written weights on the same renewals, and their calibration */
+                            baseline: {
+                                /** @description The share of each component in the score (0-1; they sum to about 1) */
+                                weights: {
+                                    sentiment: number;
+                                    engagement: number;
+                                    responsiveness: number;
+                                    recency: number;
+                                };
+                                calibration: {
+                                    a: number;
+                                    b: number;
+                                } | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    learnHealthModel: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Extension (not in the spec): how to learn the weights */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Days before each renewal the score is read, 1-365 (default 60)
+                     * @default 60
+                     */
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Extension (not in the spec): the model a fit stored, offered or rejected */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Extension (not in the spec): health weights learned from the renewal outcomes
+                         * @example {
+                         *       "version": 2,
+                         *       "status": "offered",
+                         *       "createdAt": "2025-06-30T09:00:00.000Z",
+                         *       "appliedAt": null,
+                         *       "previousVersion": null,
+                         *       "horizonDays": 60,
+                         *       "outcomes": 142,
+                         *       "churned": 23,
+                         *       "from": "2024-07-02",
+                         *       "to": "2025-06-27",
+                         *       "weights": {
+                         *         "sentiment": 0.22,
+                         *         "engagement": 0.18,
+                         *         "responsiveness": 0.2,
+                         *         "recency": 0.4
+                         *       },
+                         *       "intercept": -1.8423,
+                         *       "coefficients": {
+                         *         "sentiment": -0.9,
+                         *         "engagement": -0.74,
+                         *         "responsiveness": -0.82,
+                         *         "recency": -1.63,
+                         *         "churn_intent": 1.21,
+                         *         "escalation": 0.64,
+                         *         "unanswered": 0.38,
+                         *         "gone_quiet": 0.52,
+                         *         "slow_replies": 0.17,
+                         *         "negative_tone": 0.29
+                         *       },
+                         *       "lambda": 1,
+                         *       "heldOut": {
+                         *         "outcomes": 113,
+                         *         "churned": 19,
+                         *         "folds": 4,
+                         *         "aucLearned": 0.8112,
+                         *         "aucDefault": 0.7634
+                         *       },
+                         *       "calibration": {
+                         *         "a": -3.1,
+                         *         "b": 4.6
+                         *       },
+                         *       "baseline": {
+                         *         "weights": {
+                         *           "sentiment": 0.25,
+                         *           "engagement": 0.25,
+                         *           "responsiveness": 0.25,
+                         *           "recency": 0.25
+                         *         },
+                         *         "calibration": {
+                         *           "a": -3,
+                         *           "b": 4.2
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        model: {
+                            /** @description The model number in the workspace (1, 2, …); what apply takes */
+                            version: number;
+                            /** @description `offered`: it beat the hand-written weights on later renewals and may be applied; `rejected`: it did not (kept for the record, cannot be applied); `active`: in use; `retired`: was in use (may be applied again) */
+                            status: "offered" | "rejected" | "active" | "retired";
+                            /** Format: date-time */
+                            createdAt: string;
+                            appliedAt: string | null;
+                            previousVersion: number | null;
+                            /** @description Days before each renewal the scores were read */
+                            horizonDays: number;
+                            /** @description Renewals it learned from (with a score `horizonDays` before) */
+                            outcomes: number;
+                            /** @description Churns among them */
+                            churned: number;
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            /** @description The share of each component in the score (0-1; they sum to about 1) */
+                            weights: {
+                                sentiment: number;
+                                engagement: number;
+                                responsiveness: number;
+                                recency: number;
+                            };
+                            /** @description Intercept of the logistic model the weights come from */
+                            intercept: number;
+                            /** @description Coefficient of each feature: the four components (per 100 points) and the risk signals (0/1); negative lowers the churn odds */
+                            coefficients: {
+                                [key: string]: number;
+                            };
+                            /** @description Ridge penalty of the fit */
+                            lambda: number;
+                            /** @description Cross-validation by time: each later block of renewals scored by weights fitted on the earlier ones only (aucLearned) and by the hand-written weights (aucDefault) */
+                            heldOut: {
+                                outcomes: number;
+                                churned: number;
+                                folds: number;
+                                aucLearned: number | null;
+                                aucDefault: number | null;
+                            };
+                            calibration: {
+                                a: number;
+                                b: number;
+                            } | null;
+                            /** @description The hand-written weights on the same renewals, and their calibration */
+                            baseline: {
+                                /** @description The share of each component in the score (0-1; they sum to about 1) */
+                                weights: {
+                                    sentiment: number;
+                                    engagement: number;
+                                    responsiveness: number;
+                                    recency: number;
+                                };
+                                calibration: {
+                                    a: number;
+                                    b: number;
+                                } | null;
+                            };
+                        };
+                        /** @description What the fit found and whether it is offered, in words */
+                        summary: string;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    applyHealthModel: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The model number (GET /health/models) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): the model now in use */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Extension (not in the spec): health weights learned from the renewal outcomes
+                         * @example {
+                         *       "version": 2,
+                         *       "status": "offered",
+                         *       "createdAt": "2025-06-30T09:00:00.000Z",
+                         *       "appliedAt": null,
+                         *       "previousVersion": null,
+                         *       "horizonDays": 60,
+                         *       "outcomes": 142,
+                         *       "churned": 23,
+                         *       "from": "2024-07-02",
+                         *       "to": "2025-06-27",
+                         *       "weights": {
+                         *         "sentiment": 0.22,
+                         *         "engagement": 0.18,
+                         *         "responsiveness": 0.2,
+                         *         "recency": 0.4
+                         *       },
+                         *       "intercept": -1.8423,
+                         *       "coefficients": {
+                         *         "sentiment": -0.9,
+                         *         "engagement": -0.74,
+                         *         "responsiveness": -0.82,
+                         *         "recency": -1.63,
+                         *         "churn_intent": 1.21,
+                         *         "escalation": 0.64,
+                         *         "unanswered": 0.38,
+                         *         "gone_quiet": 0.52,
+                         *         "slow_replies": 0.17,
+                         *         "negative_tone": 0.29
+                         *       },
+                         *       "lambda": 1,
+                         *       "heldOut": {
+                         *         "outcomes": 113,
+                         *         "churned": 19,
+                         *         "folds": 4,
+                         *         "aucLearned": 0.8112,
+                         *         "aucDefault": 0.7634
+                         *       },
+                         *       "calibration": {
+                         *         "a": -3.1,
+                         *         "b": 4.6
+                         *       },
+                         *       "baseline": {
+                         *         "weights": {
+                         *           "sentiment": 0.25,
+                         *           "engagement": 0.25,
+                         *           "responsiveness": 0.25,
+                         *           "recency": 0.25
+                         *         },
+                         *         "calibration": {
+                         *           "a": -3,
+                         *           "b": 4.2
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        model: {
+                            /** @description The model number in the workspace (1, 2, …); what apply takes */
+                            version: number;
+                            /** @description `offered`: it beat the hand-written weights on later renewals and may be applied; `rejected`: it did not (kept for the record, cannot be applied); `active`: in use; `retired`: was in use (may be applied again) */
+                            status: "offered" | "rejected" | "active" | "retired";
+                            /** Format: date-time */
+                            createdAt: string;
+                            appliedAt: string | null;
+                            previousVersion: number | null;
+                            /** @description Days before each renewal the scores were read */
+                            horizonDays: number;
+                            /** @description Renewals it learned from (with a score `horizonDays` before) */
+                            outcomes: number;
+                            /** @description Churns among them */
+                            churned: number;
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            /** @description The share of each component in the score (0-1; they sum to about 1) */
+                            weights: {
+                                sentiment: number;
+                                engagement: number;
+                                responsiveness: number;
+                                recency: number;
+                            };
+                            /** @description Intercept of the logistic model the weights come from */
+                            intercept: number;
+                            /** @description Coefficient of each feature: the four components (per 100 points) and the risk signals (0/1); negative lowers the churn odds */
+                            coefficients: {
+                                [key: string]: number;
+                            };
+                            /** @description Ridge penalty of the fit */
+                            lambda: number;
+                            /** @description Cross-validation by time: each later block of renewals scored by weights fitted on the earlier ones only (aucLearned) and by the hand-written weights (aucDefault) */
+                            heldOut: {
+                                outcomes: number;
+                                churned: number;
+                                folds: number;
+                                aucLearned: number | null;
+                                aucDefault: number | null;
+                            };
+                            calibration: {
+                                a: number;
+                                b: number;
+                            } | null;
+                            /** @description The hand-written weights on the same renewals, and their calibration */
+                            baseline: {
+                                /** @description The share of each component in the score (0-1; they sum to about 1) */
+                                weights: {
+                                    sentiment: number;
+                                    engagement: number;
+                                    responsiveness: number;
+                                    recency: number;
+                                };
+                                calibration: {
+                                    a: number;
+                                    b: number;
+                                } | null;
+                            };
+                        };
+                        /** @description Clients whose score from today was rebuilt with the model now in use */
+                        clientsRescored: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    revertHealthModel: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): the model in use after going back one step */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The learned model in use again; null: the hand-written weights */
+                        model: {
+                            /** @description The model number in the workspace (1, 2, …); what apply takes */
+                            version: number;
+                            /** @description `offered`: it beat the hand-written weights on later renewals and may be applied; `rejected`: it did not (kept for the record, cannot be applied); `active`: in use; `retired`: was in use (may be applied again) */
+                            status: "offered" | "rejected" | "active" | "retired";
+                            /** Format: date-time */
+                            createdAt: string;
+                            appliedAt: string | null;
+                            previousVersion: number | null;
+                            /** @description Days before each renewal the scores were read */
+                            horizonDays: number;
+                            /** @description Renewals it learned from (with a score `horizonDays` before) */
+                            outcomes: number;
+                            /** @description Churns among them */
+                            churned: number;
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            /** @description The share of each component in the score (0-1; they sum to about 1) */
+                            weights: {
+                                sentiment: number;
+                                engagement: number;
+                                responsiveness: number;
+                                recency: number;
+                            };
+                            /** @description Intercept of the logistic model the weights come from */
+                            intercept: number;
+                            /** @description Coefficient of each feature: the four components (per 100 points) and the risk signals (0/1); negative lowers the churn odds */
+                            coefficients: {
+                                [key: string]: number;
+                            };
+                            /** @description Ridge penalty of the fit */
+                            lambda: number;
+                            /** @description Cross-validation by time: each later block of renewals scored by weights fitted on the earlier ones only (aucLearned) and by the hand-written weights (aucDefault) */
+                            heldOut: {
+                                outcomes: number;
+                                churned: number;
+                                folds: number;
+                                aucLearned: number | null;
+                                aucDefault: number | null;
+                            };
+                            calibration: {
+                                a: number;
+                                b: number;
+                            } | null;
+                            /** @description The hand-written weights on the same renewals, and their calibration */
+                            baseline: {
+                                /** @description The share of each component in the score (0-1; they sum to about 1) */
+                                weights: {
+                                    sentiment: number;
+                                    engagement: number;
+                                    responsiveness: number;
+                                    recency: number;
+                                };
+                                calibration: {
+                                    a: number;
+                                    b: number;
+                                } | null;
+                            };
+                        } | null;
+                        /** @description Clients whose score from today was rebuilt with the model now in use */
+                        clientsRescored: number;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
     getIngestEmailStats: {
         parameters: {
             query: {
@@ -3666,6 +4446,135 @@ export interface operations {
                             /** @description ISO 8601 */
                             connectedAt: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    getHubSpotSettings: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Extension (not in the spec): the HubSpot integration’s settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        provider: "hubspot";
+                        workspaceId: string;
+                        /** @description The deal pipeline whose closed deals are renewal outcomes (closed won: renewed; closed lost: churned; dated by the deal’s close date); null: none, no deal is read */
+                        renewalPipelineId: string | null;
+                    };
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Server error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /** @description Stable machine code, see docs/errors.md */
+                        code: string;
+                        /** @description The HTTP status, repeated */
+                        status: number;
+                    };
+                };
+            };
+        };
+    };
+    updateHubSpotSettings: {
+        parameters: {
+            query: {
+                /** @description The workspace domain, e.g. acme.com */
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Map the renewal pipeline (its id), or unmap it (null). Absent: unchanged */
+                    renewalPipelineId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Extension (not in the spec): the HubSpot integration’s settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        provider: "hubspot";
+                        workspaceId: string;
+                        /** @description The deal pipeline whose closed deals are renewal outcomes (closed won: renewed; closed lost: churned; dated by the deal’s close date); null: none, no deal is read */
+                        renewalPipelineId: string | null;
                     };
                 };
             };

@@ -3,8 +3,10 @@ import { clientRoutes } from './clients.js';
 import { outcomeRoutes } from './outcomes.js';
 import { suggestedClientRoutes } from './suggested-clients.js';
 import { metricsRoutes } from './metrics.js';
+import { healthModelRoutes } from './health-models.js';
 import { ingestEmailStatsRoutes } from './ingest-email-stats.js';
 import { integrationStatusRoutes } from './integrations-status.js';
+import { integrationSettingsRoutes } from './integrations-settings.js';
 import { ingestRoutes } from './ingest.js';
 import { integrationSyncRoutes } from './integrations-sync.js';
 import { integrationConnectRoutes } from './integrations-connect.js';
@@ -17,8 +19,10 @@ export const routeModules: RouteModule[] = [
   outcomeRoutes,
   suggestedClientRoutes,
   metricsRoutes,
+  healthModelRoutes,
   ingestEmailStatsRoutes,
   integrationStatusRoutes,
+  integrationSettingsRoutes,
   ingestRoutes,
   integrationSyncRoutes,
   integrationConnectRoutes,
