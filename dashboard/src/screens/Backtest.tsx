@@ -24,6 +24,16 @@ type HealthModel = Answer<'/api/health/models'>['models'][number];
 type Weights = HealthModel['weights'];
 
 const HORIZONS = [30, 60, 90] as const;
+/** The risk signals a churned client's score held before, in words. */
+const SIGNAL_WORDS: Record<string, string> = {
+  churn_intent: 'said they would leave',
+  escalation: 'escalated',
+  unanswered: 'waiting for our reply',
+  gone_quiet: 'gone quiet',
+  slow_replies: 'our replies slowed',
+  negative_tone: 'negative tone',
+};
+
 /** The warning time the engine counts churns against ("red at least 45 days before"). */
 const LEAD_GOAL_DAYS = 45;
 
@@ -276,6 +286,7 @@ export function Backtest() {
                       <th scope="col" class="num">
                         Score {r.days} days before
                       </th>
+                      <th scope="col">What it saw then</th>
                       <th scope="col" class="num">
                         Warning time (days at risk before)
                       </th>
@@ -290,6 +301,13 @@ export function Backtest() {
                         <td>{formatDate(c.date, locale)}</td>
                         <td class="num">
                           {c.scoreBefore === null ? <span class="muted">no score then</span> : <Score score={c.scoreBefore} threshold={r.threshold} />}
+                        </td>
+                        <td>
+                          {c.signalsBefore.length === 0 ? (
+                            <span class="muted">no risk signal</span>
+                          ) : (
+                            c.signalsBefore.map((code) => SIGNAL_WORDS[code] ?? code).join(', ')
+                          )}
                         </td>
                         <td class="num">
                           <span class={c.leadTimeDays >= LEAD_GOAL_DAYS ? 'up' : c.leadTimeDays === 0 ? 'down' : ''}>{c.leadTimeDays}</span>

@@ -70,11 +70,11 @@ describe('did the score predict churn?', () => {
     // The churns, newest first, each client linked to its page (by name when it is still a client).
     const churns = within(screen.getByTestId('backtest-churns')).getAllByRole('row').slice(1);
     expect(churns.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent))).toEqual([
-      ['c6', 'Jun 20, 2025', '63.0', '0'],
-      ['Calderon', 'Jun 12, 2025', '38.0', '51'],
-      ['Brightwater', 'May 30, 2025', '22.0', '74'],
-      ['c4', 'Apr 2, 2025', '31.0', '38'],
-      ['c5', 'Mar 15, 2025', '47.0', '12'],
+      ['c6', 'Jun 20, 2025', '63.0', 'no risk signal', '0'],
+      ['Calderon', 'Jun 12, 2025', '38.0', 'gone quiet', '51'],
+      ['Brightwater', 'May 30, 2025', '22.0', 'said they would leave, negative tone', '74'],
+      ['c4', 'Apr 2, 2025', '31.0', 'no risk signal', '38'],
+      ['c5', 'Mar 15, 2025', '47.0', 'no risk signal', '12'],
     ]);
     fireEvent.click(within(churns[2]!).getByRole('link', { name: 'Brightwater' }));
     await waitFor(() => expect(location.pathname).toBe('/clients/c1'));

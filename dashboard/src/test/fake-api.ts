@@ -243,9 +243,9 @@ const BACKTEST_SAMPLE: Record<
   },
 };
 /** The churns: client, day, the score at each horizon (null: not tracked then), days red before. */
-const BACKTEST_CHURNS: { clientId: string; date: string; scores: Record<30 | 60 | 90, number | null>; leadTimeDays: number }[] = [
-  { clientId: 'c1', date: '2025-05-30', scores: { 30: 18, 60: 22, 90: 33 }, leadTimeDays: 74 },
-  { clientId: 'c2', date: '2025-06-12', scores: { 30: 36, 60: 38, 90: 52 }, leadTimeDays: 51 },
+const BACKTEST_CHURNS: { clientId: string; date: string; scores: Record<30 | 60 | 90, number | null>; leadTimeDays: number; signals?: string[] }[] = [
+  { clientId: 'c1', date: '2025-05-30', scores: { 30: 18, 60: 22, 90: 33 }, leadTimeDays: 74, signals: ['churn_intent', 'negative_tone'] },
+  { clientId: 'c2', date: '2025-06-12', scores: { 30: 36, 60: 38, 90: 52 }, leadTimeDays: 51, signals: ['gone_quiet'] },
   { clientId: 'c4', date: '2025-04-02', scores: { 30: 26, 60: 31, 90: 41 }, leadTimeDays: 38 },
   { clientId: 'c5', date: '2025-03-15', scores: { 30: 39, 60: 47, 90: 60 }, leadTimeDays: 12 },
   { clientId: 'c6', date: '2025-06-20', scores: { 30: 59, 60: 63, 90: null }, leadTimeDays: 0 },
@@ -296,7 +296,13 @@ export function backtest(days: number): Backtest {
   const near = ([30, 60, 90] as const).reduce((best, d) => (Math.abs(d - days) < Math.abs(best - days) ? d : best));
   const asked = { ...backtestHorizon(near), days };
   const horizons = ([30, 60, 90] as const).map(backtestHorizon);
-  const churns = BACKTEST_CHURNS.map((c) => ({ clientId: c.clientId, date: c.date, scoreBefore: c.scores[near], leadTimeDays: c.leadTimeDays }));
+  const churns = BACKTEST_CHURNS.map((c) => ({
+    clientId: c.clientId,
+    date: c.date,
+    scoreBefore: c.scores[near],
+    signalsBefore: c.signals ?? [],
+    leadTimeDays: c.leadTimeDays,
+  }));
   const early = churns.filter((c) => c.leadTimeDays >= 45).length;
   const leads = churns.map((c) => c.leadTimeDays).sort((a, b) => a - b);
   const summary = [

@@ -3037,6 +3037,8 @@ export interface operations {
                             /** Format: date */
                             date: string;
                             scoreBefore: number | null;
+                            /** @description The risk signals that held `days` before (churn_intent, escalation, unanswered, gone_quiet, slow_replies, negative_tone), most severe first */
+                            signalsBefore: string[];
                             leadTimeDays: number;
                         }[];
                         /** @description The same figures 30, 60 and 90 days before (and at `days`) */

@@ -75,8 +75,8 @@ describe.each(await testDialects())('backtest on $name', (dialect) => {
       expect([r.precision, r.recall]).toEqual([0.5, 0.5]);
       // initech red March 1st to May 31st (92 days); hooli never.
       expect(r.churns).toEqual([
-        { clientId: 'hooli', date: '2025-05-15', scoreBefore: 70, leadTimeDays: 0 },
-        { clientId: 'initech', date: '2025-06-01', scoreBefore: 25, leadTimeDays: 92 },
+        { clientId: 'hooli', date: '2025-05-15', scoreBefore: 70, signalsBefore: [], leadTimeDays: 0 },
+        { clientId: 'initech', date: '2025-06-01', scoreBefore: 25, signalsBefore: [], leadTimeDays: 92 },
       ]);
       expect([r.leadTimeDaysMedian, r.churnsRedAtLeast45Days]).toEqual([46, 1]);
       expect(r.summary).toMatch(/^Of the 2 clients that churned, 1 was at risk \(red\) at least 45 days before/);
@@ -150,11 +150,14 @@ describe.each(await testDialects())('backtest on $name', (dialect) => {
       // …and nothing the backtest reads at the cut-offs.
       const atCutoff = (r: BacktestReport) => ({
         horizons: r.horizons,
-        scoresBefore: r.churns.map((c) => [c.clientId, c.scoreBefore]),
+        scoresBefore: r.churns.map((c) => [c.clientId, c.scoreBefore, c.signalsBefore]),
         figures: [r.outcomes, r.churned, r.auc, r.precision, r.recall, r.flagged, r.brier, r.liftTopDecile],
       });
       expect(atCutoff(after)).toEqual(atCutoff(before));
       expect(before.outcomes).toBe(3);
+      // What the score saw a month before: the quiet client's silence (and nothing of the later mail).
+      const seen = Object.fromEntries(before.churns.map((c) => [c.clientId, c.signalsBefore]));
+      expect(seen.quiet).toEqual(['gone_quiet']);
     } finally {
       await store.close();
     }

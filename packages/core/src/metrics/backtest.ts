@@ -15,6 +15,8 @@ import { addDays } from '../util/time.js';
 import { chunks } from '../util/lists.js';
 import { ChsError } from '../errors.js';
 import { listWorkspaceOutcomes, type Outcome } from '../clients/outcomes.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
+import { storedSignals } from '../health/model.js';
 import {
   brierScore,
   liftTopDecile,
@@ -72,6 +74,8 @@ export interface BacktestChurn {
   date: string;
   /** Its score N days before (the requested horizon); null without one. */
   scoreBefore: number | null;
+  /** The risk signals that held then (a stated intent to leave, an escalation…), most severe first; empty without a score then. */
+  signalsBefore: string[];
   /** Days it had been at risk without a break before the churn (0 when it was not at risk the day before). */
   leadTimeDays: number;
 }
@@ -181,9 +185,18 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
 
   const all = horizons.map(horizon);
   const asked = all.find((h) => h.days === days)!;
-  const churns: BacktestChurn[] = outcomes
-    .filter((o) => o.outcome === 'churned')
-    .map((o) => ({ clientId: o.clientId, date: o.date, scoreBefore: scoreOn(o.clientId, dayBefore(o.date, days)), leadTimeDays: redRun(o.clientId, o.date) }));
+  const churned = outcomes.filter((o) => o.outcome === 'churned');
+  const signals = await signalsOn(
+    db,
+    churned.map((o) => ({ clientId: o.clientId, date: dayBefore(o.date, days) })),
+  );
+  const churns: BacktestChurn[] = churned.map((o) => ({
+    clientId: o.clientId,
+    date: o.date,
+    scoreBefore: scoreOn(o.clientId, dayBefore(o.date, days)),
+    signalsBefore: signals.get(`${o.clientId} ${dayBefore(o.date, days)}`) ?? [],
+    leadTimeDays: redRun(o.clientId, o.date),
+  }));
   const leadTimes = churns.map((c) => c.leadTimeDays);
   const early = leadTimes.filter((d) => d >= LEAD_TIME_GOAL_DAYS).length;
   return {
@@ -195,6 +208,30 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
     horizons: all,
     summary: sentence(asked, churns.length, early),
   };
+}
+
+/** The risk signals each stored client-day held (key `clientId date`), read from the stored history; days without a snapshot are absent. */
+async function signalsOn(db: Db, days: readonly { clientId: string; date: string }[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const wanted = new Set(days.map((d) => `${d.clientId} ${d.date}`));
+  for (const part of chunks(days, 200)) {
+    const rows = (
+      await db
+        .selectFrom('health_snapshots')
+        .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
+        .where('client_id', 'in', [...new Set(part.map((d) => d.clientId))])
+        .where('date', 'in', [...new Set(part.map((d) => d.date))])
+        .execute()
+    ).filter((r) => wanted.has(`${r.client_id} ${r.date}`));
+    const details = await readSnapshotDetails(db, rows);
+    rows.forEach((r, i) =>
+      out.set(
+        `${r.client_id} ${r.date}`,
+        storedSignals(details[i]!.components).map((x) => x.code),
+      ),
+    );
+  }
+  return out;
 }
 
 function sentence(h: BacktestHorizon, churns: number, early: number): string {

@@ -222,6 +222,10 @@ export const BacktestSchema = Type.Object(
         clientId: Type.String(),
         date: Day,
         scoreBefore: Type.Union([Score, Type.Null()]),
+        signalsBefore: Type.Array(Type.String(), {
+          description:
+            'The risk signals that held `days` before (churn_intent, escalation, unanswered, gone_quiet, slow_replies, negative_tone), most severe first',
+        }),
         leadTimeDays: Type.Integer({ minimum: 0 }),
       }),
     ),

@@ -32,7 +32,7 @@ describe.each(dialects.map((d) => [d.name, d] as const))('GET /metrics/backtest 
       expect(res.status).toBe(200);
       const body = (await res.json()) as Record<string, unknown>;
       expect(body).toMatchObject({ days: 30, outcomes: 2, churned: 1, renewed: 1, auc: 1, flagged: 1, precision: 1, recall: 1, threshold: 40 });
-      expect(body.churns).toEqual([{ clientId: 'red', date: '2024-06-20', scoreBefore: 20, leadTimeDays: 0 }]);
+      expect(body.churns).toEqual([{ clientId: 'red', date: '2024-06-20', scoreBefore: 20, signalsBefore: [], leadTimeDays: 0 }]);
       // The default horizon is 60 days: no score was stored then.
       expect(await (await t.request(`/api/metrics/backtest?${q}`)).json()).toMatchObject({ days: 60, outcomes: 0, withoutHistory: 2 });
       for (const days of ['0', '366', 'soon']) {
