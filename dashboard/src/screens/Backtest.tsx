@@ -378,7 +378,7 @@ const STATUS: Record<HealthModel['status'], { label: string; tone: string }> = {
 
 const share = (w: number) => `${Math.round(w * 100)}%`;
 const weightsText = (w: Weights) => COMPONENTS.map(([k, label]) => `${label.toLowerCase()} ${share(w[k])}`).join(', ');
-const auc = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+const auc = (x: number | null) => (x === null ? '—' : x.toFixed(3));
 
 /** The settings' weights as shares of the score (the API normalises them the same way). */
 function normalised(w: Weights): Weights {

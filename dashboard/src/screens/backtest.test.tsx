@@ -192,7 +192,7 @@ describe('learned weights, below the backtest', () => {
     // The list is read again: the offered model, its figures in words.
     await screen.findByTestId('models-table');
     expect(modelRows()).toEqual([
-      ['Learned model 1score read 90 days before', 'offered: did better', 'Jun 28, 2025', '142', '23', '0.81', '0.76', '22%', '18%', '20%', '40%', 'Apply'],
+      ['Learned model 1score read 90 days before', 'offered: did better', 'Jun 28, 2025', '142', '23', '0.811', '0.763', '22%', '18%', '20%', '40%', 'Apply'],
     ]);
 
     fireEvent.click(section().getByRole('button', { name: 'Apply learned model 1' }));
@@ -221,8 +221,8 @@ describe('learned weights, below the backtest', () => {
     await waitFor(() => expect(screen.getByTestId('model-in-use').textContent).toMatch(/^In use: learned model 2 /));
     expect(section().getByText('Revert goes back to the hand-written weights from today.')).toBeTruthy();
     expect(modelRows().map((r) => [r[0], r[1], r[5], r[6], r.at(-1)])).toEqual([
-      ['Learned model 2score read 60 days before', 'in use', '0.81', '0.76', ''],
-      ['Learned model 1score read 60 days before', 'not adopted: did no better', '0.75', '0.76', ''],
+      ['Learned model 2score read 60 days before', 'in use', '0.811', '0.763', ''],
+      ['Learned model 1score read 60 days before', 'not adopted: did no better', '0.751', '0.763', ''],
     ]);
 
     fireEvent.click(section().getByRole('button', { name: 'Revert' }));

@@ -152,6 +152,11 @@ describe.each(await testDialects())('learned weights on $name', (dialect) => {
       // One step only: nothing is left to revert, and a retired model may be applied again.
       await expect(revertHealthModel(db, WS, NOW)).rejects.toMatchObject({ code: 'INVALID_TRANSITION' });
       expect(await applyHealthModel(db, WS, 1, NOW)).toMatchObject({ status: 'active' });
+      // A second model: never two in use at once, and its revert goes back to the first.
+      const second = (await learnHealthModel(db, WS, { now: NOW })).model;
+      await expect(db.updateTable('health_models').set({ status: 'active' }).where('version', '=', second.version).execute()).rejects.toThrow();
+      expect(await applyHealthModel(db, WS, second.version, NOW)).toMatchObject({ status: 'active', previousVersion: 1 });
+      expect(await revertHealthModel(db, WS, NOW)).toMatchObject({ version: 1, status: 'active' });
     } finally {
       await store.close();
     }

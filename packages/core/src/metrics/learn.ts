@@ -19,7 +19,7 @@ import type { Db } from '../store/database.js';
 import { ChsError } from '../errors.js';
 import { getSettings } from '../settings/settings.js';
 import { listWorkspaceOutcomes } from '../clients/outcomes.js';
-import { readSnapshotDetails } from '../health/snapshots.js';
+import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
 import { HEALTH_COMPONENTS, normaliseWeights, scoreWithWeights, storedSignals, type HealthComponent, type StoredComponents } from '../health/model.js';
 import { RISK_CODES } from '../health/signals.js';
 import { saveHealthModel, type Calibration, type HealthModelFit, type HealthModelView } from '../health/models.js';
@@ -80,7 +80,7 @@ export async function learnHealthModel(db: Db, workspaceId: string, options: Lea
     const keys = part.map((o) => ({ o, day: dayBefore(o.date, days) }));
     const found = await db
       .selectFrom('health_snapshots')
-      .select(['client_id', 'date', 'confidence', 'detail'])
+      .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
       .where('client_id', 'in', [...new Set(part.map((o) => o.clientId))])
       .where('date', 'in', [...new Set(keys.map((k) => k.day))])
       .execute();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // Immutable once landed. health_models: the health models learned from a workspace's renewal
 // outcomes (metrics/learn.ts fits them, health/models.ts is the only writer), numbered per
@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
 // waits for a user's decision), rejected (it did not: kept for the record), active (the one that
 // scores; at most one per workspace), retired (was active, replaced or reverted). `previous_version`:
 // the model that was active when this one was applied (null: the hand-written one), for the
-// one-step revert. `fit_json`: its weights, coefficients, figures and calibration.
+// one-step revert. `fit_json`: its weights, coefficients, figures and calibration. A partial
+// unique index keeps two applies at once from leaving two models active.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('health_models')
@@ -18,6 +19,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('applied_at', 'text')
     .addColumn('previous_version', 'integer')
     .addPrimaryKeyConstraint('health_models_pk', ['workspace_id', 'version'])
+    .execute();
+  await db.schema
+    .createIndex('health_models_one_active')
+    .unique()
+    .on('health_models')
+    .column('workspace_id')
+    .where(sql<boolean>`status = 'active'`)
     .execute();
 }
 
