@@ -60,3 +60,25 @@ export async function readSnapshotDetails<R extends SnapshotDetailColumns>(db: K
     };
   });
 }
+
+/**
+ * The stored components of the given client-days (rows of any workspace), by `clientId date`; a
+ * day without a snapshot is absent. Only the days asked for are decoded.
+ */
+export async function readComponentsOn(db: Kysely<Database>, days: readonly { clientId: string; date: string }[]): Promise<Map<string, StoredComponents>> {
+  const out = new Map<string, StoredComponents>();
+  const wanted = new Set(days.map((d) => `${d.clientId} ${d.date}`));
+  for (const part of chunks(days, 200)) {
+    const rows = (
+      await db
+        .selectFrom('health_snapshots')
+        .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
+        .where('client_id', 'in', [...new Set(part.map((d) => d.clientId))])
+        .where('date', 'in', [...new Set(part.map((d) => d.date))])
+        .execute()
+    ).filter((r) => wanted.has(`${r.client_id} ${r.date}`));
+    const details = await readSnapshotDetails(db, rows);
+    rows.forEach((r, i) => out.set(`${r.client_id} ${r.date}`, details[i]!.components));
+  }
+  return out;
+}

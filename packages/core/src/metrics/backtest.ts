@@ -15,7 +15,7 @@ import { addDays } from '../util/time.js';
 import { chunks } from '../util/lists.js';
 import { ChsError } from '../errors.js';
 import { listWorkspaceOutcomes, type Outcome } from '../clients/outcomes.js';
-import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
+import { readComponentsOn } from '../health/snapshots.js';
 import { storedSignals } from '../health/model.js';
 import {
   brierScore,
@@ -186,7 +186,7 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
   const all = horizons.map(horizon);
   const asked = all.find((h) => h.days === days)!;
   const churned = outcomes.filter((o) => o.outcome === 'churned');
-  const signals = await signalsOn(
+  const atCutoff = await readComponentsOn(
     db,
     churned.map((o) => ({ clientId: o.clientId, date: dayBefore(o.date, days) })),
   );
@@ -194,7 +194,7 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
     clientId: o.clientId,
     date: o.date,
     scoreBefore: scoreOn(o.clientId, dayBefore(o.date, days)),
-    signalsBefore: signals.get(`${o.clientId} ${dayBefore(o.date, days)}`) ?? [],
+    signalsBefore: storedSignals(atCutoff.get(`${o.clientId} ${dayBefore(o.date, days)}`) ?? null).map((x) => x.code),
     leadTimeDays: redRun(o.clientId, o.date),
   }));
   const leadTimes = churns.map((c) => c.leadTimeDays);
@@ -208,30 +208,6 @@ export async function runBacktest(db: Db, workspaceId: string, options: Backtest
     horizons: all,
     summary: sentence(asked, churns.length, early),
   };
-}
-
-/** The risk signals each stored client-day held (key `clientId date`), read from the stored history; days without a snapshot are absent. */
-async function signalsOn(db: Db, days: readonly { clientId: string; date: string }[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  const wanted = new Set(days.map((d) => `${d.clientId} ${d.date}`));
-  for (const part of chunks(days, 200)) {
-    const rows = (
-      await db
-        .selectFrom('health_snapshots')
-        .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
-        .where('client_id', 'in', [...new Set(part.map((d) => d.clientId))])
-        .where('date', 'in', [...new Set(part.map((d) => d.date))])
-        .execute()
-    ).filter((r) => wanted.has(`${r.client_id} ${r.date}`));
-    const details = await readSnapshotDetails(db, rows);
-    rows.forEach((r, i) =>
-      out.set(
-        `${r.client_id} ${r.date}`,
-        storedSignals(details[i]!.components).map((x) => x.code),
-      ),
-    );
-  }
-  return out;
 }
 
 function sentence(h: BacktestHorizon, churns: number, early: number): string {

@@ -19,11 +19,10 @@ import type { Db } from '../store/database.js';
 import { ChsError } from '../errors.js';
 import { getSettings } from '../settings/settings.js';
 import { listWorkspaceOutcomes } from '../clients/outcomes.js';
-import { readSnapshotDetails, SNAPSHOT_DETAIL_COLUMNS } from '../health/snapshots.js';
+import { readComponentsOn } from '../health/snapshots.js';
 import { HEALTH_COMPONENTS, normaliseWeights, scoreWithWeights, storedSignals, type HealthComponent, type StoredComponents } from '../health/model.js';
 import { RISK_CODES } from '../health/signals.js';
 import { saveHealthModel, type Calibration, type HealthModelFit, type HealthModelView } from '../health/models.js';
-import { chunks } from '../util/lists.js';
 import { fitLogistic, fitRidgeLogistic, rocAuc, type Scored } from './backtest-stats.js';
 import { DEFAULT_BACKTEST_DAYS, dayBefore } from './backtest.js';
 
@@ -76,22 +75,15 @@ export async function learnHealthModel(db: Db, workspaceId: string, options: Lea
   // What each client's score knew `days` before each renewal (oldest renewal first).
   const rows: Row[] = [];
   const dates: string[] = [];
-  for (const part of chunks(outcomes, 200)) {
-    const keys = part.map((o) => ({ o, day: dayBefore(o.date, days) }));
-    const found = await db
-      .selectFrom('health_snapshots')
-      .select(['client_id', 'date', ...SNAPSHOT_DETAIL_COLUMNS])
-      .where('client_id', 'in', [...new Set(part.map((o) => o.clientId))])
-      .where('date', 'in', [...new Set(keys.map((k) => k.day))])
-      .execute();
-    const details = await readSnapshotDetails(db, found);
-    const byKey = new Map(found.map((r, i) => [`${r.client_id} ${r.date}`, details[i]!.components]));
-    for (const { o, day } of keys) {
-      const c = byKey.get(`${o.clientId} ${day}`);
-      if (!c) continue;
-      rows.push({ churned: o.outcome === 'churned', components: c, features: featuresOf(c) });
-      dates.push(o.date);
-    }
+  const known = await readComponentsOn(
+    db,
+    outcomes.map((o) => ({ clientId: o.clientId, date: dayBefore(o.date, days) })),
+  );
+  for (const o of outcomes) {
+    const c = known.get(`${o.clientId} ${dayBefore(o.date, days)}`);
+    if (!c) continue;
+    rows.push({ churned: o.outcome === 'churned', components: c, features: featuresOf(c) });
+    dates.push(o.date);
   }
   const churned = rows.filter((r) => r.churned).length;
   if (rows.length < MIN_LEARN_OUTCOMES || churned < MIN_LEARN_CHURNS)
