@@ -6,7 +6,7 @@
  * what it rebuilt: a rebuild that stops leaves the rest stale.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { sqliteFileOf, type Db } from '../store/database.js';
+import { storeLocationOf, type Db } from '../store/database.js';
 import { getSettings } from '../settings/settings.js';
 import { addDays, daysBetween, utcDay } from '../util/time.js';
 import type { ModelOptions } from './model.js';
@@ -46,8 +46,9 @@ export interface RecomputeHealthInput {
   /** Called and awaited before each batch is read, scored and written, with its number from 1 (fault injection in tests). */
   onBatch?: (n: number) => void | Promise<void>;
   /**
-   * Score in a thread of its own while this one writes (score-thread.ts): SQLite stores opened
-   * from a file only. Default: when the rebuild has SCORE_THREAD_MIN_BATCHES batches or more.
+   * Score in a thread of its own while this one writes (score-thread.ts): stores opened by
+   * openStore (not SQLite's `:memory:`). Default: when the rebuild has SCORE_THREAD_MIN_BATCHES
+   * batches or more.
    */
   scoreThread?: boolean;
 }
@@ -147,16 +148,16 @@ export async function recomputeHealth(db: Db, input: RecomputeHealthInput): Prom
   let snapshotsWritten = 0;
   const nowIso = now.toISOString();
   // Batches are written while the next ones are read and scored. On PostgreSQL the server inserts
-  // and indexes (most of a rebuild's time there) while this process scores, and two batches are
-  // written at once, each in its own transaction on its own connection: the server uses a second
-  // core (batches hold different clients, so they touch different rows). SQLite runs each
-  // statement to its end in the thread that calls it: a large rebuild there reads and scores in a
-  // thread of its own (score-thread.ts) while this one writes; a small one alternates.
+  // and indexes while this process scores, and two batches are written at once, each in its own
+  // transaction on its own connection (batches hold different clients, so they touch different
+  // rows). SQLite runs each statement to its end in the thread that calls it. A large rebuild on
+  // either reads and scores in a thread of its own (score-thread.ts) while this one writes; a
+  // small one scores here.
   const maxWriting = dialectOf(db) === 'postgres' ? PG_WRITES_AT_ONCE : 1;
   const batches = [...batchesOf(clients, ctx)];
-  // Only a SQLite store opened from a file has one.
-  const file = input.scoreThread === false ? undefined : sqliteFileOf(db);
-  const thread = file && (input.scoreThread === true || batches.length >= SCORE_THREAD_MIN_BATCHES) ? new ScoreThread(file) : undefined;
+  // A store opened by openStore has a location (not SQLite's :memory:).
+  const location = input.scoreThread === false ? undefined : storeLocationOf(db);
+  const thread = location && (input.scoreThread === true || batches.length >= SCORE_THREAD_MIN_BATCHES) ? new ScoreThread(location) : undefined;
   // The current scores this rebuild writes are announced (risk entered, cleared, moved…) in each batch's transaction.
   const announce = { workspaceId, riskThreshold: settings.riskThreshold, minDelta: settings.events.scoreChangeMinDelta, now };
   // Batches being read and scored, in order (in the thread, up to SCORE_THREAD_AHEAD ahead of the writes), and writes in flight.

@@ -1,15 +1,17 @@
 /**
  * A health rebuild's second core: a worker thread that reads and scores the rebuild's batches
- * (score-batch.ts) through a read-only connection of its own to the same SQLite file, while the
- * rebuild's thread writes the batches before them. SQLite runs each statement to its end in the
- * calling thread, so in one thread reading, scoring, encoding and writing take turns; here the
- * writes (about a third of a full rebuild) overlap with the rest.
+ * (score-batch.ts) through a connection of its own to the same store (a read-only one to the
+ * SQLite file, or one to the PostgreSQL database), while the rebuild's thread writes the batches
+ * before them. SQLite runs each statement to its end in the calling thread, so in one thread
+ * reading, scoring, encoding and writing take turns; here the writes (about a third of a full
+ * rebuild) overlap with the rest. On PostgreSQL the rebuild's thread otherwise scored while the
+ * server inserted, and its scoring and garbage collection set the pace.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ChsError, ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { SqliteFaultContext } from '../store/database.js';
+import type { StoreLocation } from '../store/database.js';
 import type { BatchContext, ClientRow, ScoredBatch } from './score-batch.js';
 
 declare const __CHS_BUNDLED_SCORE_WORKER__: string | undefined;
@@ -28,7 +30,16 @@ export interface ScoreRequest {
   ctx: BatchContext;
 }
 
-export type ScoreReply = { id: number; ok: true; result: ScoredBatch } | { id: number; ok: false; error: { message: string; code?: ErrorCode } };
+/** Asks the thread to close its connection and end (score-worker.ts answers `closed`). */
+export interface CloseRequest {
+  close: true;
+}
+
+export type ScoreReply =
+  { id: number; ok: true; result: ScoredBatch } | { id: number; ok: false; error: { message: string; code?: ErrorCode } } | { closed: true };
+
+/** How long close() waits for the thread to close its connection before it is terminated (ms). */
+const CLOSE_WAIT_MS = 2_000;
 
 /**
  * The compiled worker file. From TypeScript sources (tests) the worker still runs the build
@@ -55,10 +66,11 @@ export class ScoreThread {
   #next = 0;
   #failed: Error | undefined;
 
-  constructor(where: SqliteFaultContext) {
+  constructor(where: StoreLocation) {
     started++;
     this.#worker = new Worker(scoreWorkerFile(), { workerData: where, resourceLimits: { maxYoungGenerationSizeMb: SCORE_WORKER_YOUNG_GENERATION_MB } });
     this.#worker.on('message', (reply: ScoreReply) => {
+      if ('closed' in reply) return;
       const p = this.#pending.get(reply.id);
       if (!p) return;
       this.#pending.delete(reply.id);
@@ -89,8 +101,26 @@ export class ScoreThread {
     });
   }
 
+  /** Ends the thread: its connection is closed first (a PostgreSQL server sees a clean goodbye), then the thread. */
   async close(): Promise<void> {
     this.#worker.removeAllListeners('exit');
+    if (!this.#failed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.#worker.off('message', onReply);
+          this.#worker.off('exit', done);
+          resolve();
+        };
+        const onReply = (reply: ScoreReply): void => {
+          if ('closed' in reply) done();
+        };
+        const timer = setTimeout(done, CLOSE_WAIT_MS);
+        this.#worker.on('message', onReply);
+        this.#worker.on('exit', done);
+        this.#worker.postMessage({ close: true } satisfies CloseRequest);
+      });
+    }
     await this.#worker.terminate();
     this.#fail(new Error('the health scoring thread was closed'));
   }

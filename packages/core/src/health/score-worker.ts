@@ -1,11 +1,11 @@
 // Worker entry: a health rebuild's scoring thread (score-thread.ts). Each message is one batch:
-// read through this thread's own read-only connection, scored and encoded (score-batch.ts), and
+// read through this thread's own connection (SQLite read-only, or PostgreSQL), scored and encoded (score-batch.ts), and
 // sent back for the rebuild's thread to write. Batches are handled one at a time, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteReader, type Db, type SqliteFaultContext } from '../store/database.js';
+import { openStoreReader, type Db, type StoreLocation } from '../store/database.js';
 import { isChsError, toError } from '../errors.js';
 import { scoreAndEncode } from './score-batch.js';
-import type { ScoreReply, ScoreRequest } from './score-thread.js';
+import type { CloseRequest, ScoreReply, ScoreRequest } from './score-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('score-worker.js runs as a worker thread (health/score-thread.ts)');
@@ -13,22 +13,22 @@ if (!port) throw new Error('score-worker.js runs as a worker thread (health/scor
 // ingest is over when a rebuild starts, and with them this thread's rebuild took ~0.25 s longer
 // (2.4 s against 2.15) for no lower peak.
 // A store it cannot open fails each batch it is given, with the store's typed error.
-let reader: { db: Db } | { failed: unknown };
-try {
-  reader = { db: openSqliteReader(workerData as SqliteFaultContext) };
-} catch (err) {
-  reader = { failed: err };
-}
+const reader: Promise<Db> = openStoreReader(workerData as StoreLocation);
+reader.catch(() => undefined);
 
 let queue: Promise<void> = Promise.resolve();
-port.on('message', (req: ScoreRequest) => {
-  queue = queue.then(() => handle(req));
+port.on('message', (req: ScoreRequest | CloseRequest) => {
+  queue = queue.then(() => ('close' in req ? close() : handle(req)));
 });
+
+async function close(): Promise<void> {
+  await reader.then((db) => db.destroy()).catch(() => undefined);
+  port!.postMessage({ closed: true } satisfies ScoreReply);
+}
 
 async function handle(req: ScoreRequest): Promise<void> {
   try {
-    if ('failed' in reader) throw reader.failed;
-    const result = await scoreAndEncode(reader.db, req.workspaceId, req.batch, req.ctx);
+    const result = await scoreAndEncode(await reader, req.workspaceId, req.batch, req.ctx);
     const e = result.encoded;
     // The typed arrays move to the rebuild's thread rather than being copied.
     port!.postMessage({ id: req.id, ok: true, result } satisfies ScoreReply, [

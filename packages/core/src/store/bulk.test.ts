@@ -61,6 +61,41 @@ describe.each(await testDialects())('insertRows on $name', (dialect) => {
     }
   });
 
+  it('gives back exactly what mail put in: quotes, backslashes, braces, commas, the word NULL, empty text, bytes and floats', async () => {
+    // PostgreSQL receives each column as one array literal (bulk.ts pgInsert): every character
+    // an array literal treats specially must come back as it was, and so must numbers and bytes.
+    const store = await dialect.open();
+    try {
+      const { db } = store;
+      await createWorkspace(db, { domain: 'ourco.com', name: 'Our Co', ownerEmail: 'lead@ourco.com' });
+      const now = '2025-06-01T00:00:00.000Z';
+      const names = ['O\'Brien "Bob" & Co', 'back\\slash\\', '{braces}, commas', 'NULL', '', ' spaced ', 'Zürich — 東京 😀', 'a\nb\tc', '"', '\\"{,}'];
+      const clients = names.map((name, i) => ({ ...newClientRow({ id: `cl_${i}`, workspaceId: 'ourco.com', domain: `c${i}.com`, now }), name }));
+      const scores = [0.1 + 0.2, 1e-300, 5e-324, 2.5e-7, 72.35, 1 / 3, 100, 0, Number.MAX_VALUE, 50.5];
+      const details = names.map((_, i) => Uint8Array.from({ length: 40 + i }, (_, k) => (k * 37 + i) % 256));
+      await db.transaction().execute(async (trx) => {
+        await insertRows(trx, 'clients', clients);
+        await insertRows(
+          trx,
+          'health_snapshots',
+          clients.map((c, i) => ({ client_id: c.id, date: '2025-05-31', score: scores[i]!, confidence: i % 2 ? null : scores[i]!, detail: details[i]! })),
+        );
+      });
+      const back = await db.selectFrom('clients').select(['id', 'name']).orderBy('id').execute();
+      expect(new Map(back.map((r) => [r.id, r.name]))).toEqual(new Map(clients.map((c) => [c.id, c.name])));
+      const days = await db.selectFrom('health_snapshots').select(['client_id', 'score', 'confidence', 'detail']).execute();
+      expect(days).toHaveLength(names.length);
+      for (const d of days) {
+        const i = Number(d.client_id.slice(3));
+        expect(d.score, d.client_id).toBe(scores[i]);
+        expect(d.confidence, d.client_id).toBe(i % 2 ? null : scores[i]);
+        expect(Buffer.from(d.detail).equals(Buffer.from(details[i]!)), d.client_id).toBe(true);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('updates text columns of many rows by key across statement boundaries, leaving the others as they were', async () => {
     const store = await dialect.open();
     try {

@@ -12,9 +12,9 @@ import type { Database } from './schema.js';
 import { dialectOf, type DialectName } from './dialect.js';
 
 /**
- * Rows per INSERT statement. SQLite: 50 (~1,000 parameters with ~20 columns; the prepared
- * statement is reused, so more rows gain nothing). PostgreSQL: 500 (~10,000 parameters, under its
- * 65,535): each statement is a round trip and a parse on the server.
+ * Rows per statement. SQLite: 50 (~1,000 parameters with ~20 columns; the prepared statement is
+ * reused, so more rows gain nothing). PostgreSQL: 500, each statement a round trip (an insert
+ * sends one array per column; an update's VALUES list stays under 65,535 parameters).
  */
 export const BULK_ROWS_PER_STATEMENT: Readonly<Record<DialectName, number>> = Object.freeze({ sqlite: 50, postgres: 500 });
 
@@ -37,6 +37,54 @@ function insertText(dialect: DialectName, table: string, columns: readonly strin
 }
 
 /**
+ * PostgreSQL: the type of each column of a table, as `format_type` writes it (`text`, `double
+ * precision`, `bytea`…), read from the catalog once per table and process (every schema a
+ * process uses holds the same migrations).
+ */
+const pgColumnTypes = new Map<string, ReadonlyMap<string, string>>();
+
+async function pgTypesOf(db: Kysely<Database>, table: string, columns: readonly string[]): Promise<ReadonlyMap<string, string>> {
+  let types = pgColumnTypes.get(table);
+  // Read again when a column is not known (a migration run since by this process added it).
+  if (types === undefined || columns.some((c) => !types!.has(c))) {
+    const r = await db.executeQuery<{ name: string; type: string }>(
+      CompiledQuery.raw(
+        'select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = to_regclass($1) and attnum > 0 and not attisdropped',
+        [`"${table}"`],
+      ),
+    );
+    types = new Map(r.rows.map((c) => [c.name, c.type]));
+    pgColumnTypes.set(table, types);
+  }
+  return types;
+}
+
+/**
+ * PostgreSQL's statement for `rows` rows: one array per column, unnested into rows
+ * (`insert … select * from unnest($1::text[], …)`): a statement of one parameter per column,
+ * where a multi-row VALUES list of ~10,000 parameters was parsed and planned for every 500 rows.
+ * Measured beside the VALUES form (same rows, same indexes and foreign keys), the server's CPU
+ * fell from 1.96-1.98 to 1.41-1.56 s for 42,000 interactions and from 2.08-2.58 to 1.65-2.04 s
+ * for 183,000 health snapshots.
+ */
+async function pgInsert(db: Kysely<Database>, table: string, columns: readonly string[], part: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  const types = await pgTypesOf(db, table, columns);
+  const key = `unnest\u0000${table}\u0000${columns.join(',')}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const arrays = columns.map((c, j) => {
+      const type = types.get(c);
+      if (type === undefined) throw new Error(`insertRows: ${table} has no column ${c}`);
+      return `$${j + 1}::${type}[]`;
+    });
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) select * from unnest(${arrays.join(', ')})`;
+    texts.set(key, text);
+  }
+  const params = columns.map((c) => part.map((row) => (row[c] ?? null) as Value));
+  await db.executeQuery(CompiledQuery.raw(text, params));
+}
+
+/**
  * Inserts `rows` (all with the same keys, in the same order as the first row's) into `table`,
  * in statements of {@link BULK_ROWS_PER_STATEMENT} rows. Runs on `db` as given: pass the
  * transaction the rows belong to.
@@ -52,6 +100,10 @@ export async function insertRows<T extends keyof Database>(db: Kysely<Database>,
   let since = performance.now();
   for (let i = 0; i < rows.length; i += perStatement) {
     const part = rows.slice(i, i + perStatement);
+    if (dialect === 'postgres') {
+      await pgInsert(db, table, columns, part);
+      continue;
+    }
     const params: Value[] = [];
     for (const row of part) {
       for (const c of columns) {

@@ -298,6 +298,36 @@ export function sqliteFileOf(db: Db): SqliteFaultContext | undefined {
   return sqliteFiles.get(db);
 }
 
+/** Where a PostgreSQL store is: its URL (with any password: kept in memory, never printed) and schema. */
+export interface PostgresLocation {
+  url: string;
+  schema?: string;
+}
+
+/** The database behind each PostgreSQL store opened here, for readers of their own in another thread (openPostgresReader). */
+const postgresLocations = new WeakMap<Db, PostgresLocation>();
+
+/** The PostgreSQL database behind a store's `db` (opened by openStore), for another thread to read it. */
+export function postgresLocationOf(db: Db): PostgresLocation | undefined {
+  return postgresLocations.get(db);
+}
+
+/** Where another thread may open a reader of its own on the same store: a SQLite file or a PostgreSQL database. */
+export type StoreLocation = { sqlite: SqliteFaultContext } | { postgres: PostgresLocation };
+
+/** The location of a store's `db` for a reader in another thread; undefined for SQLite `:memory:` and for a `db` not opened by openStore. */
+export function storeLocationOf(db: Db): StoreLocation | undefined {
+  const file = sqliteFiles.get(db);
+  if (file) return { sqlite: file };
+  const pgAt = postgresLocations.get(db);
+  return pgAt ? { postgres: pgAt } : undefined;
+}
+
+/** A reader of its own on a store's database (openSqliteReader, openPostgresReader), closed by destroying it. */
+export async function openStoreReader(at: StoreLocation): Promise<Db> {
+  return 'sqlite' in at ? openSqliteReader(at.sqlite) : openPostgresReader(at.postgres);
+}
+
 /**
  * A read-only connection of its own to a SQLite store's file, no migration run (the store that
  * owns the file ran them): for a thread that reads beside the store's own (health/score-thread.ts).
@@ -342,19 +372,44 @@ function pgTypes(driver: typeof pg): pg.CustomTypesConfig {
   return types;
 }
 
-async function openPostgres(options: StoreOptions): Promise<Store> {
-  const schema = options.schema;
+/** A pool of connections to a PostgreSQL store (`schema` as the search path). */
+async function postgresPool(url: string, schema: string | undefined, max: number): Promise<pg.Pool> {
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
     throw new ChsError('INVALID_INPUT', `invalid PostgreSQL schema name: ${schema}`);
   }
   // Loaded only for a PostgreSQL store: SQLite users never pay for the driver's start-up.
   const { default: driver } = await import('pg');
-  const pool = new driver.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
+  return new driver.Pool({
+    connectionString: url,
+    max,
     types: pgTypes(driver),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+}
+
+/**
+ * A connection of its own to a PostgreSQL store, no migration run (the store that owns the
+ * database ran them): for a thread that reads beside the store's own (health/score-thread.ts).
+ * Each statement reads the latest commit. Destroying the returned `db` closes it.
+ */
+export async function openPostgresReader(at: PostgresLocation): Promise<Db> {
+  const pool = await postgresPool(at.url, at.schema, 1);
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+  try {
+    (await pool.connect()).release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new ChsError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${redactUrl(at.url)}: ${(err as Error).message}`, { cause: err });
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function openPostgres(options: StoreOptions): Promise<Store> {
+  const schema = options.schema;
+  const pool = await postgresPool(options.url, schema, options.poolSize ?? 10);
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
@@ -377,6 +432,7 @@ async function openPostgres(options: StoreOptions): Promise<Store> {
     throw new ChsError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${redactUrl(options.url)}: ${(err as Error).message}`, { cause: err });
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  postgresLocations.set(db, { url: options.url, ...(schema ? { schema } : {}) });
   return {
     db,
     dialect: 'postgres',
