@@ -38,6 +38,11 @@ export interface RawMessage {
    */
   refused?: RefusalReason;
   /**
+   * Set by a source that has already made the line endings consistent (source/line-endings.ts:
+   * mbox, eml and Maildir files): the parser does not look for bare CRs again.
+   */
+  lineEndingsChecked?: true;
+  /**
    * The cursor to save once this message (and all before it) is stored: resuming from it
    * continues with the next message.
    */

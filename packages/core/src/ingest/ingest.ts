@@ -291,6 +291,7 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
           ...(m.envelopeDate ? { envelopeDate: m.envelopeDate } : {}),
           ...(m.labels?.length ? { labels: m.labels } : {}),
           ...(m.refused ? { refused: m.refused } : {}),
+          ...(m.lineEndingsChecked ? { lineEndingsChecked: true } : {}),
         });
         cursors.push(m.cursor);
         taskBytes += m.raw.byteLength;

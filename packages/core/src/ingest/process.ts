@@ -31,6 +31,8 @@ export interface ProcessInput {
   labels?: string[];
   /** Set when the source refused the message without reading it (its `raw` is empty). */
   refused?: RefusalReason;
+  /** The source made the line endings consistent already (RawMessage.lineEndingsChecked). */
+  lineEndingsChecked?: true;
 }
 
 /** The workspace's rules a worker needs: the filter's blocklist and the resolver's own domains. */
@@ -134,7 +136,12 @@ export async function processOne(
   const raw = Buffer.isBuffer(input.raw) ? input.raw : Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength);
   let read: HeadRead;
   try {
-    read = readHead({ raw, location: input.location, ...(input.envelopeDate ? { envelopeDate: input.envelopeDate } : {}) });
+    read = readHead({
+      raw,
+      location: input.location,
+      ...(input.envelopeDate ? { envelopeDate: input.envelopeDate } : {}),
+      ...(input.lineEndingsChecked ? { lineEndingsChecked: true } : {}),
+    });
   } catch (err) {
     return failure(input.location, err);
   }

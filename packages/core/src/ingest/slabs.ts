@@ -44,7 +44,7 @@ export class MessageSlabs {
 /** The bytes of one task's messages, in slabs of shared memory until {@link release}. */
 export class TaskBytes {
   private readonly held: SharedArrayBuffer[] = [];
-  private slab: Uint8Array | undefined;
+  private slab: Buffer | undefined;
   private used = 0;
 
   constructor(private readonly slabs: MessageSlabs) {}
@@ -65,11 +65,14 @@ export class TaskBytes {
     if (!this.slab || this.used + n > this.slab.byteLength) {
       const next = this.slabs.take();
       this.held.push(next);
-      this.slab = new Uint8Array(next);
+      this.slab = Buffer.from(next);
       this.used = 0;
     }
+    // Buffer#copy is a native memcpy; TypedArray#set into shared memory copies with relaxed
+    // atomics, ~9× slower (a gigabyte of mail took ~0.6 s of this thread instead of ~0.07).
+    const from = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, n);
+    from.copy(this.slab, this.used);
     const view = this.slab.subarray(this.used, this.used + n);
-    view.set(raw);
     this.used += n;
     return view;
   }

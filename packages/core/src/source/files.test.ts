@@ -48,6 +48,7 @@ describe('emlDirSource', () => {
   it('normalises bare CR line ends', async () => {
     const msgs = await collect(emlDirSource(root));
     expect(msgs[5]?.raw.toString()).toBe('Subject: deep\n\nbare cr\n');
+    expect(msgs.every((m) => m.lineEndingsChecked === true)).toBe(true);
   });
 
   it('resumes after the cursor with exactly the remaining files', async () => {

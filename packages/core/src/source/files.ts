@@ -141,7 +141,7 @@ export function fileSource(kind: string, dir: string, walk: FileWalk, options: F
       // when the file was delivered (a Maildir name starts with its delivery time), else its mtime.
       const delivered = /^(\d{9,10})\./.exec(rel.slice(rel.lastIndexOf('/') + 1));
       const envelope = delivered ? new Date(Number(delivered[1]) * 1000) : read.mtime;
-      yield { raw: normalizeLineEndings(read.raw), location, cursor: { after: rel }, envelopeDate: envelope.toISOString() };
+      yield { raw: normalizeLineEndings(read.raw), lineEndingsChecked: true, location, cursor: { after: rel }, envelopeDate: envelope.toISOString() };
     }
   }
 

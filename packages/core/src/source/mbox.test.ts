@@ -148,6 +148,20 @@ describe('mboxSource', () => {
     writeFileSync(path, 'From a@b.c Tue Mar  4 03:33:20 2003\nSubject: x\r\rone\rtwo\r\n');
     const [m] = await collect(path);
     expect(text(m)).toBe('Subject: x\n\none\ntwo\n');
+    // It says so, and the parser then does not look again (parse.ts readHead).
+    expect(m?.lineEndingsChecked).toBe(true);
+  });
+
+  it('yields no message with a bare CR, from any fixture, so each may say its line endings are checked', async () => {
+    const bareCr = (b: Buffer) => b.some((c, i) => c === 13 && b[i + 1] !== 10);
+    for (const name of ['mboxrd.mbox', 'bare-cr.mbox', 'content-length.mbox']) {
+      const msgs = await collect(fixture(name));
+      expect(msgs.length, name).toBeGreaterThan(0);
+      for (const m of msgs) {
+        expect(m.lineEndingsChecked, `${name} ${m.location}`).toBe(true);
+        expect(bareCr(m.raw), `${name} ${m.location}`).toBe(false);
+      }
+    }
   });
 
   it('honours Content-Length over a separator-looking body line', async () => {

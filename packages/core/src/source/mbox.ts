@@ -351,6 +351,7 @@ export function mboxSource(path: string, options: MboxOptions = {}): Source<RawM
           const raw = normalizeLineEndings(unescapeFromLines(buf.subarray(contentStart, contentEnd)));
           const item: RawMessage = {
             raw,
+            lineEndingsChecked: true,
             location: `${file}@${messageOffset}`,
             cursor: { offset: base + next },
           };
