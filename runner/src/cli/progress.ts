@@ -21,6 +21,8 @@ export interface ProgressUpdate {
 }
 
 export interface ProgressView {
+  /** Whether a bar is drawn (a terminal, and not `--json`): when not, there is no progress to follow. */
+  readonly shown: boolean;
   update(p: ProgressUpdate): void;
   stop(): void;
 }
@@ -35,7 +37,7 @@ export function barPosition(p: ProgressUpdate): { at: number; of: number; unit: 
 }
 
 export function createProgressView(stream: NodeJS.WritableStream & { isTTY?: boolean }, enabled: boolean, label: string): ProgressView {
-  if (!enabled || !stream.isTTY) return { update: () => undefined, stop: () => undefined };
+  if (!enabled || !stream.isTTY) return { shown: false, update: () => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
     {
       stream: stream,
@@ -48,6 +50,7 @@ export function createProgressView(stream: NodeJS.WritableStream & { isTTY?: boo
   );
   let started = false;
   return {
+    shown: true,
     update(p) {
       const read = Math.max(p.read ?? p.processed, p.processed);
       const pos = barPosition(p);

@@ -213,6 +213,29 @@ describe('ingest resumes after an interruption without loss or duplicates', () =
     }
   });
 
+  it('a run nobody follows does not read its mailbox a second time to count it; one followed does', async () => {
+    const engine = await freshEngine(defaultTestDialect());
+    try {
+      let counted = 0;
+      const source = formats.mbox!();
+      const counting = (): Source<RawMessage> => ({
+        ...source,
+        total: () => {
+          counted += 1;
+          return source.total!();
+        },
+      });
+      const quiet = await engine.ingest({ workspaceId: 'ourco.com', source: counting(), workers: 0 });
+      expect([quiet.itemsProcessed, counted]).toEqual([34, 0]);
+      const seen: IngestProgress[] = [];
+      await engine.ingest({ workspaceId: 'ourco.com', source: counting(), workers: 0, onProgress: (p) => seen.push(p) });
+      expect(counted).toBe(1);
+      expect(seen.at(-1)).toMatchObject({ processed: 34, total: 34 });
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('worker threads give the same result as in-process processing', async () => {
     const engine = await freshEngine(defaultTestDialect());
     try {

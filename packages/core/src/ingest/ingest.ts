@@ -214,8 +214,9 @@ export async function ingestSource(deps: IngestDeps, options: IngestOptions): Pr
   try {
     // The count (a whole pass over an mbox: ~0.7 s for 1 GB) runs beside the ingest rather than
     // before it: progress shows the total, and the ETA, from when it is known. After a resume the
-    // remaining count is unknown. A source that cannot be counted fails on its read below.
-    if (!resumedFrom && source.total) {
+    // remaining count is unknown. A source that cannot be counted fails on its read below. A run
+    // nobody follows (no onProgress: a script, `chs ingest --json`) does not read its source twice.
+    if (!resumedFrom && source.total && options.onProgress) {
       source.total().then(
         (n) => {
           total = n;

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { ChsError, emlDirSource, limitHeapGrowth, maildirSource, mboxSource, type RawMessage, type Source } from '@chs/core';
+import { ChsError, emlDirSource, limitHeapGrowth, maildirSource, mboxSource, type IngestProgress, type RawMessage, type Source } from '@chs/core';
 import { printJson, type CliContext } from '../context.js';
 import { createProgressView } from '../progress.js';
 import type { RegisterCommand } from './index.js';
@@ -57,7 +57,8 @@ async function run(ctx: CliContext, cmd: Command, flags: IngestFlags): Promise<v
       source,
       workers,
       signal: controller.signal,
-      onProgress: (p) => view.update(p),
+      // Only a drawn bar follows the progress: without one the mailbox is not counted (ingest.ts).
+      ...(view.shown ? { onProgress: (p: IngestProgress) => view.update(p) } : {}),
     });
     view.stop();
     if (flags.json) {
