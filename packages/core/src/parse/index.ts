@@ -1,6 +1,7 @@
 export {
   parseMessage,
   readHead,
+  type ReadHeadInput,
   readBody,
   parseMailDate,
   MessageParseError,

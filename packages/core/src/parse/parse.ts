@@ -318,6 +318,7 @@ export interface MessageBody {
 
 /** What {@link readHead} and {@link parseMessage} read. */
 export interface ReadHeadInput {
+  /** The message's bytes (any line ending unless `lineEndingsChecked`). */
   raw: Buffer;
   /** The mbox separator line's date (RawMessage.envelopeDate). */
   envelopeDate?: string;

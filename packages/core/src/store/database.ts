@@ -293,24 +293,14 @@ function openSqlite(url: string, busyTimeoutMs: number): Store {
 /** The file behind each SQLite store opened here (not `:memory:`), for readers of their own (openSqliteReader). */
 const sqliteFiles = new WeakMap<Db, SqliteFaultContext>();
 
-/** The SQLite file behind a store's `db` (opened by openStore, not `:memory:`), for another thread to read it. */
-export function sqliteFileOf(db: Db): SqliteFaultContext | undefined {
-  return sqliteFiles.get(db);
-}
-
 /** Where a PostgreSQL store is: its URL (with any password: kept in memory, never printed) and schema. */
-export interface PostgresLocation {
+interface PostgresLocation {
   url: string;
   schema?: string;
 }
 
 /** The database behind each PostgreSQL store opened here, for readers of their own in another thread (openPostgresReader). */
 const postgresLocations = new WeakMap<Db, PostgresLocation>();
-
-/** The PostgreSQL database behind a store's `db` (opened by openStore), for another thread to read it. */
-export function postgresLocationOf(db: Db): PostgresLocation | undefined {
-  return postgresLocations.get(db);
-}
 
 /** Where another thread may open a reader of its own on the same store: a SQLite file or a PostgreSQL database. */
 export type StoreLocation = { sqlite: SqliteFaultContext } | { postgres: PostgresLocation };
@@ -334,7 +324,7 @@ export async function openStoreReader(at: StoreLocation): Promise<Db> {
  * WAL mode lets it read while the store writes; each statement reads the latest commit. It lasts
  * as long as the thread that opened it.
  */
-export function openSqliteReader(where: SqliteFaultContext): Db {
+function openSqliteReader(where: SqliteFaultContext): Db {
   let native: SqliteDatabase.Database;
   try {
     native = new SqliteDatabase(where.file, { readonly: true, fileMustExist: true });
@@ -392,7 +382,7 @@ async function postgresPool(url: string, schema: string | undefined, max: number
  * database ran them): for a thread that reads beside the store's own (health/score-thread.ts).
  * Each statement reads the latest commit. Destroying the returned `db` closes it.
  */
-export async function openPostgresReader(at: PostgresLocation): Promise<Db> {
+async function openPostgresReader(at: PostgresLocation): Promise<Db> {
   const pool = await postgresPool(at.url, at.schema, 1);
   pool.on('error', () => undefined);
   pool.on('connect', (client) => {
