@@ -369,12 +369,23 @@ async function postgresPool(url: string, schema: string | undefined, max: number
   }
   // Loaded only for a PostgreSQL store: SQLite users never pay for the driver's start-up.
   const { default: driver } = await import('pg');
-  return new driver.Pool({
+  const pool = new driver.Pool({
     connectionString: url,
     max,
     types: pgTypes(driver),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
+  });
+  // A client checked out of the pool (a transaction between two statements, a job holding it)
+  // whose connection dies emits 'error' too, and with no listener that ends the process: a
+  // database restart would take every runner down. Its current or next query fails instead, the
+  // caller sees that error, and the broken client is not returned to the pool for reuse.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+  return pool;
 }
 
 /**
@@ -384,10 +395,6 @@ async function postgresPool(url: string, schema: string | undefined, max: number
  */
 async function openPostgresReader(at: PostgresLocation): Promise<Db> {
   const pool = await postgresPool(at.url, at.schema, 1);
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
   try {
     (await pool.connect()).release();
   } catch (err) {
@@ -400,16 +407,6 @@ async function openPostgresReader(at: PostgresLocation): Promise<Db> {
 async function openPostgres(options: StoreOptions): Promise<Store> {
   const schema = options.schema;
   const pool = await postgresPool(options.url, schema, options.poolSize ?? 10);
-  pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
-  });
-  // A client checked out of the pool (a transaction between two statements, a job holding it)
-  // whose connection dies emits 'error' too, and with no listener that ends the process: a
-  // database restart would take every runner down. Its current or next query fails instead, the
-  // caller sees that error, and the broken client is not returned to the pool for reuse.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
   try {
     const client = await pool.connect();
     try {
