@@ -1,6 +1,7 @@
 /**
- * Many rows into one table, fast: multi-row INSERTs whose SQL text is built once per table,
- * column list and row count, and run as compiled queries. Kysely's builder re-parses every value
+ * Many rows into one table, fast: INSERTs whose SQL text is built once per table, column list
+ * and row count (SQLite: multi-row VALUES; PostgreSQL: one array per column, see pgInsert), and
+ * run as compiled queries. Kysely's builder re-parses every value
  * of every row into an operation tree and compiles it again on each call (about a third of the
  * main thread's time when ingesting 50,000 messages and writing 180,000 health snapshots); here
  * the values go straight to the driver, and SQLite reuses the prepared statement for the text
