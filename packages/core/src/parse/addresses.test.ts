@@ -115,3 +115,11 @@ describe('address lines seen before (a mailbox names the same people again and a
     expect(decodeAddressHeaders([circular])).toEqual(people);
   });
 });
+
+describe('a subject with no encoded word', () => {
+  it('reads exactly as through libmime, a literal joining marker included', async () => {
+    const { default: libmime } = await import('libmime');
+    const subjects = ['Renewal next month', 'Q3 = good? yes', 'What?= odd', 'a =\t? b', '50% off?!', 'x__\0JOIN\0__y', '=?', '', '  spaced   out  '];
+    for (const s of subjects) expect(decodeSubject(s)).toBe(libmime.decodeWords(s.trim()).replace(/\s+/g, ' ').trim());
+  });
+});

@@ -20,6 +20,9 @@ function headerText(latin1: string): string {
 }
 
 function decodeWordsSafe(s: string): string {
+  // libmime's five passes change nothing in text with neither an encoded word's start nor the
+  // NUL of its joining marker: most subjects and names.
+  if (s.indexOf('=?') === -1 && s.indexOf('\0') === -1) return s;
   try {
     return libmime.decodeWords(s);
   } catch {
