@@ -63,46 +63,14 @@ function walk(list: ParsedAddress[], out: Address[]): void {
 }
 
 /**
- * Address header values already decoded by this thread, most recently used last: a mailbox names
- * the same people in the same From, To and Cc lines again and again (the 50,000-message bench
- * mailbox has ~10,000 different lines among ~129,000; four real Enron mailboxes 1,742 among
- * 4,560), and the address parser, a character at a time, was ~7 % of a parse worker's time.
- * Bounded in entries and in the length of a value kept; what is handed out is a copy.
- */
-const decoded = new Map<string, readonly Address[]>();
-/** Values kept (a few hundred KB at most). */
-export const ADDRESS_CACHE_ENTRIES = 4096;
-/** Longer values (a circular to hundreds of people) are decoded every time. */
-const ADDRESS_CACHE_MAX_VALUE = 1024;
-
-function decodeValue(value: string): readonly Address[] {
-  const hit = decoded.get(value);
-  if (hit !== undefined) {
-    decoded.delete(value);
-    decoded.set(value, hit);
-    return hit;
-  }
-  const out: Address[] = [];
-  walk(addressparser(headerText(value.trim())), out);
-  if (value.length <= ADDRESS_CACHE_MAX_VALUE) {
-    if (decoded.size >= ADDRESS_CACHE_ENTRIES) decoded.delete(decoded.keys().next().value!);
-    decoded.set(value, out);
-  }
-  return out;
-}
-
-/**
  * Every mailbox of one or more address header values (raw, unfolded, latin1 text), groups
  * flattened, addresses lower-cased, display names decoded.
  */
 export function decodeAddressHeaders(values: readonly string[] | undefined): Address[] {
   const out: Address[] = [];
-  for (const v of values ?? []) for (const a of decodeValue(v)) out.push({ email: a.email, name: a.name });
+  for (const v of values ?? []) walk(addressparser(headerText(v.trim())), out);
   return out;
 }
-
-/** How many address header values this thread holds decoded (tests). */
-export const decodedAddressValues = (): number => decoded.size;
 
 /** A Subject header value (raw, unfolded, latin1 text) decoded, whitespace collapsed; '' when absent. */
 export function decodeSubject(value: string | undefined): string {
