@@ -135,7 +135,7 @@ export function summaryAnswer(threshold: number): Answer<'/api/metrics/summary'>
           name: 'Brightwater',
           score: 25,
           mrr: 12500,
-          reason: 'Score 25.0: 2 messages in the last 30 days say they will leave or not renew.',
+          reason: 'Score 25.0: 2 messages in the last 90 days say they will leave or not renew.',
           reasonCode: 'churn_intent',
           churnProbability: null,
         },

@@ -44,11 +44,11 @@ describe('why a low score is low, in words a CS lead can check', () => {
   it('a risk signal, when one holds, is the reason whatever the components say', () => {
     const cur: StoredComponents = {
       ...stored({ sentiment: 50, engagement: 0, responsiveness: 50, recency: 0 }, null),
-      risk: { code: 'churn_intent', cap: 30, points: -10, text: '1 message in the last 30 days says they will leave or not renew', interactionIds: ['in_1'] },
+      risk: { code: 'churn_intent', cap: 30, points: -10, text: '1 message in the last 90 days says they will leave or not renew', interactionIds: ['in_1'] },
     };
     expect(explainStanding(30, cur, null)).toEqual({
       code: 'churn_intent',
-      text: 'Score 30.0: 1 message in the last 30 days says they will leave or not renew.',
+      text: 'Score 30.0: 1 message in the last 90 days says they will leave or not renew.',
     });
   });
 });

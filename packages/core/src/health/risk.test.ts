@@ -98,7 +98,7 @@ for (const dialect of await testDialects()) {
       const h = snap('hooli');
       expect(h.score).toBeLessThan(40);
       expect(h.reason).toBe('churn_intent');
-      expect(h.reason_text).toMatch(/2 messages in the last 30 days say they will leave or not renew/);
+      expect(h.reason_text).toMatch(/2 messages in the last 90 days say they will leave or not renew/);
       const comps = h.components;
       // Six escalating messages are no healthy engagement; six waiting make us unresponsive.
       expect(comps.engagement?.value).toBeLessThan(60);
@@ -244,6 +244,26 @@ for (const dialect of await testDialects()) {
       expect(snap('withdrawn').score).toBeGreaterThanOrEqual(60);
       expect(snap('recovered').score).toBeGreaterThanOrEqual(60);
       expect(storedSignals(snap('recovered').components)).toEqual([]);
+      await store.close();
+    });
+
+    it('a client that said two months ago it will not renew, and has taken nothing back since, is still at risk', async () => {
+      // A non-renewal notice comes 30-90 days before the renewal; business as usual after it is
+      // not a change of mind. Only a threat older than a quarter, or one withdrawn, stops counting.
+      const notice = (client: string, daysAgo: number): InteractionSpec[] => [
+        ...routine(client, 119, daysAgo + 3, 7),
+        message(client, daysAgo, -0.3, ASKS | CHURN, `${client}-n`),
+        { id: `${client}-n-r`, clientId: client, at: at(daysAgo, 15), direction: 'outbound', sentiment: 0.2, thread: `${client}-n` },
+        // Polite, neutral mail since, answered within hours: nothing says they changed their mind.
+        ...routine(client, daysAgo - 4, 1, 7, { sentiment: 0 }),
+      ];
+      const { store, snap } = await scoreOf({ standing: notice('standing', 60), lapsed: notice('lapsed', 100) });
+      const standing = snap('standing');
+      expect(standing.score).toBeLessThan(40);
+      expect(standing.reason).toBe('churn_intent');
+      expect(standing.reason_text).toMatch(/1 message in the last 90 days says they will leave or not renew/);
+      expect(snap('lapsed').score).toBeGreaterThanOrEqual(40);
+      expect(storedSignals(snap('lapsed').components).map((s) => s.code)).not.toContain('churn_intent');
       await store.close();
     });
 

@@ -19,8 +19,12 @@ export type RiskCode = (typeof RISK_CODES)[number];
 /** The history one day's signals may read (days, the day itself included). */
 const SIGNAL_LOOKBACK_DAYS = 120;
 
-/** Churn intent holds for this many days after the message that states it… */
-const CHURN_WINDOW_DAYS = 30;
+/**
+ * Churn intent holds for this many days after the message that states it (a quarter: a notice not
+ * to renew comes 30-90 days before the renewal, and quiet business after it is no change of mind;
+ * 30 until 11-29, which let such a client read healthy for the last months before it left)…
+ */
+const CHURN_WINDOW_DAYS = 90;
 /** …unless this many later messages from the client read positive (the threat was withdrawn). */
 const CHURN_CLEARED_BY_POSITIVE = 2;
 const CHURN_CAP = 30;
@@ -213,7 +217,7 @@ export function detectRisks(history: ClientHistory, i: number, slaBusinessDays: 
     }
   }
 
-  // Churn intent: the latest statements within 30 days, unless warmly withdrawn since.
+  // Churn intent: the latest statements within 90 days, unless warmly withdrawn since.
   const churn = pick((e) => (e.bits & CHURN_BIT) !== 0 && e.day > i - CHURN_WINDOW_DAYS);
   let churnMessages = 0;
   if (churn.length > 0) {

@@ -70,7 +70,7 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
       expect(a.to).toEqual(['ana@acme.com', 'cy@acme.com']);
       expect(a.dedupeKey).toBe('churn_intent:globex:2024-05-20');
       expect(a.subject).toMatch(/Globex says they may leave/);
-      expect(a.text).toMatch(/1 message in the last 30 days says they will leave or not renew/);
+      expect(a.text).toMatch(/1 message in the last 90 days says they will leave or not renew/);
       expect((a.content as RiskSignalAlert).evidence.map((e) => e.interactionId)).toEqual(['threat-1']);
 
       // The next day, nothing new: the threat still holds (and caps the score), and its alert is
@@ -103,7 +103,7 @@ describe.each(await testDialects())('risk-signal alerts ($name)', (dialect) => {
         ['churn_intent', 'globex', '2024-05-22'],
         ['escalation', 'globex', '2024-05-22'],
       ]);
-      expect(again[0]!.text).toMatch(/2 messages in the last 30 days say they will leave/);
+      expect(again[0]!.text).toMatch(/2 messages in the last 90 days say they will leave/);
 
       // A week after the last threat it is old news: the score stays capped, no alert is planned.
       now = new Date('2024-05-30T18:00:00.000Z');

@@ -89,7 +89,7 @@ export interface RiskSignalAlert {
   score: number;
   mrr: number | null;
   csmOwner: string | null;
-  /** The signal's sentence ("2 messages in the last 30 days say they will leave or not renew"). */
+  /** The signal's sentence ("2 messages in the last 90 days say they will leave or not renew"). */
   text: string;
   /** The messages behind the signal, newest first. */
   evidence: EvidenceItem[];
