@@ -85,7 +85,7 @@ export interface ActiveRisk {
   code: RiskCode;
   /** The highest score a client can have while this holds. */
   cap: number;
-  /** A sentence in plain words, lower-case start ("2 messages in the last 30 days say …"). */
+  /** A sentence in plain words, lower-case start ("2 messages in the last 90 days say …"). */
   text: string;
   /** The interactions that show it, most telling first. */
   interactionIds: string[];
