@@ -64,4 +64,5 @@ console.log(
   `lead time: median ${report.leadTimeDaysMedian} days; ${report.churnsRedAtLeast45Days} of ${report.churns.length} churns red at least 45 days before`,
 );
 console.log(report.summary);
-if (values.json) writeFileSync(values.json, JSON.stringify({ seed, ingest: { added: s.itemsAdded, clients: s.clientsCreated }, latentRiskAuc: ceiling, report }, null, 2));
+if (values.json)
+  writeFileSync(values.json, JSON.stringify({ seed, ingest: { added: s.itemsAdded, clients: s.clientsCreated }, latentRiskAuc: ceiling, report }, null, 2));
