@@ -27,13 +27,8 @@ const csv = `${mbox}.outcomes.csv`;
 const t0 = performance.now();
 const { world } = await generateToPath({ format: 'mbox', out: mbox, seed, outcomes: true, clientCount: Number(values.clients), days: 730, outcomesCsv: csv });
 // The fixture's own ceiling: ranking its renewals by the hidden latent risk itself (what drives the
-// mail and the outcome), ties half. No reading of the mail can do better but by chance.
-const truth = world.outcomes ?? [];
-const churnRisks = truth.filter((o) => o.outcome === 'churned').map((o) => o.latentRisk);
-const keptRisks = truth.filter((o) => o.outcome !== 'churned').map((o) => o.latentRisk);
-let pairs = 0;
-for (const a of churnRisks) for (const b of keptRisks) pairs += a > b ? 1 : a === b ? 0.5 : 0;
-const ceiling = Math.round((pairs / (churnRisks.length * keptRisks.length)) * 1000) / 1000;
+// mail and the outcome), with the backtest's own AUC. No reading of the mail can do better but by chance.
+const ceiling = Math.round(core.rocAuc((world.outcomes ?? []).map((o) => ({ risk: o.latentRisk, positive: o.outcome === 'churned' }))) * 1000) / 1000;
 const generated = performance.now();
 
 const dbUrl = values.db ?? join(dir, `outcomes-s${seed}.db`);

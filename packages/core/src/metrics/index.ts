@@ -15,5 +15,5 @@ export {
   type BacktestHorizon,
   type BacktestChurn,
 } from './backtest.js';
-export type { ReliabilityBin } from './backtest-stats.js';
+export { rocAuc, type ReliabilityBin, type Scored } from './backtest-stats.js';
 export { learnHealthModel, MIN_LEARN_OUTCOMES, MIN_LEARN_CHURNS, MIN_WEIGHT, MAX_WEIGHT, MIN_AUC_GAIN, type LearnOptions, type LearnResult } from './learn.js';
