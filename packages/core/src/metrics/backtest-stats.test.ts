@@ -34,6 +34,15 @@ describe('backtest statistics', () => {
     ]);
   });
 
+  it('a risk that is not a number is refused with INVALID_INPUT, not looped on forever', () => {
+    // rocAuc is public: a caller's score read as NaN (a missing field) must fail at once.
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      const points = [p(90, true), p(bad, false), p(10, false)];
+      expect(() => rocAuc(points)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('position 1') }));
+      expect(() => rocCurve(points)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    }
+  });
+
   it('lift: the riskiest tenth churns five times as often as all when it holds one of two churns in ten', () => {
     const points = [p(95, true), ...Array.from({ length: 8 }, (_, i) => p(50 - i, false)), p(10, true)];
     expect(liftTopDecile(points)).toBe(5);

@@ -8,6 +8,7 @@
  * Newton step; the npm statistics packages reachable here either lack out-of-fold calibration or
  * bring a numeric stack of their own for it. Each is tested against values worked by hand.
  */
+import { ChsError } from '../errors.js';
 
 /** A scored outcome: `risk` higher = riskier (100 − score), `positive` = it churned. */
 export interface Scored {
@@ -16,10 +17,21 @@ export interface Scored {
 }
 
 /**
+ * Refuses a risk that is not a finite number: NaN sorts nowhere and equals nothing, so the rank
+ * loops below would never pass it (rocAuc is public: a caller's NaN must fail, not hang).
+ */
+function finiteRisks(points: readonly Scored[]): void {
+  const bad = points.findIndex((p) => !Number.isFinite(p.risk));
+  if (bad >= 0) throw new ChsError('INVALID_INPUT', `risk must be a finite number, got ${String(points[bad]!.risk)} at position ${bad}`);
+}
+
+/**
  * ROC AUC: the chance a random positive has a higher risk than a random negative, ties counting
- * half (Mann-Whitney U over the ranks). null without a positive or without a negative.
+ * half (Mann-Whitney U over the ranks). null without a positive or without a negative. Throws
+ * INVALID_INPUT on a risk that is not a finite number.
  */
 export function rocAuc(points: readonly Scored[]): number | null {
+  finiteRisks(points);
   const pos = points.filter((p) => p.positive).length;
   const neg = points.length - pos;
   if (pos === 0 || neg === 0) return null;
@@ -36,8 +48,9 @@ export function rocAuc(points: readonly Scored[]): number | null {
   return (rankSumPos - (pos * (pos + 1)) / 2) / (pos * neg);
 }
 
-/** The ROC curve's points (false positive rate, true positive rate), from (0,0) to (1,1), one per distinct risk. */
+/** The ROC curve's points (false positive rate, true positive rate), from (0,0) to (1,1), one per distinct risk. Throws as rocAuc. */
 export function rocCurve(points: readonly Scored[]): Array<{ fpr: number; tpr: number }> {
+  finiteRisks(points);
   const pos = points.filter((p) => p.positive).length;
   const neg = points.length - pos;
   if (pos === 0 || neg === 0) return [];
