@@ -255,6 +255,45 @@ describe('follow-up and needs-reply', () => {
     expect(detectSignals(text).needsReply).toBe(true);
   });
 
+  it.each([
+    // Offers to be reached, conditional on something being off: nothing waits for us.
+    'Please call me at 713/256-8499 if anything changes.',
+    'Please contact me if there are any other topics you wish to discuss.',
+    'Please let me know if you disagree with this timeline.',
+    'Please let me know if this number is incorrect.',
+    'This email is to confirm our call at 9:00 tomorrow.',
+    // Courtesy after "please".
+    'Please understand that the migration window was very short.',
+    'I forgot the attachment. Please forgive.',
+    // A confidentiality footer asks nothing of the account team.
+    'If you have received this message in error, please destroy it and kindly notify the sender by reply email.',
+    'Please advise immediately if you or your employer does not consent to Internet email for messages of this kind.',
+    // Remarks that only look like questions or problems.
+    "I'm curious to see how the new owner will handle it.",
+    "I know you can't right now, no worries.",
+    'The regulator will issue its order within two weeks.',
+  ])('no reply needed: %s', (text) => {
+    expect(detectSignals(text).needsReply).toBe(false);
+  });
+
+  it.each([
+    // The same shapes, asking.
+    'Please call me at 713/256-8499 when the export is ready.',
+    'Please let me know if you can meet on Tuesday.',
+    'Please let me know if you need us to cancel the extra seats.',
+    'Can you confirm the renewal date?',
+    "I'm curious whether the fix made it into this release.",
+    "We can't log in since this morning.",
+    'The invoice has an issue with the VAT number.',
+  ])('still expects a reply: %s', (text) => {
+    expect(detectSignals(text).needsReply).toBe(true);
+  });
+
+  it('a status note about someone else is not a chaser; a chase of us still is', () => {
+    expect(detectSignals("I haven't heard from the person in Settlements who sent me the worksheets.").followUp).toBe(false);
+    expect(detectSignals("I haven't heard back from your team since Monday.").followUp).toBe(true);
+  });
+
   it('a churn threat expects a reply', () => {
     const r = detectSignals('Consider this our notice.');
     expect(r.churnIntent).toBe(true);

@@ -930,10 +930,14 @@ const COUNT_TIMES = set('two three four five several multiple many numerous twic
 const CHASE_APOLOGY = set('sorry hate apologies apologise apologize');
 const FUTURE = set('will would to shall going');
 
-/** "waiting for Dietmar", "heard from him": someone other than us. */
+/** "not heard from the person / the guy / the folks in …": someone else, not us. */
+const THIRD_PERSONS = set('person people guy guys folks lady man woman');
+
+/** "waiting for Dietmar", "heard from him", "heard from the person in Settlements": someone other than us. */
 function thirdParty(v: SentenceView, j: number): boolean {
   const k = v.at(j) === 'for' || v.at(j) === 'on' ? j + 1 : j;
   const x = v.at(k);
+  if (x === 'the' && THIRD_PERSONS.has(v.at(k + 1))) return true; // "from the person in Settlements"
   return x === 'him' || x === 'her' || x === 'them' || x === 'legal' || x === 'our' || x === 'my' || v.isName(k);
 }
 
@@ -1038,6 +1042,8 @@ const PROBLEM_WORDS = set(
     'inaccurate duplicated',
 );
 const LOOKS = set('look looks looked seem seems seemed is are was were');
+/** Words after which "issue" is a verb ("will issue its order"). */
+const VERB_BEFORE = set('will would shall should can could may might must to');
 const RESOLVED = set('resolved fixed solved sorted works working gone fine fixing resolving');
 const REQUEST_VERBS_AFTER_YOU = set('you we i it someone anyone');
 const QUESTION_START = new Map<string, ReadonlySet<string>>([
@@ -1059,12 +1065,21 @@ const IMPERATIVE = set(
     'resend help call contact escalate refund credit change enable disable activate deactivate delete restore revert ' +
     'schedule book arrange review approve sign issue correct unlock tell clarify email ring',
 );
-/** "please find attached", "please note", "please excuse": courtesy, not a request. */
-const NOT_A_REQUEST_AFTER_PLEASE = set('find note see disregard ignore feel do enjoy excuse accept read plan be keep');
+/** "please find attached", "please note", "please excuse", "please understand that…": courtesy, not a request. */
+const NOT_A_REQUEST_AFTER_PLEASE = set('find note see disregard ignore feel do enjoy excuse accept read plan be keep realize realise understand forgive bear');
+/** "please call me at … if anything changes", "please contact me if …": the verbs of an offer to be reached. */
+const REACH_ME = set('let reach contact call phone ring email');
 const OPENERS = set('hi hello hey dear also and so pls plz please kindly but ok okay then one thing quick question');
 const CLOSING_LET_ME_KNOW = set('need have there anything i we should you any other further more');
 /** "let me know if you have any questions / need anything else": a closing. */
 const CLOSING_NEEDS = set('anything questions question need help else concerns comments feedback thoughts issues problems');
+/**
+ * "let me know if you disagree", "if this number is incorrect", "if anything changes": the reader
+ * is to answer only if something is off, so the message does not wait for a reply.
+ */
+const OPT_OUT_CONDITIONS = set('disagree object objections incorrect wrong changes');
+/** "… and kindly notify the sender", "if you are not the intended recipient": a confidentiality footer, not a request. */
+const FOOTER_WORDS = set('sender recipient recipients confidentiality disclaimer consent');
 
 /** "If you have any questions, please call me": a closing, not a request. */
 function isClosingSentence(v: SentenceView): boolean {
@@ -1073,9 +1088,29 @@ function isClosingSentence(v: SentenceView): boolean {
   return false;
 }
 
+/** The index of the clause mark that ends the clause of token i, or the sentence's length. */
+function clauseEnd(v: SentenceView, i: number): number {
+  let k = i;
+  while (k < v.n && v.at(k) !== CLAUSE) k++;
+  return k;
+}
+
+/** A sentence of a confidentiality footer: "notify the sender", "the intended recipient", "does not consent to Internet email". */
+function isFooterSentence(v: SentenceView): boolean {
+  for (let i = 0; i < v.n; i++) {
+    const w = v.at(i);
+    if (!FOOTER_WORDS.has(w)) continue;
+    if (w === 'sender' && (v.at(i - 2) === 'notify' || v.at(i - 1) === 'notify' || v.at(i - 2) === 'inform' || v.at(i - 2) === 'contact')) return true;
+    if ((w === 'recipient' || w === 'recipients') && v.at(i - 1) === 'intended') return true;
+    if (w === 'consent' && (v.at(i + 1) === 'to' || v.at(i - 1) === 'not')) return true;
+    if (w === 'confidentiality' || w === 'disclaimer') return true;
+  }
+  return false;
+}
+
 function needsReplyIn(v: SentenceView): boolean {
   const t = v.t;
-  if (isClosingSentence(v)) return false;
+  if (isClosingSentence(v) || isFooterSentence(v)) return false;
   if (v.s.question) {
     // "How are you?" and similar pleasantries expect no answer.
     const first = v.at(0);
@@ -1099,14 +1134,17 @@ function needsReplyIn(v: SentenceView): boolean {
     if (w === 'please' || w === 'kindly' || w === 'pls' || w === 'plz') {
       // "please find attached", "please note", "please let me know if you need anything" are not requests.
       if (NOT_A_REQUEST_AFTER_PLEASE.has(next) || next === CLAUSE) continue;
-      if (next === 'let' || next === 'reach' || next === 'contact') {
-        if (isClosingLetMeKnow(v, i + 1)) continue;
+      if (REACH_ME.has(next) && isClosingLetMeKnow(v, i + 1)) {
+        // Its condition ("if this number is incorrect") is the reader's, not a problem of theirs.
+        i = clauseEnd(v, i);
+        continue;
       }
       if (v.neg[i] || prev === 'do') continue;
       return true;
     }
     if (w === 'let' && (next === 'me' || next === 'us') && v.at(i + 2) === 'know') {
       if (!isClosingLetMeKnow(v, i)) return true;
+      i = clauseEnd(v, i);
       continue;
     }
     if ((w === 'can' || w === 'could' || w === 'would' || w === 'will') && next === 'you' && v.at(i + 2) !== 'imagine' && v.at(i + 2) !== 'believe') {
@@ -1114,6 +1152,8 @@ function needsReplyIn(v: SentenceView): boolean {
     }
     if (w === 'possible' && (prev === 'be' || prev === 'is') && v.at(i - 2) !== 'not') return true;
     if ((w === 'know' && (prev === 'to' || prev === 'like')) || w === 'wondering' || w === 'wonder' || w === 'curious') {
+      // "I'm curious to see how he handles it" is a remark; "I'm curious whether…" asks.
+      if (w === 'curious' && next === 'to' && v.at(i + 2) === 'see') continue;
       if (!v.neg[i]) return true;
     }
     if ((w === 'need' || w === 'needs') && (prev === 'we' || prev === 'i' || prev === 'still' || prev === 'urgently') && !v.neg[i]) {
@@ -1129,6 +1169,8 @@ function needsReplyIn(v: SentenceView): boolean {
     if ((w === 'keeps' || w === 'kept') && next.endsWith('ing') && !v.neg[i]) return true;
     if (w === 'asap' || w === 'urgent' || w === 'urgently') return true;
     if (w === 'advise' || w === 'confirm') {
+      // "This e-mail is to confirm our call at 9": it confirms, it does not ask us to.
+      if (prev === 'to' && v.at(i - 2) === 'is') continue;
       if (prev === 'please' || prev === 'kindly' || prev === 'to' || prev === 'you') return true;
     }
     if (isProblemAt(v, i)) return true;
@@ -1136,25 +1178,34 @@ function needsReplyIn(v: SentenceView): boolean {
   return false;
 }
 
-/** "let me know if you need anything / have any questions" closes a message; "let me know when" asks. */
+/**
+ * "let me know if you need anything / have any questions", "please call me at … if anything
+ * changes", "let me know if you disagree" close a message or offer to be reached; "let me know
+ * when", "let me know if you can meet" ask. `i`: the reach verb ("let", "call", "contact"…).
+ */
 function isClosingLetMeKnow(v: SentenceView, i: number): boolean {
-  let k = i;
-  while (k < v.n && v.at(k) !== 'know' && k < i + 3) k++;
-  const a = v.at(k + 1);
-  if (a === CLAUSE) return true;
-  if (a === 'if' || a === 'should' || a === 'in') {
-    for (let j = k + 2; j <= k + 6; j++) {
-      const x = v.at(j);
-      if (x === CLAUSE) break;
-      if (CLOSING_NEEDS.has(x)) {
-        // "let me know if you need us to cancel ...": a request of us (ask first), but "if you need anything else" is a closing.
-        if (x === 'need' && v.at(j + 1) !== 'anything' && v.at(j + 1) !== 'more' && v.at(j + 1) !== 'help' && v.at(j + 1) !== CLAUSE) {
-          return false;
-        }
-        return true;
+  // The condition starts within a few words of the verb: "let me know if", "call me at 713/256-8499 if".
+  let k = i + 1;
+  while (k < v.n && k <= i + 8 && v.at(k) !== 'if' && v.at(k) !== 'should' && v.at(k) !== 'in') {
+    if (v.at(k) === 'know' && v.at(k + 1) === CLAUSE) return true; // "let me know, thanks"
+    k++;
+  }
+  const a = v.at(k);
+  if (a !== 'if' && a !== 'should' && a !== 'in') return false;
+  for (let j = k + 1; j <= k + 6; j++) {
+    const x = v.at(j);
+    if (x === CLAUSE) break;
+    if (OPT_OUT_CONDITIONS.has(x)) return true;
+    if (CLOSING_NEEDS.has(x)) {
+      // "let me know if you need us to cancel ...": a request of us (ask first), but "if you need anything else" is a closing.
+      if (x === 'need' && v.at(j + 1) !== 'anything' && v.at(j + 1) !== 'more' && v.at(j + 1) !== 'help' && v.at(j + 1) !== CLAUSE) {
+        return false;
       }
-      if (CLOSING_LET_ME_KNOW.has(x)) continue;
+      return true;
     }
+    // "if you have any …", "if there are any other topics you wish to discuss".
+    if (x === 'any' && (v.at(j - 1) === 'have' || v.at(j - 1) === 'are' || v.at(j - 1) === 'is')) return true;
+    if (CLOSING_LET_ME_KNOW.has(x)) continue;
   }
   return false;
 }
@@ -1185,9 +1236,21 @@ function isProblemAt(v: SentenceView, i: number): boolean {
     hit = true;
   else if (w === 'nothing' && v.at(i - 1) === 'does') hit = true;
   else if (w === 'off' && LOOKS.has(v.at(i - 1)) && next === CLAUSE) hit = true;
-  else if (w === 'not' && v.at(i - 1) === 'can' && next !== 'thank' && next !== 'wait' && next !== 'recommend' && next !== 'believe') hit = true;
+  else if (
+    w === 'not' &&
+    v.at(i - 1) === 'can' &&
+    v.at(i - 2) !== 'you' && // "you can't right now": about the reader, not a fault
+    next !== 'thank' &&
+    next !== 'wait' &&
+    next !== 'recommend' &&
+    next !== 'believe' &&
+    next !== 'help' // "I can't help myself", "can't help but…"
+  )
+    hit = true;
   else if (w === 'unable' || w === 'nobody' || (w === 'no' && next === 'one' && v.at(i + 2) === 'has')) hit = true;
   if (!hit) return false;
+  // "FERC will issue its order", "we plan to issue a credit": the verb, not a problem.
+  if (w === 'issue' && VERB_BEFORE.has(v.at(i - 1))) return false;
   if (v.neg[i] && w !== 'not') return false;
   if (v.hypothetical(i)) return false;
   // Resolved in the same clause: "the issue is resolved", "fixed every bug".
