@@ -284,6 +284,10 @@ describe('follow-up and needs-reply', () => {
     'Can you confirm the renewal date?',
     "I'm curious whether the fix made it into this release.",
     "We can't log in since this morning.",
+    "You can't export more than 100 rows, which breaks our month-end.",
+    'Please let me know if this number is incorrect, the export still fails every night.',
+    'We need your consent to share the usage data with our auditors.',
+    'The confidentiality agreement is still not signed, please send it back.',
     'The invoice has an issue with the VAT number.',
   ])('still expects a reply: %s', (text) => {
     expect(detectSignals(text).needsReply).toBe(true);

@@ -1079,7 +1079,9 @@ const CLOSING_NEEDS = set('anything questions question need help else concerns c
  */
 const OPT_OUT_CONDITIONS = set('disagree object objections incorrect wrong changes');
 /** "… and kindly notify the sender", "if you are not the intended recipient": a confidentiality footer, not a request. */
-const FOOTER_WORDS = set('sender recipient recipients confidentiality disclaimer consent');
+const FOOTER_WORDS = set('sender recipient recipients consent');
+/** "does not consent to Internet email": what a footer's consent is about. */
+const FOOTER_MEDIA = set('internet email mail electronic communication communications');
 
 /** "If you have any questions, please call me": a closing, not a request. */
 function isClosingSentence(v: SentenceView): boolean {
@@ -1088,7 +1090,11 @@ function isClosingSentence(v: SentenceView): boolean {
   return false;
 }
 
-/** The index of the clause mark that ends the clause of token i, or the sentence's length. */
+/**
+ * Where the clause of a closing that starts at token i ends: its clause mark ("… if you have any
+ * questions, but the export still fails"), or the sentence's end. The loop that calls it goes on
+ * from the token after.
+ */
 function clauseEnd(v: SentenceView, i: number): number {
   let k = i;
   while (k < v.n && v.at(k) !== CLAUSE) k++;
@@ -1102,8 +1108,7 @@ function isFooterSentence(v: SentenceView): boolean {
     if (!FOOTER_WORDS.has(w)) continue;
     if (w === 'sender' && (v.at(i - 2) === 'notify' || v.at(i - 1) === 'notify' || v.at(i - 2) === 'inform' || v.at(i - 2) === 'contact')) return true;
     if ((w === 'recipient' || w === 'recipients') && v.at(i - 1) === 'intended') return true;
-    if (w === 'consent' && (v.at(i + 1) === 'to' || v.at(i - 1) === 'not')) return true;
-    if (w === 'confidentiality' || w === 'disclaimer') return true;
+    if (w === 'consent') for (let k = i + 1; k <= i + 3; k++) if (FOOTER_MEDIA.has(v.at(k))) return true;
   }
   return false;
 }
@@ -1239,7 +1244,8 @@ function isProblemAt(v: SentenceView, i: number): boolean {
   else if (
     w === 'not' &&
     v.at(i - 1) === 'can' &&
-    v.at(i - 2) !== 'you' && // "you can't right now": about the reader, not a fault
+    // "I know you can't right now": about the reader, not a fault ("you can't export more than 100 rows" is one).
+    !(v.at(i - 2) === 'you' && (next === 'right' || next === 'now' || next === CLAUSE)) &&
     next !== 'thank' &&
     next !== 'wait' &&
     next !== 'recommend' &&
