@@ -51,6 +51,24 @@ describe('extractNewText', () => {
     expect(extractNewText('Begin forwarded message:\n\nFrom: x\nold')).toBe('');
   });
 
+  it('drops a Lotus Notes reply header and the message it quotes: our own question is not theirs', () => {
+    // Lotus Notes quotes without ">" under a "Name <address> on date time" line and a To/cc/Subject block.
+    const reply =
+      'In STAT, they mean the following: Active, Submitted, Closed.\n\n--Steve\n\n\n\n' +
+      '"Stokley, Chris" <Chris.Stokley@ENRON.com> on 09/20/2001 01:55:33 PM\n\n' +
+      'To:   Stephen Walker/TMG/CSC@CSC\ncc:\n\nSubject:  FW: CSC Terminology\n\n\n\n' +
+      'Could you please help me by giving the definitions of the following terms?\n';
+    expect(extractNewText(reply)).toBe('In STAT, they mean the following: Active, Submitted, Closed.\n\n--Steve');
+    expect(
+      extractNewText(
+        'Agreed, go ahead.\n\nFrom:\tChris H Foster/ENRON@enronXgate on 05/08/2001 07:53 AM\nTo:\tMelissa K Ratnala/HOU/ECT@ECT\ncc:\t\nSubject:\tRE: Harbor Payments\n\nCan you send the payments?',
+      ),
+    ).toBe('Agreed, go ahead.');
+    // A sentence that only ends in a date and time, with no header block after it, stays.
+    const plain = 'The call moved.\nWe will meet on 10/12/2001 10:00 AM\nBring the contract.';
+    expect(extractNewText(plain)).toBe(plain);
+  });
+
   it('drops signatures, mobile footers and sign-off blocks', () => {
     expect(extractNewText('The fix works.\n\n-- \nJane Doe\nAcme Corp | +1 555 0100')).toBe('The fix works.');
     expect(extractNewText('On my way.\n\nSent from my iPhone')).toBe('On my way.');

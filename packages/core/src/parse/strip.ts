@@ -47,6 +47,13 @@ const DISCLAIMER =
 /** Outlook / Exchange quoted headers: "From: X" with Sent/Date within the next lines. */
 const HEADER_FROM = /^\*?(?:From|De|Von|Van|Da)\*?:\*?\s/i;
 const HEADER_SENT = /^\*?(?:Sent|Date|Envoyé|Gesendet|Verzonden|Inviato|Enviado)\*?:\s/i;
+/**
+ * Lotus Notes quoted headers: a line that ends "on 09/20/2001 01:55:33 PM" (`"Stokley, Chris"
+ * <chris@x.com> on …`, `From: Chris H Foster/ENRON@enronXgate on …`) with a "To:" line within the
+ * next four lines.
+ */
+const LOTUS_ATTRIBUTION = /\bon \d{1,2}\/\d{1,2}\/\d{2,4},? \d{1,2}:\d{2}(?::\d{2})? ?[AP]M\s*$/i;
+const HEADER_TO = /^\s*To:/i;
 
 function cutAtFirst(lines: string[], patterns: RegExp[], outlookHeaders: boolean): string[] {
   for (let i = 0; i < lines.length; i++) {
@@ -55,6 +62,11 @@ function cutAtFirst(lines: string[], patterns: RegExp[], outlookHeaders: boolean
     if (outlookHeaders && HEADER_FROM.test(line)) {
       for (let k = i + 1; k <= i + 3 && k < lines.length; k++) {
         if (HEADER_SENT.test(lines[k] as string)) return lines.slice(0, i);
+      }
+    }
+    if (outlookHeaders && line.length <= 400 && LOTUS_ATTRIBUTION.test(line)) {
+      for (let k = i + 1; k <= i + 4 && k < lines.length; k++) {
+        if (HEADER_TO.test(lines[k] as string)) return lines.slice(0, i);
       }
     }
   }
