@@ -53,7 +53,7 @@ const auc3 = (points) => Math.round(core.rocAuc(points) * 1000) / 1000;
 //   message would see). The product reads more than tone (silences, our slowness, escalations,
 //   stated intent), so it can beat this one, but not by much.
 const ceiling = auc3(outcomes.map((o) => ({ risk: o.latentRisk, positive: churnedOf(o) })));
-const DAY_MS = 86_400_000;
+const { DAY_MS } = core;
 const flawless = auc3(
   outcomes.map((o) => {
     const end = Date.parse(`${o.date}T00:00:00Z`) - 59 * DAY_MS; // the end of the cut-off day, 60 days before
