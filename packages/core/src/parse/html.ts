@@ -204,3 +204,32 @@ export function htmlToText(html: string): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+
+/** How much of a plain-text body {@link plainIsHtml} reads. */
+const HTML_SNIFF = 20_000;
+/** Tags that only HTML markup uses (not `<john@acme.com>` nor `<<file.doc>>`). */
+const MARKUP_TAG = /<\/?(p|br|div|span|font|table|tr|td|th|tbody|ul|ol|li|a|b|i|u|img|center|h[1-6]|style|html|body|head)(?=[\s/>])[^<>]{0,500}>/gi;
+
+/**
+ * Whether a text/plain part is HTML markup in fact: old mailers and bulk tools sent pages as
+ * text/plain (`<p>`, `<table>`, `<a href=…>` in the "plain" text). At least 10 markup tags of at
+ * least 3 kinds in the first 20,000 characters; `<john@acme.com>` and `<<report.doc>>` are not
+ * tags. Read as plain text, such a page is one endless sentence of link texts, where a phrase
+ * from one headline and a word from the next read as a client's threat.
+ */
+export function plainIsHtml(text: string): boolean {
+  const head = text.length > HTML_SNIFF ? text.slice(0, HTML_SNIFF) : text;
+  const kinds = new Set<string>();
+  let tags = 0;
+  for (const m of head.matchAll(MARKUP_TAG)) {
+    tags++;
+    kinds.add(m[1]!.toLowerCase());
+    if (tags >= 10 && kinds.size >= 3) return true;
+  }
+  return false;
+}
+
+/** A text/plain part that is HTML markup, as text: its own line breaks kept, its tags read as {@link htmlToText} reads them. */
+export function plainHtmlToText(text: string): string {
+  return htmlToText(text.replace(/\r?\n/g, '<br>'));
+}

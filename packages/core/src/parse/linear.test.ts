@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cpuMsOf, growthRatio } from '../test-support/complexity.js';
-import { htmlToText } from './html.js';
+import { htmlToText, plainIsHtml } from './html.js';
 import { parseMailDate, withoutComments } from './parse.js';
 import { headerParam } from './headers.js';
 import { htmlToText as connectorHtmlToText } from '../connectors/text.js';
@@ -38,6 +38,13 @@ describe('htmlToText is linear', () => {
     expect(htmlToText('1 < 2 and <<<')).toBe('1 < 2 and <<<');
     expect(htmlToText('<p>a</p><script>never closed<p>b</p>')).toBe('a\nnever closed\nb');
     expect(htmlToText('<p>a</p><!-- never closed <p>b</p>')).toBe('a\nb');
+  });
+
+  it('tells an HTML page sent as text/plain in linear time, reading only its first 20,000 characters', () => {
+    expect(growthRatio((n) => `<p ${'a'.repeat(490)}`.repeat(n / 493), plainIsHtml, 100_000)).toBeLessThan(10);
+    expect(growthRatio((n) => '<a'.repeat(n / 2), plainIsHtml, 100_000)).toBeLessThan(10);
+    expect(plainIsHtml(`${'word '.repeat(10_000)}${'<p>x</p><br><td>y</td>'.repeat(10)}`)).toBe(false);
+    expect(plainIsHtml('<p>x</p><br><td>y</td>'.repeat(3))).toBe(true);
   });
 
   it('caps the quote prefix: 5,000 nested blockquotes give lines of at most ten `> `', () => {

@@ -90,6 +90,54 @@ describe.each(BACKEND_NAMES)('parseMessage with %s', (backend) => {
     expect(m.newText).toBe('We are very happy with the service & want to renew.\n\nCafé meeting next week?');
   });
 
+  it("reads a text/plain part that is an HTML page as text, so a vendor's list of headlines is not one sentence with a threat in it", async () => {
+    const items = [
+      'Notice of Termination of the Pipeline Tariff',
+      'Proposed Rule Change by the Exchange Relating to Fees',
+      'Cancellation of the Monthly Auction',
+      'Final Rules on Capacity Release',
+    ];
+    const raw = Buffer.from(
+      [
+        'Message-ID: <monitor-1@vendor.example>',
+        'Date: Thu, 25 Oct 2001 10:00:00 -0700',
+        'From: jo@vendor.example',
+        'To: sam@acme.com',
+        'Subject: Monitor regulatory sites',
+        'Content-Type: text/plain; charset=us-ascii',
+        '',
+        'Do you need to monitor web sites for new information?',
+        'Below you will find a partial list of web sources we cover.<p>',
+        `<table border=0 width=100%><tr><td class=x><ul>${items.map((t, i) => `<li><A HREF="http://example.org/${i}.htm">${t}</a>, October 25, 2001</li>`).join('')}</ul></td></tr></table>`,
+        '<p>We also monitor news sources.<p>',
+        '',
+      ].join('\r\n'),
+    );
+    const m = await parseMessage({ raw }, { backend });
+    expect(m.newText).not.toMatch(/<(?:li|a|td|p)\b/i);
+    // Its own lines stay lines, and each headline is a line of its own.
+    expect(m.newText).toContain('Do you need to monitor web sites for new information?\nBelow you will find a partial list of web sources we cover.');
+    for (const t of items) expect(m.newText).toMatch(new RegExp(`^\\* ${t}, October 25, 2001$`, 'm'));
+  });
+
+  it('leaves plain text with addresses in angle brackets and an attachment marker as it is', async () => {
+    const body = 'Hi Sam,\n\nSee <<report.doc>> and ask <finn@client.com> or <b>Ana</b> if unclear.\n\n> On Mon, Ana <ana@acme.com> wrote:\n> <p>old</p>';
+    const raw = Buffer.from(
+      [
+        'Message-ID: <plain-1@client.com>',
+        'Date: Fri, 08 Mar 2024 08:00:00 +0000',
+        'From: finn@client.com',
+        'To: sam@acme.com',
+        'Subject: s',
+        '',
+        body,
+        '',
+      ].join('\r\n'),
+    );
+    const m = await parseMessage({ raw }, { backend });
+    expect(m.text.trim()).toBe(body);
+  });
+
   it('hashes a missing Message-ID stably and falls back to the last Received date', async () => {
     const raw = fixture('no-id-no-date.eml');
     const a = await parseMessage({ raw }, { backend });

@@ -5,7 +5,7 @@ import { BACKENDS, type BackendName, type ParserBackend } from './backends.js';
 import { CUT_THRESHOLD, cutAttachmentBodies } from './cut.js';
 import { readTextDirect } from './text-parts.js';
 import { headerBlockEnd, type HeaderMap, mediaType, parseHeaderBlock, startsWithHeader } from './headers.js';
-import { htmlToText } from './html.js';
+import { htmlToText, plainHtmlToText, plainIsHtml } from './html.js';
 import { extractNewText } from './strip.js';
 import { decodeAddressHeaders, decodeSubject } from './addresses.js';
 
@@ -452,6 +452,7 @@ export async function readBody(read: HeadRead, options: ParseOptions = {}): Prom
   let text = parsed.text;
   if (text.length > MAX_BODY_TEXT) text = text.slice(0, MAX_BODY_TEXT);
   if (text.trim() === '' && parsed.html !== '') text = htmlToText(parsed.html);
+  else if (plainIsHtml(text)) text = plainHtmlToText(text);
   text = withoutNul(text.replace(/\r\n?/g, '\n'));
   return {
     text,
