@@ -92,6 +92,8 @@ describe('classifyMessage', () => {
       'do-not-reply@x.io',
       'notifications@github.com',
       'mailer-daemon@x.com',
+      // a newspaper's "e-mail this article" service
+      'nobody@sfgate.com',
     ]) {
       expect(classifyMessage(msg(from), rules)).toMatchObject({ keep: false, reason: 'no_reply' });
     }
@@ -159,6 +161,31 @@ describe('classifyBody', () => {
     expect(classifyBody('We will not renew our subscription and want to cancel the contract.')).toEqual({ keep: true });
     expect(classifyBody('Can you send your privacy policy? Legal needs it before we sign.')).toEqual({ keep: true });
     expect(classifyBody('Why was I charged twice?\n\n> Big news this month!\n> To unsubscribe, click here.')).toEqual({ keep: true });
+  });
+
+  it('finds the footers of newsletters and promotions that were sent before bulk headers were common (the Enron years)', () => {
+    // Each is the foot of a real kind of mass mail: a retailer's newsletter, a hotel programme's
+    // promotion, a newspaper's subscription offer, an "e-mail this article" service.
+    const feet = [
+      'You have subscribed to the Outdoor Co. Email Newsletter as [sam@acme.com].\nIf you would like to change your email address or prefer not to receive the Outdoor Co. Email Newsletter, please visit: http://x',
+      'You are subscribed as: sam@acme.com\nIf you would like your e-mail to be sent to a different address, please click the link below.',
+      'If you prefer not to receive future promotional e-mails from Guest Rewards, please click below.',
+      'You have received this e-mail as a member of Guest Rewards.',
+      'Occasionally, we use e-mail for fast, paperless communications with our customers. If you do not wish to receive these notices in the future, please visit our Web site.',
+      'This article was sent to you by someone who found it on City Gate.',
+    ];
+    for (const foot of feet) expect(classifyBody(`Great gifts under $50 for the holidays.\n\n${foot}`), foot).toMatchObject({ keep: false, reason: 'bulk' });
+  });
+
+  it('keeps a client who says what it subscribed to, what it does not wish to receive, or that an article was sent to them', () => {
+    for (const text of [
+      'We have subscribed to the premium plan for 40 seats; please send the invoice.',
+      'We do not wish to receive the paper invoices any more, e-mail is fine.',
+      'I would prefer not to receive the call on Friday, Monday works better.',
+      'The article you sent was useful, thanks.',
+    ]) {
+      expect(classifyBody(text), text).toEqual({ keep: true });
+    }
   });
 
   it('reads a long newsletter in linear time (only its head and foot)', () => {
