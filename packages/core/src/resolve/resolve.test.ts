@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRoleAddress, Resolver } from './resolve.js';
+import { isRoleAddress, isRoleSender, Resolver } from './resolve.js';
 import { isFreeMailDomain, registrableDomain } from './domains.js';
 
 const a = (email: string, name = '') => ({ email, name });
@@ -84,6 +84,7 @@ describe('Resolver', () => {
       'globex.com': 'co_recipient',
     });
     expect(roles({ from: a('info@acme.com'), to: [a('me@ourco.com')], cc: [] })).toEqual({ 'acme.com': 'role_sender' });
+    expect(roles({ from: a('ecenter@acme.com', 'Acme Member Services'), to: [a('me@ourco.com')], cc: [] })).toEqual({ 'acme.com': 'role_sender' });
     const crowd = Array.from({ length: 12 }, (_, i) => a(`p${i}@ourco.com`));
     expect(roles({ from: a('ana@acme.com'), to: crowd, cc: [] })).toEqual({ 'acme.com': 'mass_mail' });
     // Only mail written to us directly can wait for our reply.
@@ -97,5 +98,12 @@ describe('Resolver', () => {
     expect(isRoleAddress('sales@acme.com')).toBe(true);
     expect(isRoleAddress('info.us@acme.com')).toBe(true);
     expect(isRoleAddress('sandra.lee@acme.com')).toBe(false);
+    // A desk's display name shows it where its address is a code.
+    expect(isRoleSender({ email: 'ecenter@news.example', name: 'ENL Member Services' })).toBe(true);
+    expect(isRoleSender({ email: 'cs4@shop.example', name: 'Acme Customer Care' })).toBe(true);
+    expect(isRoleSender({ email: 'llb@explore1.shop.example', name: 'Outdoor Co Newsletter' })).toBe(true);
+    expect(isRoleSender({ email: 'info@acme.com', name: '' })).toBe(true);
+    expect(isRoleSender({ email: 'sandra.lee@acme.com', name: 'Sandra Lee' })).toBe(false);
+    expect(isRoleSender({ email: 'sandra.lee@acme.com', name: 'Sandra Lee (Customer Success)' })).toBe(false);
   });
 });

@@ -51,6 +51,19 @@ export function isRoleAddress(email: string): boolean {
   return ROLE_LOCAL.test(local);
 }
 
+/**
+ * Display names that name a desk, not a person: "ENL Member Services", "Customer Care", "Acme
+ * Help Desk", "LL Bean Newsletter". The address of such a desk is often a code (`ecenter@`,
+ * `cs4@`), so its name is what shows it.
+ */
+const DESK_NAME =
+  /\b(?:(?:member|customer|client|subscriber|guest|reader|account) (?:services?|care|support|relations)|help ?desk|support team|billing (?:department|team)|newsletters?)\b/i;
+
+/** Whether a sender is a desk (a role address, or a desk's display name) rather than a person. */
+export function isRoleSender(sender: Address): boolean {
+  return isRoleAddress(sender.email) || DESK_NAME.test(sender.name);
+}
+
 export class Resolver {
   readonly #own: readonly string[];
   readonly #blockedDomains: readonly string[];
@@ -114,13 +127,14 @@ export class Resolver {
     } else {
       // Their message: the sender's company is in a conversation with us when a person there
       // wrote to one of us directly; everyone else on it is a co-recipient.
-      const sender = msg.from ? this.external(msg.from) : null;
+      const from = msg.from;
+      const sender = from ? this.external(from) : null;
       const toUs = msg.to.some((a) => this.isOwn(a.email));
       const few = recipients.size <= MAX_PERSONAL_RECIPIENTS;
       addressed = toUs && few;
       for (const d of clientDomains) roles.set(d, 'co_recipient');
-      if (sender) {
-        const role: DomainRole = !few ? 'mass_mail' : isRoleAddress(sender.email) ? 'role_sender' : toUs ? 'direct' : 'cc_only';
+      if (sender && from) {
+        const role: DomainRole = !few ? 'mass_mail' : isRoleSender(from) ? 'role_sender' : toUs ? 'direct' : 'cc_only';
         roles.set(sender.domain, role);
       }
     }
