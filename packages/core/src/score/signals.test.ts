@@ -272,6 +272,10 @@ describe('follow-up and needs-reply', () => {
     "I'm curious to see how the new owner will handle it.",
     "I know you can't right now, no worries.",
     'The regulator will issue its order within two weeks.',
+    // A service desk's closing offer of more help.
+    'Please let us know if we can be of further assistance.',
+    'If we can be of any further assistance, please call me.',
+    'Let me know if you need assistance.',
   ])('no reply needed: %s', (text) => {
     expect(detectSignals(text).needsReply).toBe(false);
   });
@@ -289,8 +293,18 @@ describe('follow-up and needs-reply', () => {
     'We need your consent to share the usage data with our auditors.',
     'The confidentiality agreement is still not signed, please send it back.',
     'The invoice has an issue with the VAT number.',
+    'Can you assist us with the migration?',
+    'We need assistance with the export, it keeps failing.',
   ])('still expects a reply: %s', (text) => {
     expect(detectSignals(text).needsReply).toBe(true);
+  });
+
+  it('no firm news yet is a report, not a chaser; "still nothing" from us is', () => {
+    expect(detectSignals('Greg, still nothing firm about that, both utilities are screaming for relief.').followUp).toBe(false);
+    expect(detectSignals('Still nothing new on the merger, the board meets Monday.').followUp).toBe(false);
+    expect(detectSignals('Still nothing from you on the refund.').followUp).toBe(true);
+    expect(detectSignals('It is Friday and still nothing.').followUp).toBe(true);
+    expect(detectSignals('Still nothing?').followUp).toBe(true);
   });
 
   it('a status note about someone else is not a chaser; a chase of us still is', () => {

@@ -100,6 +100,8 @@ const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ['wanna', ['want', 'to']],
 ]);
 /** Words whose "'s" is "is", not a possessive. */
+/** "still nothing firm / new / definite": news that has not come, not an answer we owe. */
+const NEWS_ADJECTIVES = new Set(['firm', 'new', 'definite', 'definitive', 'concrete', 'official', 'certain', 'final', 'decided']);
 const S_IS = new Set(['it', 'that', 'what', 'there', 'here', 'he', 'she', 'who', 'where', 'how', 'this', 'everything', 'nothing']);
 const SUFFIXES: ReadonlyMap<string, string> = new Map([
   ["'re", 'are'],
@@ -962,6 +964,8 @@ function followUpIn(v: SentenceView): boolean {
     }
     if (w === 'still') {
       if ((next === 'waiting' || next === 'awaiting') && thirdParty(v, i + 2)) continue;
+      // "still nothing firm / new on that" reports no news; "still nothing from you" chases.
+      if (next === 'nothing' && NEWS_ADJECTIVES.has(v.at(i + 2))) continue;
       if (next === 'waiting' || next === 'nothing' || next === 'no' || next === 'awaiting' || next === 'chasing') return true;
       if ((next === 'have' || next === 'has') && v.at(i + 2) === 'not') return true;
       if (next === 'not' && (v.at(i + 2) === 'heard' || v.at(i + 2) === 'received' || v.at(i + 2) === 'got')) return true;
@@ -1071,8 +1075,8 @@ const NOT_A_REQUEST_AFTER_PLEASE = set('find note see disregard ignore feel do e
 const REACH_ME = set('let reach contact call phone ring email');
 const OPENERS = set('hi hello hey dear also and so pls plz please kindly but ok okay then one thing quick question');
 const CLOSING_LET_ME_KNOW = set('need have there anything i we should you any other further more');
-/** "let me know if you have any questions / need anything else": a closing. */
-const CLOSING_NEEDS = set('anything questions question need help else concerns comments feedback thoughts issues problems');
+/** "let me know if you have any questions / need anything else / if we can be of further assistance": a closing. */
+const CLOSING_NEEDS = set('anything questions question need help assistance else concerns comments feedback thoughts issues problems');
 /**
  * "let me know if you disagree", "if this number is incorrect", "if anything changes": the reader
  * is to answer only if something is off, so the message does not wait for a reply.
@@ -1203,7 +1207,14 @@ function isClosingLetMeKnow(v: SentenceView, i: number): boolean {
     if (OPT_OUT_CONDITIONS.has(x)) return true;
     if (CLOSING_NEEDS.has(x)) {
       // "let me know if you need us to cancel ...": a request of us (ask first), but "if you need anything else" is a closing.
-      if (x === 'need' && v.at(j + 1) !== 'anything' && v.at(j + 1) !== 'more' && v.at(j + 1) !== 'help' && v.at(j + 1) !== CLAUSE) {
+      if (
+        x === 'need' &&
+        v.at(j + 1) !== 'anything' &&
+        v.at(j + 1) !== 'more' &&
+        v.at(j + 1) !== 'help' &&
+        v.at(j + 1) !== 'assistance' &&
+        v.at(j + 1) !== CLAUSE
+      ) {
         return false;
       }
       return true;
