@@ -17,6 +17,8 @@ import { saveCursor } from './cursors.js';
 import { recordIngestionErrors, recordRunCounts } from './runs.js';
 import type { ProcessResult, ProcessedMessage } from './process.js';
 import { chunks } from '../util/lists.js';
+import { DAY_MS } from '../util/time.js';
+import { isReplySubject, isUnthreaded, linkSubjectThreads, REPLY_SUBJECT_LIKE, SUBJECT_THREAD_DAYS, subjectKey, type ThreadRow } from '../resolve/threads.js';
 import type { MessageTopic } from '../score/personal.js';
 import {
   DEFAULT_DISCOVERY_POLICY,
@@ -475,6 +477,7 @@ export class IngestWriter {
         this.counts.skippedBy.suggested += 1;
       } else this.counts[outcome] += 1;
     }
+    await this.#threadBySubject(trx, [...inserts, ...updates]);
     await insertRows(trx, 'interactions', inserts);
     this.counts.interactionsCreated += inserts.length;
     for (const u of updates) {
@@ -499,6 +502,103 @@ export class IngestWriter {
         })
         .where('id', '=', u.id)
         .execute();
+    }
+  }
+
+  /**
+   * Replies without In-Reply-To or References join their conversation by subject
+   * (resolve/threads.ts): each new one, the thread of the message it answers; each stored one, the
+   * thread of a new message it turns out to answer (a mailbox's sent folder read before its inbox).
+   * Sets `thread_id` on the batch's rows before they are written, updates the stored ones. Mail
+   * with threading headers costs one narrow query per batch and finds nothing to do.
+   */
+  async #threadBySubject(trx: Transaction<Database>, rows: InteractionsTable[]): Promise<void> {
+    const mine = rows.filter((r) => r.type === 'email' && subjectKey(r.subject) !== '');
+    if (mine.length === 0) return;
+    const ws = this.#o.workspaceId;
+    const window = SUBJECT_THREAD_DAYS * DAY_MS;
+    const span = new Map<string, { from: number; to: number }>();
+    for (const r of mine) {
+      const at = Date.parse(r.occurred_at);
+      const s = span.get(r.client_id);
+      if (!s) span.set(r.client_id, { from: at, to: at });
+      else {
+        s.from = Math.min(s.from, at);
+        s.to = Math.max(s.to, at);
+      }
+    }
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const columns = ['id', 'client_id', 'dedupe_key', 'thread_id', 'subject', 'occurred_at'] as const;
+    // Which clients have something to link: a new reply without threading headers, or a stored
+    // one up to 30 days after a new message (found by a cheap filter, checked again in code).
+    const keysOf = new Map<string, Set<string>>();
+    for (const r of mine) {
+      let keys = keysOf.get(r.client_id);
+      if (!keys) keysOf.set(r.client_id, (keys = new Set()));
+      keys.add(subjectKey(r.subject));
+    }
+    const wanted = new Set(mine.filter((r) => isUnthreaded(r) && isReplySubject(r.subject)).map((r) => r.client_id));
+    for (const part of chunks([...span.entries()], INSERT_CHUNK)) {
+      const orphans = await trx
+        .selectFrom('interactions')
+        .select(['client_id', 'subject', 'occurred_at'])
+        .where('workspace_id', '=', ws)
+        .where('type', '=', 'email')
+        .where(
+          'client_id',
+          'in',
+          part.map(([c]) => c),
+        )
+        .where('occurred_at', '>', iso(Math.min(...part.map(([, t]) => t.from))))
+        .where('occurred_at', '<=', iso(Math.max(...part.map(([, t]) => t.to)) + window))
+        .where((eb) => eb(eb.ref('thread_id'), '=', eb.ref('dedupe_key')))
+        .where((eb) => eb.or(REPLY_SUBJECT_LIKE.map((p) => eb(sql<string>`lower(subject)`, 'like', p))))
+        .execute();
+      for (const o of orphans) {
+        const t = span.get(o.client_id);
+        const at = Date.parse(o.occurred_at);
+        if (t && at > t.from && at <= t.to + window && isReplySubject(o.subject) && keysOf.get(o.client_id)?.has(subjectKey(o.subject)))
+          wanted.add(o.client_id);
+      }
+    }
+    if (wanted.size === 0) return;
+    const stored: ThreadRow[] = [];
+    for (const part of chunks(
+      [...span.entries()].filter(([c]) => wanted.has(c)),
+      INSERT_CHUNK,
+    )) {
+      const found = await trx
+        .selectFrom('interactions')
+        .select([...columns])
+        .where('workspace_id', '=', ws)
+        .where('type', '=', 'email')
+        .where(
+          'client_id',
+          'in',
+          part.map(([c]) => c),
+        )
+        .where('occurred_at', '>=', iso(Math.min(...part.map(([, t]) => t.from)) - window))
+        .where('occurred_at', '<=', iso(Math.max(...part.map(([, t]) => t.to)) + window))
+        .execute();
+      for (const r of found) {
+        const t = span.get(r.client_id);
+        const at = Date.parse(r.occurred_at);
+        if (t && at >= t.from - window && at <= t.to + window && keysOf.get(r.client_id)?.has(subjectKey(r.subject))) stored.push(r);
+      }
+    }
+    // A stored row this batch rewrites is read in its new form.
+    const batchIds = new Set(mine.map((r) => r.id));
+    const changed = linkSubjectThreads([...stored.filter((r) => !batchIds.has(r.id)), ...mine.filter((r) => wanted.has(r.client_id))]);
+    if (changed.size === 0) return;
+    for (const r of mine) {
+      const thread = changed.get(r.id);
+      if (thread !== undefined) r.thread_id = thread;
+    }
+    for (const r of stored) {
+      const thread = changed.get(r.id);
+      if (thread === undefined || batchIds.has(r.id)) continue;
+      await trx.updateTable('interactions').set({ thread_id: thread }).where('id', '=', r.id).execute();
+      this.#touchDay(r.client_id, r.occurred_at);
     }
   }
 
