@@ -48,6 +48,10 @@ const PITCH = new RegExp(
     'send (?:you )?(?:over )?(?:the|a|our) (?:prospectus|deck|case study|one-pager|video)',
     'early(?:-bird| bird)? pricing',
     'sponsorship (?:options|opportunit|packages?)',
+    // A marketing call to action: "To try our portal free for 30 days, just reply with the word YES".
+    '(?<=^|[.!?:\\n]\\s?)to try our',
+    'free trial',
+    'reply (?:to this (?:e-?mail|message) )?(?:and (?:put|type) |with )(?:the word )?["“\']?yes\\b',
   ].join('|'),
   'gi',
 );
