@@ -538,10 +538,13 @@ export class IngestWriter {
       keys.add(subjectKey(r.subject));
     }
     const wanted = new Set(mine.filter((r) => isUnthreaded(r) && isReplySubject(r.subject)).map((r) => r.client_id));
-    for (const part of chunks([...span.entries()], INSERT_CHUNK)) {
-      const orphans = await trx
+    // The stored e-mails of some of the batch's clients from `back` before their first new row to
+    // 30 days after their last: one range over the index (client_id, occurred_at), narrowed per
+    // client in code.
+    type Part = [string, { from: number; to: number }][];
+    const near = (part: Part, back: number) =>
+      trx
         .selectFrom('interactions')
-        .select(['client_id', 'subject', 'occurred_at'])
         .where('workspace_id', '=', ws)
         .where('type', '=', 'email')
         .where(
@@ -549,17 +552,20 @@ export class IngestWriter {
           'in',
           part.map(([c]) => c),
         )
-        .where('occurred_at', '>', iso(Math.min(...part.map(([, t]) => t.from))))
-        .where('occurred_at', '<=', iso(Math.max(...part.map(([, t]) => t.to)) + window))
+        .where('occurred_at', '>=', iso(Math.min(...part.map(([, t]) => t.from)) - back))
+        .where('occurred_at', '<=', iso(Math.max(...part.map(([, t]) => t.to)) + window));
+    const within = (r: { client_id: string; occurred_at: string; subject: string }, back: number): boolean => {
+      const t = span.get(r.client_id);
+      const at = Date.parse(r.occurred_at);
+      return t !== undefined && at >= t.from - back && at <= t.to + window && (keysOf.get(r.client_id)?.has(subjectKey(r.subject)) ?? false);
+    };
+    for (const part of chunks([...span.entries()], INSERT_CHUNK)) {
+      const orphans = await near(part, 0)
+        .select(['client_id', 'subject', 'occurred_at'])
         .where((eb) => eb(eb.ref('thread_id'), '=', eb.ref('dedupe_key')))
         .where((eb) => eb.or(REPLY_SUBJECT_LIKE.map((p) => eb(sql<string>`lower(subject)`, 'like', p))))
         .execute();
-      for (const o of orphans) {
-        const t = span.get(o.client_id);
-        const at = Date.parse(o.occurred_at);
-        if (t && at > t.from && at <= t.to + window && isReplySubject(o.subject) && keysOf.get(o.client_id)?.has(subjectKey(o.subject)))
-          wanted.add(o.client_id);
-      }
+      for (const o of orphans) if (within(o, 0) && isReplySubject(o.subject)) wanted.add(o.client_id);
     }
     if (wanted.size === 0) return;
     const stored: ThreadRow[] = [];
@@ -567,24 +573,10 @@ export class IngestWriter {
       [...span.entries()].filter(([c]) => wanted.has(c)),
       INSERT_CHUNK,
     )) {
-      const found = await trx
-        .selectFrom('interactions')
+      const found = await near(part, window)
         .select([...columns])
-        .where('workspace_id', '=', ws)
-        .where('type', '=', 'email')
-        .where(
-          'client_id',
-          'in',
-          part.map(([c]) => c),
-        )
-        .where('occurred_at', '>=', iso(Math.min(...part.map(([, t]) => t.from)) - window))
-        .where('occurred_at', '<=', iso(Math.max(...part.map(([, t]) => t.to)) + window))
         .execute();
-      for (const r of found) {
-        const t = span.get(r.client_id);
-        const at = Date.parse(r.occurred_at);
-        if (t && at >= t.from - window && at <= t.to + window && keysOf.get(r.client_id)?.has(subjectKey(r.subject))) stored.push(r);
-      }
+      for (const r of found) if (within(r, window)) stored.push(r);
     }
     // A stored row this batch rewrites is read in its new form.
     const batchIds = new Set(mine.map((r) => r.id));
