@@ -28,6 +28,8 @@ export interface Received {
   body: string;
   /** Date.now() when the whole body was in. */
   at: number;
+  /** Date.now() when the answer was written (a delayed answer's timer can fire a millisecond before its delay, as Date.now() counts). */
+  answeredAt?: number;
 }
 
 /** How to answer: a status (with headers, a body, a delay), or `hang` (never answer). */
@@ -64,6 +66,7 @@ export async function startServer(reply: TestServer['reply'] = () => ({ status: 
       const answer = self.reply(r, n);
       if (answer === 'hang') return;
       const send = () => {
+        r.answeredAt = Date.now();
         res.writeHead(answer.status, answer.headers ?? {});
         res.end(answer.body ?? '');
       };
