@@ -189,7 +189,10 @@ describe('chs serve + fake Gmail (end to end)', () => {
         expect(watched.samples.every((x) => x.total === N || x.status === 'completed')).toBe(true);
         const low = watched.samples.reduce((m, x, i) => (x.progress < watched.samples[m]!.progress ? i : m), 0);
         expect(watched.samples[low]!.progress).toBeGreaterThanOrEqual(Math.floor((before.rows / N) * 1000) / 10);
-        expect(watched.samples[low]!.read).toBe(before.rows);
+        // The lowest sample stands at the stored count, or a page above it when the status answered
+        // only after the new attempt had read on (a loaded machine: once in CI, 201 for 200).
+        expect(watched.samples[low]!.read).toBeGreaterThanOrEqual(before.rows);
+        expect(watched.samples[low]!.read).toBeLessThan(before.rows + 100);
         expect(judgeProgress(watched.samples, watched.endAt, watched.samples[low]!.at).backwards).toBe(0);
         expect(watched.samples.every((x) => x.progress > 0 && x.read <= N)).toBe(true);
         const done = await status(s.base);
