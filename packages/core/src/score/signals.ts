@@ -99,9 +99,9 @@ const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ['gonna', ['going', 'to']],
   ['wanna', ['want', 'to']],
 ]);
-/** Words whose "'s" is "is", not a possessive. */
 /** "still nothing firm / new / definite": news that has not come, not an answer we owe. */
 const NEWS_ADJECTIVES = new Set(['firm', 'new', 'definite', 'definitive', 'concrete', 'official', 'certain', 'final', 'decided']);
+/** Words whose "'s" is "is", not a possessive. */
 const S_IS = new Set(['it', 'that', 'what', 'there', 'here', 'he', 'she', 'who', 'where', 'how', 'this', 'everything', 'nothing']);
 const SUFFIXES: ReadonlyMap<string, string> = new Map([
   ["'re", 'are'],
