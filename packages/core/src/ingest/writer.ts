@@ -513,12 +513,14 @@ export class IngestWriter {
    * with threading headers costs one narrow query per batch and finds nothing to do.
    */
   async #threadBySubject(trx: Transaction<Database>, rows: InteractionsTable[]): Promise<void> {
-    const mine = rows.filter((r) => r.type === 'email' && subjectKey(r.subject) !== '');
-    if (mine.length === 0) return;
-    const ws = this.#o.workspaceId;
-    const window = SUBJECT_THREAD_DAYS * DAY_MS;
+    // Per client: the span of its new rows and their subjects' keys, in one pass.
+    const mine: InteractionsTable[] = [];
     const span = new Map<string, { from: number; to: number }>();
-    for (const r of mine) {
+    const keysOf = new Map<string, Set<string>>();
+    for (const r of rows) {
+      const key = r.type === 'email' ? subjectKey(r.subject) : '';
+      if (key === '') continue;
+      mine.push(r);
       const at = Date.parse(r.occurred_at);
       const s = span.get(r.client_id);
       if (!s) span.set(r.client_id, { from: at, to: at });
@@ -526,17 +528,17 @@ export class IngestWriter {
         s.from = Math.min(s.from, at);
         s.to = Math.max(s.to, at);
       }
+      let keys = keysOf.get(r.client_id);
+      if (!keys) keysOf.set(r.client_id, (keys = new Set()));
+      keys.add(key);
     }
+    if (mine.length === 0) return;
+    const ws = this.#o.workspaceId;
+    const window = SUBJECT_THREAD_DAYS * DAY_MS;
     const iso = (ms: number) => new Date(ms).toISOString();
     const columns = ['id', 'client_id', 'dedupe_key', 'thread_id', 'subject', 'occurred_at'] as const;
     // Which clients have something to link: a new reply without threading headers, or a stored
     // one up to 30 days after a new message (found by a cheap filter, checked again in code).
-    const keysOf = new Map<string, Set<string>>();
-    for (const r of mine) {
-      let keys = keysOf.get(r.client_id);
-      if (!keys) keysOf.set(r.client_id, (keys = new Set()));
-      keys.add(subjectKey(r.subject));
-    }
     const wanted = new Set(mine.filter((r) => isUnthreaded(r) && isReplySubject(r.subject)).map((r) => r.client_id));
     // The stored e-mails of some of the batch's clients from `back` before their first new row to
     // 30 days after their last: one range over the index (client_id, occurred_at), narrowed per

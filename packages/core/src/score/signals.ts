@@ -1077,6 +1077,8 @@ const OPENERS = set('hi hello hey dear also and so pls plz please kindly but ok 
 const CLOSING_LET_ME_KNOW = set('need have there anything i we should you any other further more');
 /** "let me know if you have any questions / need anything else / if we can be of further assistance": a closing. */
 const CLOSING_NEEDS = set('anything questions question need help assistance else concerns comments feedback thoughts issues problems');
+/** "if you need anything / more / help / assistance": what a closing offers; "if you need us to cancel" asks. */
+const NEEDS_OF_A_CLOSING = set('anything more help assistance');
 /**
  * "let me know if you disagree", "if this number is incorrect", "if anything changes": the reader
  * is to answer only if something is off, so the message does not wait for a reply.
@@ -1207,16 +1209,7 @@ function isClosingLetMeKnow(v: SentenceView, i: number): boolean {
     if (OPT_OUT_CONDITIONS.has(x)) return true;
     if (CLOSING_NEEDS.has(x)) {
       // "let me know if you need us to cancel ...": a request of us (ask first), but "if you need anything else" is a closing.
-      if (
-        x === 'need' &&
-        v.at(j + 1) !== 'anything' &&
-        v.at(j + 1) !== 'more' &&
-        v.at(j + 1) !== 'help' &&
-        v.at(j + 1) !== 'assistance' &&
-        v.at(j + 1) !== CLAUSE
-      ) {
-        return false;
-      }
+      if (x === 'need' && !NEEDS_OF_A_CLOSING.has(v.at(j + 1)) && v.at(j + 1) !== CLAUSE) return false;
       return true;
     }
     // "if you have any …", "if there are any other topics you wish to discuss".
